@@ -77,8 +77,17 @@ export const createChartContract: ToolContract = {
     then: {
       properties: {
         series: {
+          type: "array",
           maxItems: 1,
-          items: { properties: { points: { items: { properties: { y: { minimum: 0 } } } } } },
+          items: {
+            type: "object",
+            properties: {
+              points: {
+                type: "array",
+                items: { type: "object", properties: { y: { type: "number", minimum: 0 } } },
+              },
+            },
+          },
         },
       },
     },

@@ -14,6 +14,9 @@ const TITLE = /<title\b[^<>]*>([^<]*)<\/title\s*>/i;
 // start with different characters so a failed match cannot backtrack wildly.
 const TAG = /<\/?[A-Za-z](?:[^<>"']|"[^<"]*"|'[^<']*')*>/g;
 const DECLARATION = /<[!?][^<>]*>/g;
+// A tag start never closed before the next "<": a browser would swallow it as
+// markup, so it is not text either.
+const BROKEN_TAG = /<\/?[A-Za-z][^<>]*(?=<|$)/g;
 const BLOCK_TAG =
   /<\/?(?:p|div|br|hr|li|ul|ol|dl|dt|dd|h[1-6]|tr|table|thead|tbody|section|article|aside|header|footer|nav|main|blockquote|pre|figure|figcaption|form|fieldset|details|summary|address)\b/gi;
 
@@ -40,14 +43,14 @@ export function decodeEntities(text: string): string {
   });
 }
 
-/** Collapses runs of spaces inside lines and keeps at most one blank line between paragraphs. */
+/** Collapses runs of spaces inside lines and drops blank lines: one line per block of text. */
 export function collapseWhitespace(text: string): string {
   return text
     .replace(/\r\n?/g, "\n")
     .split("\n")
     .map((line) => line.replace(/[^\S\n]+/g, " ").trim())
     .join("\n")
-    .replace(/\n{3,}/g, "\n\n")
+    .replace(/\n{2,}/g, "\n")
     .trim();
 }
 
@@ -58,6 +61,7 @@ export function htmlToText(html: string): { title: string | null; text: string }
   const text = withoutComments
     .replace(HIDDEN_ELEMENT, " ")
     .replace(BLOCK_TAG, "\n$&")
+    .replace(BROKEN_TAG, " ")
     .replace(TAG, " ")
     .replace(DECLARATION, " ");
   return { title: title || null, text: collapseWhitespace(decodeEntities(text)) };
