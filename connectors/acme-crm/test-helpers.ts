@@ -1,0 +1,102 @@
+// Shared helpers of the CRM Acme tests (not a test file itself).
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import Ajv2020 from "ajv/dist/2020";
+import addFormats from "ajv-formats";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import { CallToolResultSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { startAcmeCrm, type AcmeCrmOptions, type AcmeCrmServer } from "./server";
+
+export interface TestCrm {
+  crm: AcmeCrmServer;
+  dbPath: string;
+  close(): Promise<void>;
+}
+
+export async function startTestCrm(opts: Partial<AcmeCrmOptions> = {}): Promise<TestCrm> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "acme-crm-test-"));
+  const dbPath = opts.dbPath ?? path.join(dir, "crm.sqlite");
+  const crm = await startAcmeCrm({ port: 0, enableControl: true, ...opts, dbPath });
+  return {
+    crm,
+    dbPath,
+    async close() {
+      await crm.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function connect(url: string, token?: string): Promise<Client> {
+  const client = new Client({ name: "acme-crm-tests", version: "1.0.0" });
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: token ? { headers: { authorization: `Bearer ${token}` } } : undefined,
+  });
+  await client.connect(transport);
+  return client;
+}
+
+/**
+ * tools/call through the real client, without the SDK's client-side output
+ * check (SDK 1.32 also checks error results against the success schema, see
+ * README), so business errors come back as results.
+ */
+export async function call(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+  options?: RequestOptions,
+): Promise<CallToolResult> {
+  return (await client.request(
+    { method: "tools/call", params: { name, arguments: args } },
+    CallToolResultSchema,
+    options,
+  )) as CallToolResult;
+}
+
+/** Structured content of a successful call (fails the test on an error result). */
+export async function ok(client: Client, name: string, args: Record<string, unknown>): Promise<any> {
+  const r = await call(client, name, args);
+  if (r.isError) throw new Error(`${name} failed: ${JSON.stringify(r.structuredContent)}`);
+  return r.structuredContent;
+}
+
+/** The error body of a failed call (fails the test on a success). */
+export async function fails(client: Client, name: string, args: Record<string, unknown>): Promise<any> {
+  const r = await call(client, name, args);
+  if (!r.isError) throw new Error(`${name} unexpectedly succeeded: ${JSON.stringify(r.structuredContent)}`);
+  return (r.structuredContent as { error: unknown }).error;
+}
+
+export async function control(baseUrl: string, method: "GET" | "POST", p: string, body?: unknown): Promise<any> {
+  const res = await fetch(`${baseUrl}${p}`, {
+    method,
+    headers: body === undefined ? {} : { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`${method} ${p} → HTTP ${res.status}: ${await res.text()}`);
+  return res.json();
+}
+
+export const state = (baseUrl: string) => control(baseUrl, "GET", "/__control/state");
+export const setFaults = (baseUrl: string, faults: Record<string, unknown>) =>
+  control(baseUrl, "POST", "/__control/faults", faults);
+export const resetAll = (baseUrl: string) => control(baseUrl, "POST", "/__control/reset", { data: true });
+
+/** Validates a result against the outputSchema the server published (JSON Schema 2020-12, strict). */
+export function outputValidator(tools: Tool[]) {
+  const ajv = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true });
+  addFormats(ajv);
+  const byName = new Map(tools.map((t) => [t.name, ajv.compile(t.outputSchema as object)]));
+  return (name: string, value: unknown): string | null => {
+    const fn = byName.get(name);
+    if (!fn) return `no output schema for ${name}`;
+    return fn(value) ? null : ajv.errorsText(fn.errors);
+  };
+}
+
+let counter = 0;
+export const key = (label = "k") => `test:${label}:${process.pid}:${Date.now()}:${++counter}`;

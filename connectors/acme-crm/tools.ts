@@ -1,0 +1,265 @@
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import { commitAddressChange, previewAddressChange } from "./address";
+import { notFound, ToolError } from "./errors";
+import type { IdempotentOutcome } from "./idempotency";
+import * as S from "./schemas";
+import type { Store } from "./store";
+import { assertValid, outputProblem } from "./validate";
+import { refundPayment, sendEmail, suspendInvoiceDelivery } from "./writes";
+
+// The tool catalog of CRM Acme and its dispatcher: exact name lookup → input
+// validation (server side, strict) → business logic → output self-check.
+
+type Annotations = NonNullable<Tool["annotations"]>;
+
+interface ToolDef {
+  name: string;
+  title: string;
+  description: string;
+  annotations: Annotations;
+  inputSchema: S.JsonSchema;
+  outputSchema: S.JsonSchema;
+  /** Write tools take an idempotency key and run under runIdempotent. */
+  write: boolean;
+  irreversible: boolean;
+  run(store: Store, args: any): IdempotentOutcome<object> | object;
+}
+
+const READ: Annotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+const write = (destructive: boolean, openWorld: boolean): Annotations => ({
+  readOnlyHint: false,
+  destructiveHint: destructive,
+  idempotentHint: true,
+  openWorldHint: openWorld,
+});
+
+function decodeCursor(cursor: string, customerId: string) {
+  try {
+    const v = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+    if (v && v.c === customerId && typeof v.t === "string" && typeof v.o === "string") {
+      return { created_at: v.t as string, order_id: v.o as string };
+    }
+  } catch {
+    /* fall through */
+  }
+  throw new ToolError("INVALID_ARGUMENTS", "cursor is not a next_cursor of this customer's orders", { field: "/cursor" });
+}
+
+function buildTools(variant: 1 | 2): ToolDef[] {
+  return [
+    {
+      name: "get_customer",
+      title: "Get customer",
+      description:
+        variant === 2
+          ? "Read one customer: identity, current version, shipping address and saved addresses. Optionally include the number of orders."
+          : "Read one customer: identity, current version, shipping address and saved addresses.",
+      annotations: { title: "Get customer", ...READ },
+      inputSchema: S.getCustomerIn(variant),
+      outputSchema: S.getCustomerOut(variant),
+      write: false,
+      irreversible: false,
+      run(store, args: { customer_id: string; include?: string[] }) {
+        const c = store.getCustomer(args.customer_id);
+        if (!c) throw notFound("Customer", args.customer_id, "/customer_id");
+        if (!args.include?.includes("orders_count")) return c;
+        const row = store.db.prepare(`SELECT count(*) AS n FROM orders WHERE customer_id = ?`).get(c.customer_id) as { n: number };
+        return { ...c, orders_count: row.n };
+      },
+    },
+    {
+      name: "list_orders",
+      title: "List orders",
+      description: "List a customer's orders, newest first, one bounded page at a time. Pass next_cursor back as cursor for the next page.",
+      annotations: { title: "List orders", ...READ },
+      inputSchema: S.listOrdersIn,
+      outputSchema: S.listOrdersOut,
+      write: false,
+      irreversible: false,
+      run(store, args: { customer_id: string; limit?: number; cursor?: string }) {
+        if (!store.getCustomer(args.customer_id)) throw notFound("Customer", args.customer_id, "/customer_id");
+        const limit = args.limit ?? 10;
+        const after = args.cursor === undefined ? null : decodeCursor(args.cursor, args.customer_id);
+        const rows = store.listOrders(args.customer_id, limit + 1, after);
+        const orders = rows.slice(0, limit);
+        const last = orders[orders.length - 1];
+        const next_cursor =
+          rows.length > limit && last
+            ? Buffer.from(JSON.stringify({ c: args.customer_id, t: last.created_at, o: last.order_id })).toString("base64url")
+            : null;
+        return { orders, next_cursor };
+      },
+    },
+    {
+      name: "preview_address_change",
+      title: "Preview a shipping address change",
+      description:
+        "Compute, without writing anything, what replacing a customer's shipping address would do: the canonical arguments, the target and its current version, the before/after change. Use its result to ask for approval, then commit_address_change.",
+      annotations: { title: "Preview a shipping address change", ...READ },
+      inputSchema: S.previewAddressIn,
+      outputSchema: S.previewAddressOut,
+      write: false,
+      irreversible: false,
+      run: (store, args) => previewAddressChange(store, args),
+    },
+    {
+      name: "commit_address_change",
+      title: "Commit a shipping address change",
+      description:
+        "Replace a customer's shipping address if the customer is still at expected_version (else VERSION_CONFLICT, nothing written). Idempotent by idempotency_key.",
+      annotations: { title: "Commit a shipping address change", ...write(false, false) },
+      inputSchema: S.commitAddressIn,
+      outputSchema: S.commitAddressOut,
+      write: true,
+      irreversible: false,
+      run: (store, args) => commitAddressChange(store, args),
+    },
+    {
+      name: "get_operation_status",
+      title: "Get operation status",
+      description:
+        "Outcome recorded for an idempotency key of a write: succeeded (with the stored result), failed (with the stored error) or not_found (no write happened under that key).",
+      annotations: { title: "Get operation status", ...READ },
+      inputSchema: S.operationStatusIn,
+      outputSchema: S.operationStatusOut,
+      write: false,
+      irreversible: false,
+      run(store, args: { idempotency_key: string }) {
+        const op = store.getOperation(args.idempotency_key);
+        if (!op) {
+          return {
+            idempotency_key: args.idempotency_key,
+            status: "not_found",
+            tool: null,
+            operation_id: null,
+            result: null,
+            error: null,
+            recorded_at: null,
+          };
+        }
+        return {
+          idempotency_key: op.idempotency_key,
+          status: op.status,
+          tool: op.tool,
+          operation_id: op.operation_id,
+          result: op.result,
+          error: op.error,
+          recorded_at: op.created_at,
+        };
+      },
+    },
+    {
+      name: "send_email",
+      title: "Send an e-mail",
+      description:
+        "Queue an e-mail to up to 10 recipients (recorded in the service outbox). Irreversible once queued. Idempotent by idempotency_key.",
+      annotations: { title: "Send an e-mail", ...write(true, true) },
+      inputSchema: S.sendEmailIn,
+      outputSchema: S.sendEmailOut,
+      write: true,
+      irreversible: true,
+      run: (store, args) => sendEmail(store, args),
+    },
+    {
+      name: "refund_payment",
+      title: "Refund a payment",
+      description:
+        "Refund part or all of a payment, amount in minor units + currency of the payment; refused above the remaining refundable amount. Irreversible. Idempotent by idempotency_key.",
+      annotations: { title: "Refund a payment", ...write(true, true) },
+      inputSchema: S.refundPaymentIn,
+      outputSchema: S.refundPaymentOut,
+      write: true,
+      irreversible: true,
+      run: (store, args) => refundPayment(store, args),
+    },
+    {
+      name: "suspend_invoice_delivery",
+      title: "Suspend invoice delivery (bulk)",
+      description:
+        "Stop sending the given invoices (1 to 500) of one customer. All must belong to the customer or nothing is changed. Idempotent by idempotency_key.",
+      annotations: { title: "Suspend invoice delivery (bulk)", ...write(false, false) },
+      inputSchema: S.suspendInvoicesIn,
+      outputSchema: S.suspendInvoicesOut,
+      write: true,
+      irreversible: false,
+      run: (store, args) => suspendInvoiceDelivery(store, args),
+    },
+  ];
+}
+
+const CATALOG: Record<1 | 2, ToolDef[]> = { 1: buildTools(1), 2: buildTools(2) };
+
+export const TOOL_NAMES = CATALOG[1].map((t) => t.name);
+
+export function listTools(variant: 1 | 2): Tool[] {
+  return CATALOG[variant].map((t) => ({
+    name: t.name,
+    title: t.title,
+    description: t.description,
+    inputSchema: t.inputSchema as Tool["inputSchema"],
+    outputSchema: t.outputSchema as Tool["outputSchema"],
+    annotations: t.annotations,
+    _meta: {
+      "com.acme.crm/contract": {
+        effect: t.write ? "write" : "read",
+        retry: t.write ? "idempotent" : "safe",
+        idempotency_key_field: t.write ? "idempotency_key" : null,
+        status_tool: t.write ? "get_operation_status" : null,
+        preview_tool: t.name === "commit_address_change" ? "preview_address_change" : null,
+        irreversible: t.irreversible,
+      },
+    },
+  }));
+}
+
+export function toolSuccess(structured: Record<string, unknown>, replayed = false): CallToolResult {
+  return {
+    content: [{ type: "text", text: JSON.stringify(structured) }],
+    structuredContent: structured,
+    ...(replayed ? { _meta: { "com.acme.crm/replayed": true } } : {}),
+  };
+}
+
+export function toolFailure(err: ToolError): CallToolResult {
+  const structured = { error: err.toBody() };
+  return { isError: true, content: [{ type: "text", text: JSON.stringify(structured) }], structuredContent: structured };
+}
+
+export interface DispatchOutcome {
+  result: CallToolResult;
+  /** A write transaction committed (success, replay or recorded refusal). */
+  committed: boolean;
+  write: boolean;
+}
+
+/** Returns null for an unknown tool name (a protocol error, not a tool result). */
+export function dispatch(store: Store, variant: 1 | 2, name: string, args: unknown): DispatchOutcome | null {
+  const def = CATALOG[variant].find((t) => t.name === name);
+  if (!def) return null;
+  let reachedWrite = false;
+  try {
+    assertValid(def.inputSchema, args);
+    reachedWrite = def.write;
+    const out = def.run(store, args);
+    const { result, replayed } = def.write
+      ? (out as IdempotentOutcome<object>)
+      : { result: out, replayed: false };
+    const problem = outputProblem(def.outputSchema, result);
+    if (problem) {
+      console.error(`[acme-crm] ${name} produced an output that does not match its schema: ${problem}`);
+      throw new ToolError("INTERNAL_ERROR", "The service produced an invalid result", { retryable: true });
+    }
+    return { result: toolSuccess(result as Record<string, unknown>, replayed), committed: def.write, write: def.write };
+  } catch (e) {
+    if (e instanceof ToolError) {
+      const recorded = reachedWrite && e.code !== "INTERNAL_ERROR" && e.code !== "IDEMPOTENCY_KEY_REUSED";
+      return { result: toolFailure(e), committed: recorded, write: def.write };
+    }
+    console.error(`[acme-crm] ${name} failed:`, e);
+    return {
+      result: toolFailure(new ToolError("INTERNAL_ERROR", "Internal error in the CRM service", { retryable: true })),
+      committed: false,
+      write: def.write,
+    };
+  }
+}

@@ -1,0 +1,106 @@
+import { notFound, ToolError } from "./errors";
+import { newId, runIdempotent } from "./idempotency";
+import type { Money, Store } from "./store";
+
+// The other write tools of the service. All go through runIdempotent: the
+// idempotency key and the result are stored in the write's transaction.
+
+export function refundPayment(
+  store: Store,
+  args: { payment_id: string; amount: Money; reason?: string; idempotency_key: string },
+) {
+  const reason = args.reason?.trim();
+  const canonical = { payment_id: args.payment_id, amount: args.amount, reason };
+  return runIdempotent(store, "refund_payment", args.idempotency_key, canonical, (operationId, now) => {
+    const payment = store.getPayment(args.payment_id);
+    if (!payment) throw notFound("Payment", args.payment_id, "/payment_id");
+    if (payment.amount.currency !== args.amount.currency) {
+      throw new ToolError(
+        "CURRENCY_MISMATCH",
+        `Payment ${payment.payment_id} is in ${payment.amount.currency}, not ${args.amount.currency}`,
+        { field: "/amount/currency" },
+      );
+    }
+    const remaining = payment.amount.value_minor - payment.refunded_total.value_minor;
+    if (args.amount.value_minor > remaining) {
+      throw new ToolError(
+        "AMOUNT_EXCEEDS_REMAINING",
+        `Refund of ${args.amount.value_minor} exceeds the ${remaining} ${payment.amount.currency} (minor units) still refundable on ${payment.payment_id}`,
+        { field: "/amount/value_minor", details: { remaining: { value_minor: remaining, currency: payment.amount.currency } } },
+      );
+    }
+    const refundId = newId("rf_");
+    store.db
+      .prepare(
+        `INSERT INTO refunds (refund_id, payment_id, amount_minor, currency, reason, operation_id, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(refundId, payment.payment_id, args.amount.value_minor, args.amount.currency, reason ?? null, operationId, now);
+    store.db
+      .prepare(`UPDATE payments SET refunded_minor = refunded_minor + ? WHERE payment_id = ?`)
+      .run(args.amount.value_minor, payment.payment_id);
+    const refunded = payment.refunded_total.value_minor + args.amount.value_minor;
+    return {
+      operation_id: operationId,
+      refund_id: refundId,
+      payment_id: payment.payment_id,
+      amount: { value_minor: args.amount.value_minor, currency: args.amount.currency },
+      refunded_total: { value_minor: refunded, currency: payment.amount.currency },
+      remaining_refundable: { value_minor: payment.amount.value_minor - refunded, currency: payment.amount.currency },
+      committed_at: now,
+    };
+  });
+}
+
+export function sendEmail(
+  store: Store,
+  args: { to: string[]; subject: string; body: string; customer_id?: string; idempotency_key: string },
+) {
+  const canonical = { to: args.to, subject: args.subject, body: args.body, customer_id: args.customer_id };
+  return runIdempotent(store, "send_email", args.idempotency_key, canonical, (operationId, now) => {
+    if (args.customer_id !== undefined && !store.getCustomer(args.customer_id)) {
+      throw notFound("Customer", args.customer_id, "/customer_id");
+    }
+    const messageId = newId("msg_");
+    store.db
+      .prepare(
+        `INSERT INTO outbox (message_id, operation_id, customer_id, recipients, subject, body, queued_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(messageId, operationId, args.customer_id ?? null, JSON.stringify(args.to), args.subject, args.body, now);
+    return { operation_id: operationId, message_id: messageId, recipients: [...args.to], queued_at: now };
+  });
+}
+
+export function suspendInvoiceDelivery(
+  store: Store,
+  args: { customer_id: string; invoice_ids: string[]; idempotency_key: string },
+) {
+  // The order of the ids does not change the operation: sort them.
+  const ids = [...args.invoice_ids].sort();
+  const canonical = { customer_id: args.customer_id, invoice_ids: ids };
+  return runIdempotent(store, "suspend_invoice_delivery", args.idempotency_key, canonical, (operationId, now) => {
+    if (!store.getCustomer(args.customer_id)) throw notFound("Customer", args.customer_id, "/customer_id");
+    const already: string[] = [];
+    const toSuspend: string[] = [];
+    args.invoice_ids.forEach((id, i) => {
+      const inv = store.getInvoice(id);
+      if (!inv || inv.customer_id !== args.customer_id) {
+        throw new ToolError("NOT_FOUND", `Customer ${args.customer_id} has no invoice ${id}`, { field: `/invoice_ids/${i}` });
+      }
+      (inv.delivery_suspended ? already : toSuspend).push(id);
+    });
+    const upd = store.db.prepare(
+      `UPDATE invoices SET delivery_suspended = 1, suspended_at = ?, suspended_by = ? WHERE invoice_id = ?`,
+    );
+    for (const id of toSuspend) upd.run(now, operationId, id);
+    return {
+      operation_id: operationId,
+      customer_id: args.customer_id,
+      suspended_count: toSuspend.length,
+      already_suspended: already.sort(),
+      invoice_ids: ids,
+      committed_at: now,
+    };
+  });
+}
