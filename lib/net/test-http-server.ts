@@ -1,7 +1,10 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import os from "node:os";
+import { classifyAddress } from "./ssrf";
 
-// A real HTTP peer on 127.0.0.1 for tests of outbound requests.
+// A real HTTP peer for tests of outbound requests, on 127.0.0.1 unless told
+// otherwise.
 
 export interface TestServer {
   /** Base URL without trailing slash, e.g. http://127.0.0.1:41234 */
@@ -9,12 +12,12 @@ export interface TestServer {
   close: () => Promise<void>;
 }
 
-export async function startTestServer(handler: http.RequestListener): Promise<TestServer> {
+export async function startTestServer(handler: http.RequestListener, host = "127.0.0.1"): Promise<TestServer> {
   const server = http.createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    origin: `http://127.0.0.1:${port}`,
+    origin: `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
     close: () =>
       new Promise<void>((resolve) => {
         // Some tests leave requests hanging on purpose (timeouts); drop them.
@@ -22,4 +25,14 @@ export async function startTestServer(handler: http.RequestListener): Promise<Te
         server.close(() => resolve());
       }),
   };
+}
+
+/** An address of this machine on a private network (10/8, 172.16/12, fc00::/7…), if it has one. */
+export function privateInterfaceAddress(): string | null {
+  for (const entries of Object.values(os.networkInterfaces())) {
+    for (const entry of entries ?? []) {
+      if (!entry.internal && classifyAddress(entry.address) === "private") return entry.address;
+    }
+  }
+  return null;
 }
