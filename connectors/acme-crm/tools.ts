@@ -42,7 +42,9 @@ function decodeCursor(cursor: string, customerId: string) {
   } catch {
     /* fall through */
   }
-  throw new ToolError("INVALID_ARGUMENTS", "cursor is not a next_cursor of this customer's orders", { field: "/cursor" });
+  throw new ToolError("INVALID_ARGUMENTS", "Invalid arguments at /cursor: not a next_cursor of this customer's orders", {
+    field: "/cursor",
+  });
 }
 
 function buildTools(variant: 1 | 2): ToolDef[] {

@@ -1,0 +1,48 @@
+"use client";
+
+import Link from "next/link";
+import { usePathname } from "next/navigation";
+
+const sections = [
+  { title: "Développeurs", links: [
+    { href: "/agents", label: "Agents" },
+    { href: "/outils", label: "Outils" },
+    { href: "/connecteurs", label: "Connecteurs MCP" },
+    { href: "/cles-api", label: "Clés API" },
+  ] },
+  { title: "Contrôle", links: [
+    { href: "/approbations", label: "Approbations" },
+    { href: "/operations", label: "Opérations" },
+    { href: "/politiques", label: "Politiques" },
+    { href: "/journal", label: "Journal" },
+  ] },
+];
+
+export function ConsoleNav() {
+  const pathname = usePathname();
+  return (
+    <nav aria-label="Navigation principale" className="space-y-6">
+      {sections.map((section) => (
+        <div key={section.title}>
+          <p className="px-3 text-xs font-semibold uppercase tracking-wider text-slate-500">{section.title}</p>
+          <ul className="mt-2 space-y-1">
+            {section.links.map((link) => {
+              const current = pathname === link.href || pathname.startsWith(`${link.href}/`);
+              return (
+                <li key={link.href}>
+                  <Link
+                    href={link.href}
+                    aria-current={current ? "page" : undefined}
+                    className={`block rounded-md px-3 py-1.5 text-sm ${current ? "bg-brand-50 font-medium text-brand-700" : "text-slate-700 hover:bg-slate-100"}`}
+                  >
+                    {link.label}
+                  </Link>
+                </li>
+              );
+            })}
+          </ul>
+        </div>
+      ))}
+    </nav>
+  );
+}

@@ -1,0 +1,20 @@
+import type { ReactNode, ThHTMLAttributes, TdHTMLAttributes } from "react";
+
+export function Table({ caption, children }: { caption: string; children: ReactNode }) {
+  return (
+    <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
+      <table className="min-w-full divide-y divide-slate-200 text-sm">
+        <caption className="sr-only">{caption}</caption>
+        {children}
+      </table>
+    </div>
+  );
+}
+
+export function Th({ className = "", ...props }: ThHTMLAttributes<HTMLTableCellElement>) {
+  return <th scope="col" className={`bg-slate-50 px-4 py-2 text-left text-xs font-semibold uppercase tracking-wide text-slate-600 ${className}`} {...props} />;
+}
+
+export function Td({ className = "", ...props }: TdHTMLAttributes<HTMLTableCellElement>) {
+  return <td className={`px-4 py-2 align-top ${className}`} {...props} />;
+}

@@ -1,0 +1,56 @@
+import { z } from "zod";
+import { Scope } from "@/lib/auth/scopes";
+import { defineEndpoint } from "@/lib/http/endpoint";
+import { isoOffset, isoOffsetOrNull } from "@/lib/time";
+import type { ApiKeyRow } from "./service";
+
+export const ApiKeyCreateBody = z.strictObject({
+  name: z.string().trim().min(1).max(100),
+  scopes: z.array(Scope).min(1).max(Scope.options.length),
+});
+export type ApiKeyCreateBody = z.infer<typeof ApiKeyCreateBody>;
+
+export const ApiKeyParams = z.strictObject({ key: z.string().min(1).max(64) });
+
+export const ApiKeyObject = z.object({
+  id: z.string(),
+  name: z.string(),
+  prefix: z.string(),
+  scopes: z.array(Scope),
+  last_used_at: z.string().nullable(),
+  revoked_at: z.string().nullable(),
+  created_at: z.string(),
+});
+export type ApiKeyObject = z.infer<typeof ApiKeyObject>;
+
+export function serializeApiKey(key: ApiKeyRow): ApiKeyObject {
+  return {
+    id: key.id,
+    name: key.name,
+    prefix: key.prefix,
+    scopes: z.array(Scope).catch([]).parse(key.scopes),
+    last_used_at: isoOffsetOrNull(key.lastUsedAt),
+    revoked_at: isoOffsetOrNull(key.revokedAt),
+    created_at: isoOffset(key.createdAt),
+  };
+}
+
+const keyManagers = ["owner", "admin", "developer"] as const;
+
+export const listApiKeysEndpoint = defineEndpoint({
+  method: "GET", path: "/v1/api_keys", tag: "API keys", summary: "List the organization's API keys (never their secrets)",
+  auth: "session", roles: [...keyManagers],
+  response: z.object({ data: z.array(ApiKeyObject), next_cursor: z.null() }),
+});
+
+export const createApiKeyEndpoint = defineEndpoint({
+  method: "POST", path: "/v1/api_keys", tag: "API keys", summary: "Create an API key; the secret is returned once",
+  auth: "session", roles: [...keyManagers], body: ApiKeyCreateBody, status: 201,
+  response: z.object({ data: ApiKeyObject.extend({ secret: z.string() }) }),
+});
+
+export const revokeApiKeyEndpoint = defineEndpoint({
+  method: "DELETE", path: "/v1/api_keys/{key}", tag: "API keys", summary: "Revoke an API key",
+  auth: "session", roles: [...keyManagers], params: ApiKeyParams,
+  response: z.object({ data: ApiKeyObject }), errors: ["not_found"],
+});

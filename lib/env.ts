@@ -1,0 +1,38 @@
+import path from "node:path";
+import { z } from "zod";
+
+// The environment, read once and validated. Everything else imports `env`.
+const EnvSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  DATABASE_URL: z.string().optional(),
+  GUICHET_DATA_DIR: z.string().default("data"),
+  NEXTAUTH_SECRET: z.string().min(16).optional(),
+  GUICHET_ENCRYPTION_KEY: z.string().min(16).optional(),
+  // Loopback MCP servers and fetch targets are allowed only when the operator says so (the dev setup does).
+  GUICHET_ALLOW_LOOPBACK: z.enum(["0", "1"]).default("0"),
+  GUICHET_ALLOW_PRIVATE: z.enum(["0", "1"]).default("0"),
+  GUICHET_SEARCH_URL: z.string().url().optional(),
+  REDIS_URL: z.string().optional(),
+  GUICHET_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
+  GUICHET_MAX_BODY_BYTES: z.coerce.number().int().positive().default(1_048_576),
+});
+
+function readEnv() {
+  const parsed = EnvSchema.safeParse(process.env);
+  if (!parsed.success) {
+    const fields = parsed.error.issues.map((issue) => issue.path.join(".")).join(", ");
+    throw new Error(`Invalid environment: ${fields}`);
+  }
+  const raw = parsed.data;
+  const dataDir = path.resolve(raw.GUICHET_DATA_DIR);
+  return {
+    ...raw,
+    dataDir,
+    databaseUrl: raw.DATABASE_URL ?? `file:${path.join(dataDir, "guichet.sqlite")}`,
+    allowLoopback: raw.GUICHET_ALLOW_LOOPBACK === "1",
+    allowPrivate: raw.GUICHET_ALLOW_PRIVATE === "1",
+  };
+}
+
+export const env = readEnv();
+export type Env = typeof env;

@@ -1,0 +1,40 @@
+import type { z } from "zod";
+import type { Role, Scope } from "@/lib/auth/scopes";
+import type { ErrorCode } from "./errors";
+
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+export type AuthMode = "session" | "apiKey" | "both";
+
+/**
+ * The declaration of one /v1 endpoint: who may call it and the zod schemas that
+ * validate its input and describe its output. Pure data (no database import), so
+ * the OpenAPI document and the method table are built from the same objects that
+ * the route handlers use.
+ */
+export interface Endpoint<
+  P extends z.ZodType = z.ZodType,
+  Q extends z.ZodType = z.ZodType,
+  B extends z.ZodType = z.ZodType,
+> {
+  method: HttpMethod;
+  path: string; // OpenAPI style: /v1/agents/{agent}
+  summary: string;
+  tag: string;
+  auth: AuthMode;
+  /** Alternatives: any one is enough. */
+  scopes?: Scope[];
+  /** For session callers: the roles allowed. */
+  roles?: Role[];
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** multipart/form-data endpoints read the request themselves. */
+  multipart?: boolean;
+  response?: z.ZodType;
+  status?: number;
+  errors?: ErrorCode[];
+}
+
+export function defineEndpoint<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType>(spec: Endpoint<P, Q, B>): Endpoint<P, Q, B> {
+  return spec;
+}

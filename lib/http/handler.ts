@@ -1,0 +1,148 @@
+import { getServerSession } from "next-auth";
+import type { z } from "zod";
+import { authOptions } from "@/lib/auth/options";
+import type { Principal } from "@/lib/auth/principal";
+import { hasAnyScope, scopesForRole } from "@/lib/auth/scopes";
+import { authenticateApiKey } from "@/lib/api-keys/service";
+import { env } from "@/lib/env";
+import { newId } from "@/lib/ids";
+import type { Endpoint } from "./endpoint";
+import { ApiError, toErrorEnvelope } from "./errors";
+import { withIdempotency } from "./idempotency";
+import { enforceRateLimit } from "./rate-limit";
+import { parseInput } from "./validation";
+
+export interface HandlerInput<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> {
+  params: z.infer<P>;
+  query: z.infer<Q>;
+  body: z.infer<B>;
+  principal: Principal;
+  request: Request;
+  requestId: string;
+}
+
+/** What a handler returns: a body (sent as JSON with the endpoint's status) or a ready Response. */
+export type HandlerResult = Response | { status?: number; body: unknown; headers?: Record<string, string> } | object;
+
+type RouteContext = { params: Promise<Record<string, string | string[]>> };
+
+export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json; charset=utf-8", ...headers } });
+}
+
+async function authenticate(request: Request, endpoint: Endpoint): Promise<Principal> {
+  const authorization = request.headers.get("authorization");
+  if (authorization) {
+    if (endpoint.auth === "session") {
+      throw new ApiError("forbidden", "This action needs a signed-in person; API keys cannot perform it.");
+    }
+    const match = /^Bearer\s+(\S+)$/i.exec(authorization);
+    const principal = match ? await authenticateApiKey(match[1]) : null;
+    if (!principal) throw new ApiError("unauthenticated", "Invalid or revoked API key.");
+    return principal;
+  }
+  if (endpoint.auth !== "apiKey") {
+    const session = await getServerSession(authOptions);
+    if (session?.member) {
+      assertSameOrigin(request);
+      const { id, organizationId, role } = session.member;
+      return { kind: "member", memberId: id, organizationId, role, email: session.user?.email ?? "", scopes: scopesForRole(role) };
+    }
+  }
+  throw new ApiError("unauthenticated", endpoint.auth === "session" ? "Sign in to continue." : "Missing API key: send Authorization: Bearer <key>.");
+}
+
+/** Cookie-authenticated writes must come from our own pages. */
+function assertSameOrigin(request: Request) {
+  if (request.method === "GET" || request.method === "HEAD") return;
+  const origin = request.headers.get("origin");
+  if (origin && new URL(origin).host !== request.headers.get("host")) {
+    throw new ApiError("forbidden", "Cross-site request refused.");
+  }
+}
+
+function authorize(principal: Principal, endpoint: Endpoint) {
+  if (endpoint.scopes && !hasAnyScope(principal.scopes, endpoint.scopes)) {
+    throw new ApiError("insufficient_scope", `This action needs the scope ${endpoint.scopes.join(" or ")}.`, {
+      reason: { required_scopes: endpoint.scopes },
+    });
+  }
+  if (endpoint.roles && principal.kind === "member" && !endpoint.roles.includes(principal.role)) {
+    throw new ApiError("forbidden", "Your role does not allow this action.");
+  }
+}
+
+async function readJsonBody(request: Request): Promise<unknown> {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > env.GUICHET_MAX_BODY_BYTES) throw tooLarge();
+  const text = await request.text();
+  if (Buffer.byteLength(text) > env.GUICHET_MAX_BODY_BYTES) throw tooLarge();
+  if (text.trim() === "") return {};
+  const type = request.headers.get("content-type") ?? "";
+  if (!type.toLowerCase().startsWith("application/json")) {
+    throw new ApiError("unsupported_media_type", "Send JSON with Content-Type: application/json.");
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ApiError("invalid_json", "The body is not valid JSON.");
+  }
+}
+
+const tooLarge = () => new ApiError("payload_too_large", `The body exceeds ${env.GUICHET_MAX_BODY_BYTES} bytes.`);
+
+function errorResponse(error: unknown, requestId: string): Response {
+  const { status, body, headers } = toErrorEnvelope(error, requestId);
+  return json(body, status, headers);
+}
+
+function queryObject(url: URL): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of url.searchParams) out[key] = value;
+  return out;
+}
+
+function toResponse(result: HandlerResult, endpoint: Endpoint): Response {
+  if (result instanceof Response) return result;
+  if ("body" in result && Object.keys(result).every((k) => k === "status" || k === "body" || k === "headers")) {
+    const { status, body, headers } = result as { status?: number; body: unknown; headers?: Record<string, string> };
+    return json(body, status ?? endpoint.status ?? 200, headers);
+  }
+  return json(result, endpoint.status ?? 200);
+}
+
+/**
+ * The one wrapper every /v1 handler goes through: request id, authentication
+ * (session, API key or both), scopes and roles, rate limit, strict zod parsing of
+ * params, query and body, Idempotency-Key on POST, and the single error envelope.
+ */
+export function handle<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType>(
+  endpoint: Endpoint<P, Q, B>,
+  handler: (input: HandlerInput<P, Q, B>) => Promise<HandlerResult>,
+) {
+  return async (request: Request, context: RouteContext): Promise<Response> => {
+    const requestId = newId("req");
+    let response: Response;
+    try {
+      const principal = await authenticate(request, endpoint);
+      authorize(principal, endpoint);
+      await enforceRateLimit(principal);
+      const params = endpoint.params ? parseInput(endpoint.params, await context.params) : {};
+      const query = endpoint.query ? parseInput(endpoint.query, queryObject(new URL(request.url))) : {};
+      const rawBody = endpoint.body && !endpoint.multipart ? await readJsonBody(request) : undefined;
+      const body = endpoint.body && rawBody !== undefined ? parseInput(endpoint.body, rawBody) : undefined;
+      const run = async () => {
+        try {
+          return toResponse(await handler({ params, query, body, principal, request, requestId } as HandlerInput<P, Q, B>), endpoint);
+        } catch (error) {
+          return errorResponse(error, requestId);
+        }
+      };
+      response = request.method === "POST" ? await withIdempotency(request, principal, rawBody, run) : await run();
+    } catch (error) {
+      response = errorResponse(error, requestId);
+    }
+    response.headers.set("x-request-id", requestId);
+    return response;
+  };
+}

@@ -1,0 +1,73 @@
+import { createHash } from "node:crypto";
+import { db, isUniqueViolation } from "@/lib/db";
+import { principalId, type Principal } from "@/lib/auth/principal";
+import { ApiError } from "./errors";
+
+const KEY_TTL_MS = 24 * 60 * 60 * 1000;
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+function requestHash(request: Request, rawBody: unknown): string {
+  const url = new URL(request.url);
+  // Multipart bodies are streamed, not buffered: their type and length stand for them.
+  const body = rawBody === undefined ? `${request.headers.get("content-type")}|${request.headers.get("content-length")}` : JSON.stringify(rawBody);
+  return createHash("sha256").update(`${request.method} ${url.pathname}${url.search}\n${body}`).digest("hex");
+}
+
+/**
+ * Stripe semantics for `Idempotency-Key` on POST: the first response is stored and
+ * replayed for the same key and body; another body is `idempotency_key_reused`; a
+ * duplicate that arrives while the first is still running is `request_in_progress`.
+ * Refusals of the handler (4xx) are stored like successes; server errors (5xx)
+ * are not, so the client may retry them.
+ */
+export async function withIdempotency(request: Request, principal: Principal, rawBody: unknown, run: () => Promise<Response>): Promise<Response> {
+  const key = request.headers.get("idempotency-key");
+  if (key === null) return run();
+  if (!KEY_PATTERN.test(key)) {
+    throw new ApiError("invalid_parameter", "Idempotency-Key must be 1 to 255 printable characters.", {
+      errors: [{ field: "Idempotency-Key", code: "invalid_format", message: "1 to 255 printable ASCII characters." }],
+    });
+  }
+  const scope = { organizationId: principal.organizationId, principal: principalId(principal), key };
+  const hash = requestHash(request, rawBody);
+  const now = new Date();
+  const existing = await db.idempotentRequest.findUnique({ where: { organizationId_principal_key: scope } });
+  if (existing && existing.expiresAt < now) {
+    await db.idempotentRequest.deleteMany({ where: { id: existing.id, expiresAt: { lt: now } } });
+  } else if (existing) {
+    if (existing.requestHash !== hash) {
+      throw new ApiError("idempotency_key_reused", "This Idempotency-Key was used with another request.");
+    }
+    if (existing.state !== "done" || existing.responseStatus === null) {
+      throw new ApiError("request_in_progress", "A request with this Idempotency-Key is still being processed.");
+    }
+    return new Response(existing.responseBody, {
+      status: existing.responseStatus,
+      headers: { "content-type": "application/json; charset=utf-8", "idempotent-replayed": "true" },
+    });
+  }
+  let recordId: string;
+  try {
+    const record = await db.idempotentRequest.create({
+      data: { ...scope, method: request.method, path: new URL(request.url).pathname, requestHash: hash, state: "in_progress", expiresAt: new Date(now.getTime() + KEY_TTL_MS) },
+    });
+    recordId = record.id;
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new ApiError("request_in_progress", "A request with this Idempotency-Key is still being processed.");
+    throw error;
+  }
+  let response: Response;
+  try {
+    response = await run();
+  } catch (error) {
+    await db.idempotentRequest.delete({ where: { id: recordId } });
+    throw error;
+  }
+  if (response.status >= 500) {
+    await db.idempotentRequest.delete({ where: { id: recordId } });
+    return response;
+  }
+  const body = await response.clone().text();
+  await db.idempotentRequest.update({ where: { id: recordId }, data: { state: "done", responseStatus: response.status, responseBody: body } });
+  return response;
+}

@@ -1,0 +1,64 @@
+import Redis from "ioredis";
+import { db } from "@/lib/db";
+import { env } from "@/lib/env";
+import { principalId, type Principal } from "@/lib/auth/principal";
+import { ApiError } from "./errors";
+
+export interface LimitDecision {
+  allowed: boolean;
+  count: number;
+  retryAfterMs: number;
+}
+
+let redis: Redis | undefined;
+function redisClient(): Redis | undefined {
+  if (!env.REDIS_URL) return undefined;
+  redis ??= new Redis(env.REDIS_URL, { maxRetriesPerRequest: 2, lazyConnect: false });
+  return redis;
+}
+
+/**
+ * Counts one hit in the current fixed window of `windowMs` for `key`. The count
+ * lives where every app instance sees it: Redis when REDIS_URL is set, otherwise
+ * the database (an atomic upsert-increment).
+ */
+export async function hit(key: string, limit: number, windowMs: number, now = Date.now()): Promise<LimitDecision> {
+  const windowStart = Math.floor(now / windowMs) * windowMs;
+  const retryAfterMs = windowStart + windowMs - now;
+  const client = redisClient();
+  let count: number;
+  if (client) {
+    const redisKey = `guichet:rl:${key}:${windowStart}`;
+    const [[, incremented]] = (await client.multi().incr(redisKey).pexpire(redisKey, windowMs + 1000).exec()) as [[null, number]];
+    count = incremented;
+  } else {
+    count = await incrementInDatabase(key, new Date(windowStart));
+  }
+  return { allowed: count <= limit, count, retryAfterMs };
+}
+
+async function incrementInDatabase(key: string, windowStart: Date, attempt = 0): Promise<number> {
+  try {
+    const row = await db.rateLimitWindow.upsert({
+      where: { key_windowStart: { key, windowStart } },
+      create: { key, windowStart, count: 1 },
+      update: { count: { increment: 1 } },
+    });
+    return row.count;
+  } catch (error) {
+    // Two instances creating the same window at once: the loser increments the winner's row.
+    if (attempt < 3 && (error as { code?: string }).code === "P2002") return incrementInDatabase(key, windowStart, attempt + 1);
+    throw error;
+  }
+}
+
+export function rateLimited(retryAfterMs: number, message = "Too many requests."): ApiError {
+  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  return new ApiError("rate_limited", `${message} Retry in ${seconds} s.`, { headers: { "retry-after": String(seconds) }, reason: { retry_after_ms: retryAfterMs } });
+}
+
+/** The per-caller API limit (per key, or per signed-in member). */
+export async function enforceRateLimit(principal: Principal): Promise<void> {
+  const decision = await hit(`api:${principalId(principal)}`, env.GUICHET_RATE_LIMIT_PER_MINUTE, 60_000);
+  if (!decision.allowed) throw rateLimited(decision.retryAfterMs);
+}

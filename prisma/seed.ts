@@ -1,0 +1,22 @@
+// npm run db:seed — reference data, then the quickstart's demo data. Idempotent.
+import { seedDemoTenants, seedReferenceData, DEMO_PASSWORD, demoMembers } from "@/lib/tenancy/seed";
+import { db } from "@/lib/db";
+
+async function main() {
+  await seedReferenceData();
+  if (process.argv.includes("--reference-only")) {
+    console.log("Reference data (plans, models) is up to date.");
+    return;
+  }
+  const { demoKey } = await seedDemoTenants();
+  console.log("Demo data is ready.");
+  console.log(`  Logins (password ${DEMO_PASSWORD}): ${demoMembers.map((m) => m.email).join(", ")}`);
+  console.log(`  Demo API key for Acme (also in data/demo-api-key): ${demoKey}`);
+}
+
+main()
+  .catch((error) => {
+    console.error(error);
+    process.exitCode = 1;
+  })
+  .finally(() => db.$disconnect());

@@ -1,0 +1,88 @@
+// npm run db:migrate — applies prisma/<provider>/migrations in order, each in a
+// transaction, and records them in Prisma's own _prisma_migrations table so a
+// real `prisma migrate deploy` elsewhere agrees. Needed because migrate deploy
+// through the JS engine fails on PostgreSQL (see ENV notes); used for SQLite too
+// so both databases take the same path.
+import { createHash, randomUUID } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { databaseUrl, providerOf } from "./db-url.mjs";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+function pendingMigrations(provider, applied) {
+  const dir = path.join(root, "prisma", provider, "migrations");
+  return readdirSync(dir)
+    .filter((d) => /^\d{14}_/.test(d))
+    .sort()
+    .filter((name) => !applied.has(name))
+    .map((name) => {
+      const sql = readFileSync(path.join(dir, name, "migration.sql"), "utf8");
+      return { name, sql, checksum: createHash("sha256").update(sql).digest("hex") };
+    });
+}
+
+async function migrateSqlite(url) {
+  const { default: Database } = await import("better-sqlite3");
+  const db = new Database(url.slice("file:".length));
+  db.pragma("journal_mode = WAL");
+  db.exec(`CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
+    "id" TEXT PRIMARY KEY NOT NULL, "checksum" TEXT NOT NULL, "finished_at" DATETIME,
+    "migration_name" TEXT NOT NULL, "logs" TEXT, "rolled_back_at" DATETIME,
+    "started_at" DATETIME NOT NULL DEFAULT current_timestamp, "applied_steps_count" INTEGER UNSIGNED NOT NULL DEFAULT 0)`);
+  const applied = new Set(db.prepare(`SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL`).all().map((r) => r.migration_name));
+  const todo = pendingMigrations("sqlite", applied);
+  for (const m of todo) {
+    db.transaction(() => {
+      db.exec(m.sql);
+      db.prepare(`INSERT INTO _prisma_migrations (id, checksum, finished_at, migration_name, applied_steps_count, started_at) VALUES (?, ?, ?, ?, 1, ?)`)
+        .run(randomUUID(), m.checksum, Date.now(), m.name, Date.now());
+    })();
+  }
+  db.close();
+  return todo.map((m) => m.name);
+}
+
+async function migratePostgres(url) {
+  const { default: pg } = await import("pg");
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    // One migrator at a time, even with several app instances starting together.
+    await client.query("SELECT pg_advisory_lock(726354)");
+    await client.query(`CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
+      "id" VARCHAR(36) PRIMARY KEY NOT NULL, "checksum" VARCHAR(64) NOT NULL, "finished_at" TIMESTAMPTZ,
+      "migration_name" VARCHAR(255) NOT NULL, "logs" TEXT, "rolled_back_at" TIMESTAMPTZ,
+      "started_at" TIMESTAMPTZ NOT NULL DEFAULT now(), "applied_steps_count" INTEGER NOT NULL DEFAULT 0)`);
+    const { rows } = await client.query(`SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL`);
+    const todo = pendingMigrations("postgresql", new Set(rows.map((r) => r.migration_name)));
+    for (const m of todo) {
+      await client.query("BEGIN");
+      try {
+        await client.query(m.sql);
+        await client.query(
+          `INSERT INTO _prisma_migrations (id, checksum, finished_at, migration_name, applied_steps_count) VALUES ($1, $2, now(), $3, 1)`,
+          [randomUUID(), m.checksum, m.name],
+        );
+        await client.query("COMMIT");
+      } catch (error) {
+        await client.query("ROLLBACK");
+        throw new Error(`migration ${m.name} failed: ${error.message}`);
+      }
+    }
+    return todo.map((m) => m.name);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function migrate(url = databaseUrl()) {
+  return providerOf(url) === "sqlite" ? migrateSqlite(url) : migratePostgres(url);
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const url = databaseUrl();
+  const applied = await migrate(url);
+  console.log(applied.length ? `applied ${applied.length} migration(s): ${applied.join(", ")}` : "database is up to date");
+}
