@@ -1,0 +1,94 @@
+import { db, type DbOrTx } from "@/lib/db";
+import { builtinTools, STRUCTURED_DATA_FEATURE } from "./builtin";
+import { reason, type UnavailabilityCode } from "./reasons";
+
+export interface CatalogEntry {
+  key: string;
+  label: string;
+  description: string;
+  kind: "native" | "data" | "mcp";
+  forced: boolean;
+  available: boolean;
+  reason: { code: UnavailabilityCode; message: string } | null;
+  server: { id: number; name: string } | null;
+  writes_data: boolean;
+}
+
+export function mcpToolKey(serverId: number, toolName: string): string {
+  return `mcp_${serverId}_${toolName}`;
+}
+
+interface McpToolState {
+  name: string;
+  description: string;
+  enabled: boolean;
+  writesData: boolean;
+  fingerprint: string;
+  reviewedFingerprint: string | null;
+}
+
+interface McpServerState {
+  id: number;
+  name: string;
+  auth: string;
+  active: boolean;
+}
+
+/** The one place that decides whether an MCP tool is usable, and why not. */
+export function mcpUnavailability(server: McpServerState, tool: McpToolState): UnavailabilityCode | null {
+  if (!server.active) return "mcp_server_inactive";
+  if (server.auth === "per_user_token") return "mcp_per_user_credentials";
+  if (server.auth === "oauth") return "mcp_oauth_credentials";
+  if (!tool.enabled) return "mcp_tool_disabled";
+  if (tool.reviewedFingerprint !== tool.fingerprint) return "mcp_tool_needs_review";
+  return null;
+}
+
+/**
+ * The organization's catalog: everything it could put on an agent, and why the
+ * rest is refused. Agent validation, runs and the console all ask this.
+ */
+export async function listCatalog(organizationId: string, tx: DbOrTx = db): Promise<CatalogEntry[]> {
+  const organization = await tx.organization.findUniqueOrThrow({
+    where: { id: organizationId },
+    select: {
+      plan: { select: { features: true } },
+      mcpServers: {
+        orderBy: { id: "asc" },
+        select: {
+          id: true, name: true, auth: true, active: true,
+          tools: {
+            where: { removedAt: null },
+            orderBy: { name: "asc" },
+            select: { name: true, description: true, enabled: true, writesData: true, fingerprint: true, reviewedFingerprint: true },
+          },
+        },
+      },
+    },
+  });
+  const features = Array.isArray(organization.plan.features) ? (organization.plan.features as string[]) : [];
+  const hasStructuredData = features.includes(STRUCTURED_DATA_FEATURE);
+
+  const builtin: CatalogEntry[] = builtinTools.map((tool) => {
+    const missing = tool.kind === "data" && !hasStructuredData;
+    return {
+      key: tool.key, label: tool.label, description: tool.description, kind: tool.kind, forced: tool.forced,
+      available: !missing, reason: missing ? reason("plan_feature_missing") : null, server: null, writes_data: false,
+    };
+  });
+  const mcp: CatalogEntry[] = organization.mcpServers.flatMap((server) =>
+    server.tools.map((tool) => {
+      const code = mcpUnavailability(server, tool);
+      return {
+        key: mcpToolKey(server.id, tool.name), label: `${server.name} — ${tool.name}`, description: tool.description, kind: "mcp" as const, forced: false,
+        available: code === null, reason: code ? reason(code) : null, server: { id: server.id, name: server.name }, writes_data: tool.writesData,
+      };
+    }),
+  );
+  return [...builtin, ...mcp];
+}
+
+/** The catalog as a map by key, for validating lists of tool keys. */
+export async function catalogIndex(organizationId: string, tx: DbOrTx = db): Promise<Map<string, CatalogEntry>> {
+  return new Map((await listCatalog(organizationId, tx)).map((entry) => [entry.key, entry]));
+}

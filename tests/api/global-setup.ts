@@ -1,0 +1,49 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { startAcmeCrm } from "@/connectors/acme-crm/server";
+import type { TestProject } from "vitest/node";
+import { createTestDatabase, run, startApp } from "./server";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    baseUrl: string;
+    databaseUrl: string;
+    dataDir: string;
+    /** The reference CRM Acme MCP server (http://127.0.0.1:PORT/mcp), control endpoints on. */
+    crmUrl: string;
+    crmBaseUrl: string;
+  }
+}
+
+/**
+ * One fresh database and one production server for the API suite. The build must
+ * exist (`npm test` builds first); the database is migrated and seeded here.
+ */
+export default async function setup(project: TestProject) {
+  if (!existsSync(`${process.env.GUICHET_DIST_DIR ?? ".next"}/BUILD_ID`)) throw new Error("No production build: run `npx next build` (npm test does it).");
+  const kind = process.env.TEST_DB === "postgresql" ? "postgresql" : "sqlite";
+  const database = await createTestDatabase(kind);
+  const env = {
+    ...process.env,
+    NODE_ENV: "production" as const,
+    DATABASE_URL: database.url,
+    GUICHET_DATA_DIR: database.dataDir,
+    GUICHET_ALLOW_LOOPBACK: "1",
+    GUICHET_RATE_LIMIT_PER_MINUTE: process.env.GUICHET_RATE_LIMIT_PER_MINUTE ?? "100000",
+  };
+  await run(process.execPath, ["scripts/migrate.mjs"], env);
+  await run(process.execPath, ["node_modules/tsx/dist/cli.mjs", "prisma/seed.ts"], env);
+  const crm = await startAcmeCrm({ port: 0, dbPath: path.join(database.dataDir, "acme-crm.sqlite"), enableControl: true });
+  const app = await startApp(env);
+  project.provide("baseUrl", app.baseUrl);
+  project.provide("databaseUrl", database.url);
+  project.provide("dataDir", database.dataDir);
+  project.provide("crmUrl", crm.url);
+  project.provide("crmBaseUrl", crm.baseUrl);
+  console.log(`API tests on ${kind} at ${app.baseUrl}`);
+  return async () => {
+    await app.stop();
+    await crm.close();
+    await database.drop();
+  };
+}

@@ -1,0 +1,121 @@
+import { randomBytes } from "node:crypto";
+import { inject } from "vitest";
+import type { Role, Scope } from "@/lib/auth/scopes";
+
+export const baseUrl = inject("baseUrl");
+export const dataDir = inject("dataDir");
+process.env.DATABASE_URL = inject("databaseUrl");
+process.env.GUICHET_DATA_DIR = dataDir;
+
+/** The test process's own handle on the server's database, to arrange and to check stored state. */
+export async function testDb() {
+  return (await import("@/lib/db")).db;
+}
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface Caller {
+  /** Bearer API key, or the cookie header of a signed-in session. */
+  key?: string;
+  cookie?: string;
+}
+
+export async function api<T = any>(
+  path: string,
+  options: { method?: string; json?: unknown; body?: BodyInit; headers?: Record<string, string>; as?: Caller } = {},
+): Promise<ApiResponse<T>> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.as?.key) headers.authorization = `Bearer ${options.as.key}`;
+  if (options.as?.cookie) headers.cookie = options.as.cookie;
+  if (options.json !== undefined) headers["content-type"] ??= "application/json";
+  const response = await fetch(`${baseUrl}${path}`, {
+    method: options.method ?? (options.json !== undefined || options.body !== undefined ? "POST" : "GET"),
+    headers,
+    body: options.json !== undefined ? JSON.stringify(options.json) : options.body,
+  });
+  const text = await response.text();
+  let body: unknown = text;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    // not JSON: keep the text
+  }
+  return { status: response.status, headers: response.headers, body: body as T };
+}
+
+/** Signs in through next-auth's real credentials flow and returns the session cookie. */
+export async function signIn(email: string, password = "guichet-demo"): Promise<Caller> {
+  const csrf = await fetch(`${baseUrl}/api/auth/csrf`);
+  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+  const csrfCookie = csrf.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  const response = await fetch(`${baseUrl}/api/auth/callback/credentials`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded", cookie: csrfCookie },
+    body: new URLSearchParams({ csrfToken, email, password, json: "true" }),
+  });
+  const session = response.headers.getSetCookie().map((c) => c.split(";")[0]).find((c) => c.startsWith("next-auth.session-token="));
+  if (!session) throw new Error(`sign-in failed for ${email} (HTTP ${response.status})`);
+  return { cookie: session };
+}
+
+export interface Tenant {
+  organizationId: string;
+  slug: string;
+  /** An API key with every scope. */
+  key: string;
+  /** Member emails by role (password: guichet-demo). */
+  emails: Record<Role, string>;
+  keyWith(scopes: Scope[]): Promise<string>;
+  as(role: Role): Promise<Caller>;
+}
+
+/** A fresh organization of its own for a test file: members of every role and an all-scopes key. */
+export async function createTenant(plan: "free" | "pro" = "pro"): Promise<Tenant> {
+  const db = await testDb();
+  const { newId } = await import("@/lib/ids");
+  const { hashPassword } = await import("@/lib/auth/passwords");
+  const { createApiKey } = await import("@/lib/api-keys/service");
+  const { allScopes } = await import("@/lib/auth/scopes");
+  const slug = `t-${randomBytes(5).toString("hex")}`;
+  const organization = await db.organization.create({ data: { id: newId("org"), slug, name: `Test ${slug}`, planId: plan } });
+  const passwordHash = await hashPassword("guichet-demo");
+  const roles: Role[] = ["owner", "admin", "developer", "approver", "viewer"];
+  const emails = {} as Record<Role, string>;
+  for (const role of roles) {
+    emails[role] = `${role}@${slug}.test`;
+    await db.member.create({ data: { id: newId("mem"), organizationId: organization.id, email: emails[role], name: `${role} ${slug}`, role, passwordHash } });
+  }
+  const keyWith = async (scopes: Scope[]) => (await createApiKey({ organizationId: organization.id, name: `test ${scopes.join(",")}`, scopes })).secret;
+  const sessions = new Map<Role, Caller>();
+  return {
+    organizationId: organization.id,
+    slug,
+    key: await keyWith([...allScopes]),
+    emails,
+    keyWith,
+    async as(role) {
+      if (!sessions.has(role)) sessions.set(role, await signIn(emails[role]));
+      return sessions.get(role)!;
+    },
+  };
+}
+
+export const crmUrl = inject("crmUrl");
+export const crmBaseUrl = inject("crmBaseUrl");
+
+/** The CRM Acme service's stored state, to assert on what really happened there. */
+export async function crmState(): Promise<any> {
+  const response = await fetch(`${crmBaseUrl}/__control/state`);
+  return response.json();
+}
+
+/** Switches CRM Acme faults on or off (cut_after_commit, malformed_success, slow_ms, status_down, tool_schema_variant). */
+export async function crmFaults(faults: Record<string, unknown>): Promise<void> {
+  const response = await fetch(`${crmBaseUrl}/__control/faults`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(faults) });
+  if (!response.ok) throw new Error(`faults: HTTP ${response.status}`);
+}

@@ -1,0 +1,99 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import os from "node:os";
+import path from "node:path";
+
+/** A free TCP port on loopback. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+export interface TestDatabase {
+  url: string;
+  dataDir: string;
+  drop(): Promise<void>;
+}
+
+/** A fresh database: a new SQLite file, or a uniquely named PostgreSQL database dropped afterwards. */
+export async function createTestDatabase(kind: "sqlite" | "postgresql"): Promise<TestDatabase> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "guichet-test-"));
+  writeFileSync(path.join(dataDir, "auth-secret"), randomBytes(32).toString("hex"));
+  if (kind === "sqlite") {
+    return { url: `file:${path.join(dataDir, "guichet.sqlite")}`, dataDir, drop: async () => {} };
+  }
+  const { default: pg } = await import("pg");
+  const admin = process.env.TEST_PG_ADMIN_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
+  const name = `guichet_test_${process.pid}_${Date.now()}_${randomBytes(3).toString("hex")}`;
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
+  await client.query(`CREATE DATABASE "${name}"`);
+  await client.end();
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    dataDir,
+    async drop() {
+      const dropper = new pg.Client({ connectionString: admin });
+      await dropper.connect();
+      await dropper.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await dropper.end();
+    },
+  };
+}
+
+export async function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+  const child = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  child.stdout.on("data", (chunk) => (output += chunk));
+  child.stderr.on("data", (chunk) => (output += chunk));
+  const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+  if (code !== 0) throw new Error(`${command} ${args.join(" ")} failed (${code}):\n${output}`);
+  return output;
+}
+
+export async function waitForHealth(baseUrl: string, child: ChildProcess, log: () => string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`server exited early:\n${log()}`);
+    try {
+      const response = await fetch(`${baseUrl}/api/health`);
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`server did not become healthy in ${timeoutMs} ms:\n${log()}`);
+}
+
+/** `next start` of the existing production build, on its own port and database. */
+export async function startApp(env: NodeJS.ProcessEnv): Promise<{ baseUrl: string; stop(): Promise<void>; log(): string }> {
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  let output = "";
+  const child = spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "127.0.0.1"], {
+    env: { ...env, NEXTAUTH_URL: baseUrl, NEXT_TELEMETRY_DISABLED: "1" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child.stdout!.on("data", (chunk) => (output += chunk));
+  child.stderr!.on("data", (chunk) => (output += chunk));
+  await waitForHealth(baseUrl, child, () => output);
+  return {
+    baseUrl,
+    log: () => output,
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill("SIGTERM");
+      await new Promise((resolve) => child.on("close", resolve));
+    },
+  };
+}

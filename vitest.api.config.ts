@@ -1,0 +1,16 @@
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+
+// API tests: real HTTP against the production build (`next start`) on a fresh
+// database — SQLite by default, PostgreSQL with TEST_DB=postgresql.
+export default defineConfig({
+  resolve: { alias: { "@": fileURLToPath(new URL("./", import.meta.url)) } },
+  test: {
+    include: ["tests/api/**/*.test.ts"],
+    globalSetup: ["tests/api/global-setup.ts"],
+    environment: "node",
+    fileParallelism: false,
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+  },
+});
