@@ -38,7 +38,12 @@ function resolveDestination(customer: Customer, d: Destination): Address {
 
 const oneLine = (a: Address) => [a.line1, [a.postal_code, a.city].filter(Boolean).join(" "), a.country].join(", ");
 
-export function previewAddressChange(store: Store, args: { customer_id: string; destination: Destination }) {
+export interface PreviewAddressArgs {
+  customer_id: string;
+  destination: Destination;
+}
+
+export function previewAddressChange(store: Store, args: PreviewAddressArgs) {
   const customer = requireCustomer(store, args.customer_id);
   const destination = canonicalDestination(args.destination);
   const after = resolveDestination(customer, destination);

@@ -60,7 +60,7 @@ export interface ControlDeps {
   setFaults(f: Faults): void;
 }
 
-async function readJsonObject(req: IncomingMessage, schema: Record<string, unknown>): Promise<Record<string, any>> {
+async function readJsonObject(req: IncomingMessage, schema: Record<string, unknown>): Promise<Record<string, unknown>> {
   const text = await readBody(req, 64 * 1024);
   const value = text.trim() === "" ? {} : JSON.parse(text);
   const fn = compile(schema);
@@ -68,7 +68,7 @@ async function readJsonObject(req: IncomingMessage, schema: Record<string, unkno
     const { field, message } = describeErrors(fn.errors ?? []);
     throw new ControlError(400, `${field || "/"}: ${message}`);
   }
-  return value as Record<string, any>;
+  return value as Record<string, unknown>;
 }
 
 class ControlError extends Error {
@@ -83,7 +83,7 @@ export async function handleControl(req: IncomingMessage, res: ServerResponse, p
     const method = req.method ?? "GET";
     if (pathname === "/__control/faults" && method === "GET") return sendJson(res, 200, deps.getFaults());
     if (pathname === "/__control/faults" && method === "POST") {
-      const patch = await readJsonObject(req, faultsPatch);
+      const patch = (await readJsonObject(req, faultsPatch)) as Partial<Faults>; // validated just above
       deps.setFaults({ ...deps.getFaults(), ...patch });
       return sendJson(res, 200, deps.getFaults());
     }

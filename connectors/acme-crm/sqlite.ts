@@ -1,6 +1,7 @@
 // better-sqlite3 ships no type declarations and @types/better-sqlite3 is not
 // installed; this local facade types the small part the connector uses without
 // declaring a global module (which would leak into the whole repository).
+// eslint-disable-next-line @typescript-eslint/ban-ts-comment -- @ts-expect-error would break once types are installed
 // @ts-ignore -- untyped CommonJS module
 import BetterSqlite3 from "better-sqlite3";
 
@@ -15,7 +16,7 @@ export interface Statement {
   all(...params: unknown[]): unknown[];
 }
 
-export interface Transaction<F extends (...args: any[]) => any> {
+export interface Transaction<F extends (...args: never[]) => unknown> {
   (...args: Parameters<F>): ReturnType<F>;
   deferred(...args: Parameters<F>): ReturnType<F>;
   immediate(...args: Parameters<F>): ReturnType<F>;
@@ -27,7 +28,7 @@ export interface Database {
   prepare(sql: string): Statement;
   exec(sql: string): Database;
   pragma(source: string): unknown;
-  transaction<F extends (...args: any[]) => any>(fn: F): Transaction<F>;
+  transaction<F extends (...args: never[]) => unknown>(fn: F): Transaction<F>;
   close(): Database;
 }
 

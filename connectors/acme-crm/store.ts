@@ -72,7 +72,21 @@ CREATE TABLE IF NOT EXISTS operations (
 
 const DATA_TABLES = ["operations", "outbox", "refunds", "payments", "invoices", "orders", "saved_addresses", "customers"];
 
-type Row = Record<string, any>;
+// Raw rows as SQLite returns them.
+interface CustomerRow { customer_id: string; name: string; email: string; version: number; shipping_address: string; updated_at: string }
+interface AddressRow { address_id: string; customer_id: string; label: string; line1: string; city: string; postal_code: string | null; country: string }
+interface OrderRow { order_id: string; customer_id: string; status: string; total_minor: number; currency: string; created_at: string }
+interface InvoiceRow {
+  invoice_id: string; customer_id: string; amount_minor: number; currency: string; issued_at: string;
+  delivery_suspended: number; suspended_at: string | null; suspended_by: string | null;
+}
+interface PaymentRow { payment_id: string; customer_id: string; amount_minor: number; currency: string; refunded_minor: number; created_at: string }
+interface RefundRow { refund_id: string; payment_id: string; amount_minor: number; currency: string; reason: string | null; operation_id: string | null; created_at: string }
+interface OutboxRow { message_id: string; operation_id: string; customer_id: string | null; recipients: string; subject: string; body: string; queued_at: string }
+interface OpRow {
+  idempotency_key: string; operation_id: string; tool: string; arguments_sha256: string;
+  status: "succeeded" | "failed"; result: string | null; error: string | null; created_at: string;
+}
 
 export class Store {
   readonly db: Database;
@@ -100,7 +114,7 @@ export class Store {
   }
 
   getCustomer(id: string): Customer | null {
-    const row = this.db.prepare(`SELECT * FROM customers WHERE customer_id = ?`).get(id) as Row | undefined;
+    const row = this.db.prepare(`SELECT * FROM customers WHERE customer_id = ?`).get(id) as CustomerRow | undefined;
     if (!row) return null;
     return {
       customer_id: row.customer_id,
@@ -116,7 +130,7 @@ export class Store {
   savedAddresses(customerId: string): SavedAddress[] {
     const rows = this.db
       .prepare(`SELECT * FROM saved_addresses WHERE customer_id = ? ORDER BY CAST(substr(address_id, 6) AS INTEGER)`)
-      .all(customerId) as Row[];
+      .all(customerId) as AddressRow[];
     return rows.map((r) => ({
       address_id: r.address_id,
       label: r.label,
@@ -140,7 +154,7 @@ export class Store {
         : this.db
             .prepare(`SELECT * FROM orders WHERE customer_id = ? ORDER BY created_at DESC, order_id DESC LIMIT ?`)
             .all(customerId, limit)
-    ) as Row[];
+    ) as OrderRow[];
     return rows.map((r) => ({
       order_id: r.order_id,
       status: r.status,
@@ -150,7 +164,7 @@ export class Store {
   }
 
   getPayment(id: string): Payment | null {
-    const r = this.db.prepare(`SELECT * FROM payments WHERE payment_id = ?`).get(id) as Row | undefined;
+    const r = this.db.prepare(`SELECT * FROM payments WHERE payment_id = ?`).get(id) as PaymentRow | undefined;
     if (!r) return null;
     return {
       payment_id: r.payment_id,
@@ -162,12 +176,12 @@ export class Store {
   }
 
   getInvoice(id: string): Invoice | null {
-    const r = this.db.prepare(`SELECT * FROM invoices WHERE invoice_id = ?`).get(id) as Row | undefined;
+    const r = this.db.prepare(`SELECT * FROM invoices WHERE invoice_id = ?`).get(id) as InvoiceRow | undefined;
     return r ? toInvoice(r) : null;
   }
 
   getOperation(key: string): OperationRow | null {
-    const r = this.db.prepare(`SELECT * FROM operations WHERE idempotency_key = ?`).get(key) as Row | undefined;
+    const r = this.db.prepare(`SELECT * FROM operations WHERE idempotency_key = ?`).get(key) as OpRow | undefined;
     return r ? toOperation(r) : null;
   }
 
@@ -175,25 +189,25 @@ export class Store {
   touchCustomer(id: string): number | null {
     const r = this.db
       .prepare(`UPDATE customers SET version = version + 1, updated_at = ? WHERE customer_id = ? RETURNING version`)
-      .get(new Date().toISOString(), id) as Row | undefined;
+      .get(new Date().toISOString(), id) as { version: number } | undefined;
     return r ? r.version : null;
   }
 
   /** The whole store as JSON, for tests asserting on the service's recorded state. */
   dumpState() {
-    const all = (sql: string) => this.db.prepare(sql).all() as Row[];
+    const all = <R>(sql: string) => this.db.prepare(sql).all() as R[];
     return {
-      customers: all(`SELECT customer_id FROM customers ORDER BY customer_id`).map((r) => this.getCustomer(r.customer_id)!),
-      orders: all(`SELECT * FROM orders ORDER BY customer_id, created_at DESC, order_id DESC`).map((r) => ({
+      customers: all<{ customer_id: string }>(`SELECT customer_id FROM customers ORDER BY customer_id`).map((r) => this.getCustomer(r.customer_id)!),
+      orders: all<OrderRow>(`SELECT * FROM orders ORDER BY customer_id, created_at DESC, order_id DESC`).map((r) => ({
         order_id: r.order_id,
         customer_id: r.customer_id,
         status: r.status,
         total: { value_minor: r.total_minor, currency: r.currency },
         created_at: r.created_at,
       })),
-      invoices: all(`SELECT * FROM invoices ORDER BY invoice_id`).map(toInvoice),
-      payments: all(`SELECT payment_id FROM payments ORDER BY payment_id`).map((r) => this.getPayment(r.payment_id)!),
-      refunds: all(`SELECT * FROM refunds ORDER BY created_at, refund_id`).map((r) => ({
+      invoices: all<InvoiceRow>(`SELECT * FROM invoices ORDER BY invoice_id`).map(toInvoice),
+      payments: all<{ payment_id: string }>(`SELECT payment_id FROM payments ORDER BY payment_id`).map((r) => this.getPayment(r.payment_id)!),
+      refunds: all<RefundRow>(`SELECT * FROM refunds ORDER BY created_at, refund_id`).map((r) => ({
         refund_id: r.refund_id,
         payment_id: r.payment_id,
         amount: { value_minor: r.amount_minor, currency: r.currency },
@@ -201,7 +215,7 @@ export class Store {
         operation_id: r.operation_id,
         created_at: r.created_at,
       })),
-      outbox: all(`SELECT * FROM outbox ORDER BY queued_at, message_id`).map((r) => ({
+      outbox: all<OutboxRow>(`SELECT * FROM outbox ORDER BY queued_at, message_id`).map((r) => ({
         message_id: r.message_id,
         operation_id: r.operation_id,
         customer_id: r.customer_id,
@@ -210,12 +224,12 @@ export class Store {
         body: r.body,
         queued_at: r.queued_at,
       })),
-      operations: all(`SELECT * FROM operations ORDER BY created_at, idempotency_key`).map(toOperation),
+      operations: all<OpRow>(`SELECT * FROM operations ORDER BY created_at, idempotency_key`).map(toOperation),
     };
   }
 }
 
-function toInvoice(r: Row): Invoice {
+function toInvoice(r: InvoiceRow): Invoice {
   return {
     invoice_id: r.invoice_id,
     customer_id: r.customer_id,
@@ -227,7 +241,7 @@ function toInvoice(r: Row): Invoice {
   };
 }
 
-function toOperation(r: Row): OperationRow {
+function toOperation(r: OpRow): OperationRow {
   return {
     idempotency_key: r.idempotency_key,
     operation_id: r.operation_id,

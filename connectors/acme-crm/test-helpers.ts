@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- loose results on purpose: the tests assert their shape */
 // Shared helpers of the CRM Acme tests (not a test file itself).
 import fs from "node:fs";
 import os from "node:os";
@@ -17,15 +18,16 @@ export interface TestCrm {
 }
 
 export async function startTestCrm(opts: Partial<AcmeCrmOptions> = {}): Promise<TestCrm> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "acme-crm-test-"));
-  const dbPath = opts.dbPath ?? path.join(dir, "crm.sqlite");
+  // A fresh temporary database unless the test brings its own (then it cleans it up).
+  const dir = opts.dbPath ? null : fs.mkdtempSync(path.join(os.tmpdir(), "acme-crm-test-"));
+  const dbPath = opts.dbPath ?? path.join(dir!, "crm.sqlite");
   const crm = await startAcmeCrm({ port: 0, enableControl: true, ...opts, dbPath });
   return {
     crm,
     dbPath,
     async close() {
       await crm.close();
-      fs.rmSync(dir, { recursive: true, force: true });
+      if (dir) fs.rmSync(dir, { recursive: true, force: true });
     },
   };
 }

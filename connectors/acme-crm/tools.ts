@@ -1,11 +1,18 @@
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import { commitAddressChange, previewAddressChange } from "./address";
+import { commitAddressChange, previewAddressChange, type CommitAddressArgs, type PreviewAddressArgs } from "./address";
 import { notFound, ToolError } from "./errors";
 import type { IdempotentOutcome } from "./idempotency";
 import * as S from "./schemas";
 import type { Store } from "./store";
 import { assertValid, outputProblem } from "./validate";
-import { refundPayment, sendEmail, suspendInvoiceDelivery } from "./writes";
+import {
+  refundPayment,
+  sendEmail,
+  suspendInvoiceDelivery,
+  type RefundArgs,
+  type SendEmailArgs,
+  type SuspendArgs,
+} from "./writes";
 
 // The tool catalog of CRM Acme and its dispatcher: exact name lookup → input
 // validation (server side, strict) → business logic → output self-check.
@@ -22,7 +29,8 @@ interface ToolDef {
   /** Write tools take an idempotency key and run under runIdempotent. */
   write: boolean;
   irreversible: boolean;
-  run(store: Store, args: any): IdempotentOutcome<object> | object;
+  // Method syntax on purpose: each tool narrows `args` to what its validated schema guarantees.
+  run(store: Store, args: unknown): IdempotentOutcome<object> | object;
 }
 
 const READ: Annotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
@@ -61,7 +69,7 @@ function buildTools(variant: 1 | 2): ToolDef[] {
       outputSchema: S.getCustomerOut(variant),
       write: false,
       irreversible: false,
-      run(store, args: { customer_id: string; include?: string[] }) {
+      run(store: Store, args: { customer_id: string; include?: string[] }) {
         const c = store.getCustomer(args.customer_id);
         if (!c) throw notFound("Customer", args.customer_id, "/customer_id");
         if (!args.include?.includes("orders_count")) return c;
@@ -78,7 +86,7 @@ function buildTools(variant: 1 | 2): ToolDef[] {
       outputSchema: S.listOrdersOut,
       write: false,
       irreversible: false,
-      run(store, args: { customer_id: string; limit?: number; cursor?: string }) {
+      run(store: Store, args: { customer_id: string; limit?: number; cursor?: string }) {
         if (!store.getCustomer(args.customer_id)) throw notFound("Customer", args.customer_id, "/customer_id");
         const limit = args.limit ?? 10;
         const after = args.cursor === undefined ? null : decodeCursor(args.cursor, args.customer_id);
@@ -102,7 +110,7 @@ function buildTools(variant: 1 | 2): ToolDef[] {
       outputSchema: S.previewAddressOut,
       write: false,
       irreversible: false,
-      run: (store, args) => previewAddressChange(store, args),
+      run: (store: Store, args: PreviewAddressArgs) => previewAddressChange(store, args),
     },
     {
       name: "commit_address_change",
@@ -114,7 +122,7 @@ function buildTools(variant: 1 | 2): ToolDef[] {
       outputSchema: S.commitAddressOut,
       write: true,
       irreversible: false,
-      run: (store, args) => commitAddressChange(store, args),
+      run: (store: Store, args: CommitAddressArgs) => commitAddressChange(store, args),
     },
     {
       name: "get_operation_status",
@@ -126,7 +134,7 @@ function buildTools(variant: 1 | 2): ToolDef[] {
       outputSchema: S.operationStatusOut,
       write: false,
       irreversible: false,
-      run(store, args: { idempotency_key: string }) {
+      run(store: Store, args: { idempotency_key: string }) {
         const op = store.getOperation(args.idempotency_key);
         if (!op) {
           return {
@@ -160,7 +168,7 @@ function buildTools(variant: 1 | 2): ToolDef[] {
       outputSchema: S.sendEmailOut,
       write: true,
       irreversible: true,
-      run: (store, args) => sendEmail(store, args),
+      run: (store: Store, args: SendEmailArgs) => sendEmail(store, args),
     },
     {
       name: "refund_payment",
@@ -172,7 +180,7 @@ function buildTools(variant: 1 | 2): ToolDef[] {
       outputSchema: S.refundPaymentOut,
       write: true,
       irreversible: true,
-      run: (store, args) => refundPayment(store, args),
+      run: (store: Store, args: RefundArgs) => refundPayment(store, args),
     },
     {
       name: "suspend_invoice_delivery",
@@ -184,7 +192,7 @@ function buildTools(variant: 1 | 2): ToolDef[] {
       outputSchema: S.suspendInvoicesOut,
       write: true,
       irreversible: false,
-      run: (store, args) => suspendInvoiceDelivery(store, args),
+      run: (store: Store, args: SuspendArgs) => suspendInvoiceDelivery(store, args),
     },
   ];
 }

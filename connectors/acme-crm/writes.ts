@@ -5,10 +5,11 @@ import type { Money, Store } from "./store";
 // The other write tools of the service. All go through runIdempotent: the
 // idempotency key and the result are stored in the write's transaction.
 
-export function refundPayment(
-  store: Store,
-  args: { payment_id: string; amount: Money; reason?: string; idempotency_key: string },
-) {
+export interface RefundArgs { payment_id: string; amount: Money; reason?: string; idempotency_key: string }
+export interface SendEmailArgs { to: string[]; subject: string; body: string; customer_id?: string; idempotency_key: string }
+export interface SuspendArgs { customer_id: string; invoice_ids: string[]; idempotency_key: string }
+
+export function refundPayment(store: Store, args: RefundArgs) {
   const reason = args.reason?.trim();
   const canonical = { payment_id: args.payment_id, amount: args.amount, reason };
   return runIdempotent(store, "refund_payment", args.idempotency_key, canonical, (operationId, now) => {
@@ -52,10 +53,7 @@ export function refundPayment(
   });
 }
 
-export function sendEmail(
-  store: Store,
-  args: { to: string[]; subject: string; body: string; customer_id?: string; idempotency_key: string },
-) {
+export function sendEmail(store: Store, args: SendEmailArgs) {
   const canonical = { to: args.to, subject: args.subject, body: args.body, customer_id: args.customer_id };
   return runIdempotent(store, "send_email", args.idempotency_key, canonical, (operationId, now) => {
     if (args.customer_id !== undefined && !store.getCustomer(args.customer_id)) {
@@ -72,10 +70,7 @@ export function sendEmail(
   });
 }
 
-export function suspendInvoiceDelivery(
-  store: Store,
-  args: { customer_id: string; invoice_ids: string[]; idempotency_key: string },
-) {
+export function suspendInvoiceDelivery(store: Store, args: SuspendArgs) {
   // The order of the ids does not change the operation: sort them.
   const ids = [...args.invoice_ids].sort();
   const canonical = { customer_id: args.customer_id, invoice_ids: ids };
