@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import http from "node:http";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -71,6 +72,29 @@ describe("HTTP surface", () => {
       expect(init.status).toBe(200);
       expect(init.headers.get("mcp-session-id")).toBeNull();
       expect((await init.json()).result.serverInfo.name).toBe("acme-crm");
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe("DNS rebinding protection", () => {
+  it("refuses a non-loopback Host header when bound to loopback", async () => {
+    const t = await startTestCrm();
+    try {
+      const status = (host: string) =>
+        new Promise<number>((resolve, reject) => {
+          const req = http.request(`${t.crm.baseUrl}/healthz`, { headers: { host } }, (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          });
+          req.on("error", reject);
+          req.end();
+        });
+      const port = new URL(t.crm.baseUrl).port;
+      expect(await status(`evil.example:${port}`)).toBe(403);
+      expect(await status(`localhost:${port}`)).toBe(200);
+      expect(await status(`127.0.0.1:${port}`)).toBe(200);
     } finally {
       await t.close();
     }

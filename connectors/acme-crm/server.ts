@@ -45,6 +45,15 @@ function bearerMatches(header: string | undefined, token: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
+
+/** Hostname of a Host header, without the port ("[::1]:4010" → "[::1]"). */
+function hostHeaderName(host: string | undefined): string | null {
+  if (!host) return null;
+  const m = /^(\[[^\]]+\]|[^:]+)(?::\d+)?$/.exec(host.trim().toLowerCase());
+  return m ? m[1] : null;
+}
+
 function callsTool(body: unknown, name: string): boolean {
   const msgs = Array.isArray(body) ? body : [body];
   return msgs.some(
@@ -120,8 +129,14 @@ export async function startAcmeCrm(opts: AcmeCrmOptions): Promise<AcmeCrmServer>
     await transport.handleRequest(req, res, body);
   }
 
+  // Bound to loopback: refuse other Host names (DNS rebinding from a browser page).
+  const loopbackOnly = LOOPBACK.has(opts.host ?? "127.0.0.1");
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     res.on("error", () => {}); // writes after a deliberate socket cut
+    if (loopbackOnly && !LOOPBACK.has(hostHeaderName(req.headers.host) ?? "")) {
+      return sendJson(res, 403, { error: "forbidden host" });
+    }
     const { pathname } = new URL(req.url ?? "/", "http://localhost");
     if (pathname === "/mcp") return handleMcp(req, res);
     if (pathname === "/healthz" && req.method === "GET") return sendJson(res, 200, { ok: true });
