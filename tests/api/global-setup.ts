@@ -23,7 +23,7 @@ export default async function setup(project: TestProject) {
   if (!existsSync(`${process.env.GUICHET_DIST_DIR ?? ".next"}/BUILD_ID`)) throw new Error("No production build: run `npx next build` (npm test does it).");
   const kind = process.env.TEST_DB === "postgresql" ? "postgresql" : "sqlite";
   const database = await createTestDatabase(kind);
-  const env = {
+  const env: NodeJS.ProcessEnv = {
     ...process.env,
     NODE_ENV: "production" as const,
     DATABASE_URL: database.url,
@@ -31,9 +31,11 @@ export default async function setup(project: TestProject) {
     GUICHET_ALLOW_LOOPBACK: "1",
     GUICHET_RATE_LIMIT_PER_MINUTE: process.env.GUICHET_RATE_LIMIT_PER_MINUTE ?? "100000",
   };
+  const crm = await startAcmeCrm({ port: 0, dbPath: path.join(database.dataDir, "acme-crm.sqlite"), enableControl: true });
+  // The demo seed connects Acme to this CRM.
+  env.GUICHET_DEMO_CRM_URL = crm.url;
   await run(process.execPath, ["scripts/migrate.mjs"], env);
   await run(process.execPath, ["node_modules/tsx/dist/cli.mjs", "prisma/seed.ts"], env);
-  const crm = await startAcmeCrm({ port: 0, dbPath: path.join(database.dataDir, "acme-crm.sqlite"), enableControl: true });
   const app = await startApp(env);
   project.provide("baseUrl", app.baseUrl);
   project.provide("databaseUrl", database.url);

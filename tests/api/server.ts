@@ -76,8 +76,8 @@ export async function waitForHealth(baseUrl: string, child: ChildProcess, log: (
 }
 
 /** `next start` of the existing production build, on its own port and database. */
-export async function startApp(env: NodeJS.ProcessEnv): Promise<{ baseUrl: string; stop(): Promise<void>; log(): string }> {
-  const port = await freePort();
+export async function startApp(env: NodeJS.ProcessEnv, fixedPort?: number): Promise<{ baseUrl: string; stop(): Promise<void>; log(): string }> {
+  const port = fixedPort ?? (await freePort());
   const baseUrl = `http://127.0.0.1:${port}`;
   let output = "";
   const child = spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "127.0.0.1"], {

@@ -1,0 +1,67 @@
+// The whole product on a throwaway database, for Playwright's webServer and for
+// the benchmarks: fresh database (SQLite, or PostgreSQL with TEST_DB=postgresql),
+// migrations, demo seed, CRM Acme, and `next start` of the production build.
+// Writes what the tests need to know to $STACK_FILE, cleans up on SIGTERM.
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { startAcmeCrm } from "@/connectors/acme-crm/server";
+import { createTestDatabase, run, startApp } from "@/tests/api/server";
+
+export interface TestStack {
+  baseUrl: string;
+  crmUrl: string;
+  crmBaseUrl: string;
+  databaseUrl: string;
+  dataDir: string;
+}
+
+export async function startTestStack(options: { port?: number; env?: NodeJS.ProcessEnv } = {}) {
+  const database = await createTestDatabase(process.env.TEST_DB === "postgresql" ? "postgresql" : "sqlite");
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...options.env,
+    NODE_ENV: "production" as const,
+    DATABASE_URL: database.url,
+    GUICHET_DATA_DIR: database.dataDir,
+    GUICHET_ALLOW_LOOPBACK: "1",
+  };
+  const crm = await startAcmeCrm({ port: 0, dbPath: path.join(database.dataDir, "acme-crm.sqlite"), enableControl: true });
+  env.GUICHET_DEMO_CRM_URL = crm.url;
+  await run(process.execPath, ["scripts/migrate.mjs"], env);
+  await run(process.execPath, ["node_modules/tsx/dist/cli.mjs", "prisma/seed.ts"], env);
+  const app = await startApp(env, options.port);
+  const stack: TestStack = { baseUrl: app.baseUrl, crmUrl: crm.url, crmBaseUrl: crm.baseUrl, databaseUrl: database.url, dataDir: database.dataDir };
+  return {
+    stack,
+    async stop() {
+      await app.stop();
+      await crm.close();
+      await database.drop();
+    },
+  };
+}
+
+async function main() {
+  const port = Number(process.env.STACK_PORT ?? 3210);
+  const { stack, stop } = await startTestStack({ port });
+  const file = process.env.STACK_FILE ?? `test-results/stack-${port}.json`;
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify(stack, null, 2));
+  console.log(`test stack ready at ${stack.baseUrl} (CRM ${stack.crmUrl})`);
+  let stopping = false;
+  const shutdown = async () => {
+    if (stopping) return;
+    stopping = true;
+    await stop();
+    process.exit(0);
+  };
+  process.on("SIGTERM", shutdown);
+  process.on("SIGINT", shutdown);
+}
+
+if (process.argv[1]?.endsWith("test-stack.ts")) {
+  main().catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
+}
