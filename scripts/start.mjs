@@ -1,0 +1,74 @@
+// npm start — the product on the embedded database with demo data:
+// dependencies, Prisma clients, migrations, seed, the CRM Acme demo connector,
+// a build when sources changed, then `next start` on $PORT (3000).
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { ensureAuthSecret, ensureBuild, ensureDependencies, ensurePrismaClients, root, sh, step } from "./setup.mjs";
+
+ensureDependencies();
+ensurePrismaClients();
+
+const port = Number(process.env.PORT ?? 3000);
+const dataDir = path.resolve(root, process.env.GUICHET_DATA_DIR ?? "data");
+const demo = !process.env.DATABASE_URL || process.env.GUICHET_SEED_DEMO === "1";
+const crmPort = Number(process.env.CRM_PORT ?? 4010);
+const crmUrl = `http://127.0.0.1:${crmPort}/mcp`;
+ensureAuthSecret(dataDir);
+
+const children = [];
+function stopAll(code = 0) {
+  for (const child of children) if (child.exitCode === null) child.kill("SIGTERM");
+  process.exit(code);
+}
+process.on("SIGINT", () => stopAll(0));
+process.on("SIGTERM", () => stopAll(0));
+
+async function waitFor(url, child, name) {
+  for (let i = 0; i < 150; i++) {
+    if (child.exitCode !== null) throw new Error(`${name} exited (${child.exitCode})`);
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`${name} did not answer at ${url}`);
+}
+
+const env = { ...process.env, GUICHET_DATA_DIR: dataDir, GUICHET_DEMO_CRM_URL: process.env.GUICHET_DEMO_CRM_URL ?? crmUrl };
+if (demo) {
+  // The demo connector runs on loopback: the development setup allows it (never a default in production).
+  env.GUICHET_ALLOW_LOOPBACK ??= "1";
+  step(`Starting the CRM Acme demo connector on ${crmUrl}`);
+  const crm = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "connectors/acme-crm/main.ts"], {
+    cwd: root, stdio: ["ignore", "inherit", "inherit"],
+    env: { ...env, CRM_PORT: String(crmPort), CRM_DB: path.join(dataDir, "acme-crm.sqlite") },
+  });
+  children.push(crm);
+  await waitFor(`http://127.0.0.1:${crmPort}/healthz`, crm, "CRM Acme");
+}
+
+step("Applying migrations");
+sh(process.execPath, ["scripts/migrate.mjs"], { env });
+step(demo ? "Seeding reference and demo data" : "Seeding reference data (plans, models)");
+sh(process.execPath, ["node_modules/tsx/dist/cli.mjs", "prisma/seed.ts", ...(demo ? [] : ["--reference-only"])], { env });
+
+ensureBuild();
+
+step(`Starting Guichet on http://localhost:${port}`);
+const app = spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", "-p", String(port)], {
+  cwd: root, stdio: ["ignore", "inherit", "inherit"],
+  env: { ...env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", NEXTAUTH_URL: process.env.NEXTAUTH_URL ?? `http://localhost:${port}` },
+});
+children.push(app);
+app.on("exit", (code) => stopAll(code ?? 1));
+await waitFor(`http://127.0.0.1:${port}/api/health`, app, "Guichet");
+
+console.log(`\nGuichet is ready: http://localhost:${port}`);
+if (demo) {
+  console.log("  Logins (password guichet-demo): owner@acme.test, admin@acme.test, dev@acme.test, approver@acme.test, viewer@acme.test, admin@globex.test");
+  console.log(`  Demo API key (Acme, every scope): ${readFileSync(path.join(dataDir, "demo-api-key"), "utf8").trim()}  (data/demo-api-key)`);
+  console.log(`  Try: curl -H "Authorization: Bearer $(cat data/demo-api-key)" http://localhost:${port}/v1/tools`);
+}
