@@ -21,3 +21,20 @@ export const listToolsEndpoint = defineEndpoint({
   auth: "both", scopes: ["tools:read", "agents:read", "runs:read"],
   response: z.object({ data: z.array(CatalogEntryObject), next_cursor: z.null() }),
 });
+
+const JsonSchemaObject = z.record(z.string(), z.unknown());
+
+export const CatalogToolObject = CatalogEntryObject.extend({
+  /** JSON Schema of the arguments; null while the tool has no published contract yet. */
+  input_schema: JsonSchemaObject.nullable(),
+  output_schema: JsonSchemaObject.nullable(),
+});
+export type CatalogToolObject = z.infer<typeof CatalogToolObject>;
+
+export const CatalogToolParams = z.strictObject({ key: z.string().min(1).max(200) });
+
+export const getToolEndpoint = defineEndpoint({
+  method: "GET", path: "/v1/tools/{key}", tag: "Tools", summary: "One catalog entry with its input and output schemas",
+  auth: "both", scopes: ["tools:read", "agents:read", "runs:read"], params: CatalogToolParams,
+  response: z.object({ data: CatalogToolObject }), errors: ["not_found"],
+});

@@ -30,6 +30,7 @@ export const errorStatus = {
   quota_exceeded: 422,
   mcp_sync_failed: 422,
   url_not_allowed: 422,
+  mcp_tool_changed: 409,
   proposal_not_pending: 409,
   arguments_hash_mismatch: 409,
   rate_limited: 429,

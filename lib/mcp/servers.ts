@@ -1,0 +1,122 @@
+import { db, type DbOrTx } from "@/lib/db";
+import { env } from "@/lib/env";
+import { ApiError, notFound } from "@/lib/http/errors";
+import { assertPublicUrl, UrlNotAllowedError } from "@/lib/net/ssrf";
+import { isoOffset, isoOffsetOrNull } from "@/lib/time";
+import { McpAuthMode, SyncErrorObject, type McpServerCreateBody, type McpServerObject, type McpServerUpdateBody } from "./api";
+import { decryptSecret, encryptSecret } from "./secrets";
+
+// MCP servers of an organization: create, read, update, delete. Every query is
+// scoped by organization; another organization's server is simply not found.
+
+export const serverSelect = {
+  id: true, name: true, url: true, auth: true, active: true, tokenCiphertext: true,
+  lastSyncedAt: true, lastSyncError: true, createdAt: true, updatedAt: true,
+  tools: { where: { removedAt: null }, select: { fingerprint: true, reviewedFingerprint: true } },
+} as const;
+
+export interface McpServerRow {
+  id: number;
+  name: string;
+  url: string;
+  auth: string;
+  active: boolean;
+  tokenCiphertext: string | null;
+  lastSyncedAt: Date | null;
+  lastSyncError: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  tools: { fingerprint: string; reviewedFingerprint: string | null }[];
+}
+
+export function serializeServer(server: McpServerRow): McpServerObject {
+  const lastError = server.lastSyncError ? SyncErrorObject.safeParse(JSON.parse(server.lastSyncError)) : null;
+  return {
+    id: server.id,
+    name: server.name,
+    url: server.url,
+    auth: McpAuthMode.catch("none").parse(server.auth),
+    active: server.active,
+    has_token: server.tokenCiphertext !== null,
+    tool_count: server.tools.length,
+    tools_needing_review: server.tools.filter((t) => t.reviewedFingerprint !== t.fingerprint).length,
+    last_synced_at: isoOffsetOrNull(server.lastSyncedAt),
+    last_sync_error: lastError?.success ? lastError.data : null,
+    created_at: isoOffset(server.createdAt),
+    updated_at: isoOffset(server.updatedAt),
+  };
+}
+
+/** Path ids are small integers; anything else names no server. */
+export function parseServerId(raw: string): number {
+  if (!/^[1-9][0-9]{0,8}$/.test(raw)) throw notFound("MCP server");
+  return Number(raw);
+}
+
+export async function findServer(organizationId: string, id: number, tx: DbOrTx = db): Promise<McpServerRow> {
+  const server = await tx.mcpServer.findFirst({ where: { id, organizationId }, select: serverSelect });
+  if (!server) throw notFound("MCP server");
+  return server;
+}
+
+export function listServers(organizationId: string, tx: DbOrTx = db): Promise<McpServerRow[]> {
+  return tx.mcpServer.findMany({ where: { organizationId }, select: serverSelect, orderBy: { id: "asc" } });
+}
+
+/** SSRF rules for server URLs (SPEC §4): the operator's policy decides loopback and private ranges. */
+async function assertAllowedUrl(url: string): Promise<void> {
+  try {
+    await assertPublicUrl(url, { allowLoopback: env.allowLoopback, allowPrivate: env.allowPrivate });
+  } catch (error) {
+    if (!(error instanceof UrlNotAllowedError)) throw error;
+    throw new ApiError("url_not_allowed", error.message, { errors: [{ field: "url", code: error.reason, message: error.message }] });
+  }
+}
+
+const tokenError = (message: string) =>
+  new ApiError("invalid_parameter", message, { errors: [{ field: "token", code: "invalid_value", message }] });
+
+/** Only `org_token` servers hold an organization token; the others must not be given one. */
+function checkToken(auth: McpAuthMode, hasToken: boolean) {
+  if (auth === "org_token" && !hasToken) throw tokenError("A token is required when auth is org_token.");
+  if (auth !== "org_token" && hasToken) throw tokenError(`A token is only accepted when auth is org_token (auth is ${auth}).`);
+}
+
+export async function createServer(organizationId: string, input: McpServerCreateBody, tx: DbOrTx = db): Promise<McpServerRow> {
+  checkToken(input.auth, input.token !== undefined);
+  await assertAllowedUrl(input.url);
+  return tx.mcpServer.create({
+    data: {
+      organizationId, name: input.name, url: input.url, auth: input.auth, active: input.active,
+      tokenCiphertext: input.token !== undefined ? encryptSecret(input.token) : null,
+    },
+    select: serverSelect,
+  });
+}
+
+export async function updateServer(organizationId: string, id: number, input: McpServerUpdateBody, tx: DbOrTx = db): Promise<McpServerRow> {
+  const existing = await findServer(organizationId, id, tx);
+  const auth = input.auth ?? McpAuthMode.parse(existing.auth);
+  // Leaving org_token drops the stored token unless the caller sends one (then checkToken refuses it).
+  const keepsToken = input.token === undefined && auth === "org_token" && existing.tokenCiphertext !== null;
+  checkToken(auth, keepsToken || (input.token !== undefined && input.token !== null));
+  if (input.url !== undefined && input.url !== existing.url) await assertAllowedUrl(input.url);
+  const tokenCiphertext = keepsToken ? existing.tokenCiphertext : input.token ? encryptSecret(input.token) : null;
+  return tx.mcpServer.update({
+    where: { id: existing.id },
+    data: { name: input.name, url: input.url, auth, active: input.active, tokenCiphertext },
+    select: serverSelect,
+  });
+}
+
+export async function deleteServer(organizationId: string, id: number, tx: DbOrTx = db): Promise<void> {
+  await findServer(organizationId, id, tx);
+  // Explicit rather than relying on the database's cascade, which SQLite applies only with foreign keys on.
+  await tx.mcpTool.deleteMany({ where: { serverId: id, organizationId } });
+  await tx.mcpServer.deleteMany({ where: { id, organizationId } });
+}
+
+/** Where and how to reach a server: the URL and the decrypted organization token, if any. */
+export function serverEndpoint(server: Pick<McpServerRow, "url" | "tokenCiphertext">): { url: string; token: string | null } {
+  return { url: server.url, token: server.tokenCiphertext ? decryptSecret(server.tokenCiphertext) : null };
+}
