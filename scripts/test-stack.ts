@@ -15,7 +15,7 @@ export interface TestStack {
   dataDir: string;
 }
 
-export async function startTestStack(options: { port?: number; env?: NodeJS.ProcessEnv } = {}) {
+export async function startTestStack(options: { port?: number; env?: Record<string, string> } = {}) {
   const database = await createTestDatabase(process.env.TEST_DB === "postgresql" ? "postgresql" : "sqlite");
   const env: NodeJS.ProcessEnv = {
     ...process.env,

@@ -1,0 +1,89 @@
+// npm run bench — throughput and latency of our endpoints on the production
+// build, each next to a bare route handler returning the same number of bytes
+// in the same run (the ratio is the figure: absolute numbers depend on the machine).
+import autocannon from "autocannon";
+import { freePort } from "@/tests/api/server";
+import { startTestStack, type TestStack } from "./test-stack";
+import { benchScenarios } from "./bench-scenarios";
+
+const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+
+export interface BenchRequest {
+  method?: "GET" | "POST" | "PATCH" | "DELETE";
+  path: string;
+  headers?: Record<string, string>;
+  /** A fixed body, or one per request (unique names…). */
+  body?: string | (() => string);
+}
+
+export interface BenchScenario {
+  name: string;
+  prepare(stack: TestStack, demoKey: string): Promise<BenchRequest>;
+}
+
+interface Figures {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+  bytes: number;
+}
+
+async function measure(baseUrl: string, request: BenchRequest): Promise<Figures> {
+  const dynamicBody = typeof request.body === "function" ? request.body : undefined;
+  const result = await autocannon({
+    url: baseUrl + request.path,
+    method: request.method ?? "GET",
+    headers: { ...(request.body ? { "content-type": "application/json" } : {}), ...request.headers },
+    body: typeof request.body === "string" ? request.body : undefined,
+    requests: dynamicBody ? [{ setupRequest: (req) => ({ ...req, body: dynamicBody() }) }] : undefined,
+    connections: CONNECTIONS,
+    duration: DURATION_S,
+  });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+    bytes: Math.round(result.throughput.total / Math.max(result.requests.total, 1)),
+  };
+}
+
+async function main() {
+  const { stack, stop } = await startTestStack({
+    port: await freePort(),
+    env: { GUICHET_BENCH: "1", GUICHET_RATE_LIMIT_PER_MINUTE: "100000000" },
+  });
+  try {
+    const { readFileSync } = await import("node:fs");
+    const demoKey = readFileSync(`${stack.dataDir}/demo-api-key`, "utf8").trim();
+    console.log(`Benchmarks: ${CONNECTIONS} connections, ${DURATION_S} s each, ${process.env.TEST_DB ?? "sqlite"} database\n`);
+    console.log("| endpoint | req/s | p50 ms | p99 ms | bare req/s | bare p50 | bare p99 | ratio | non-2xx |");
+    console.log("|---|---|---|---|---|---|---|---|---|");
+    for (const scenario of benchScenarios) {
+      const request = await scenario.prepare(stack, demoKey);
+      const probe = await fetch(stack.baseUrl + request.path, {
+        method: request.method ?? "GET",
+        headers: { ...(request.body ? { "content-type": "application/json" } : {}), ...request.headers },
+        body: typeof request.body === "function" ? request.body() : request.body,
+      });
+      const size = (await probe.arrayBuffer()).byteLength;
+      if (!probe.ok) throw new Error(`${scenario.name}: HTTP ${probe.status} before measuring`);
+      const ours = await measure(stack.baseUrl, request);
+      const bare = await measure(stack.baseUrl, { path: `/api/bench/bare?bytes=${size}` });
+      console.log(
+        `| ${scenario.name} | ${ours.rps.toFixed(0)} | ${ours.p50} | ${ours.p99} | ${bare.rps.toFixed(0)} | ${bare.p50} | ${bare.p99} | ${(ours.rps / bare.rps).toFixed(2)} | ${ours.non2xx + ours.errors} |`,
+      );
+    }
+  } finally {
+    await stop();
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
