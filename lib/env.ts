@@ -12,6 +12,8 @@ const EnvSchema = z.object({
   GUICHET_ALLOW_LOOPBACK: z.enum(["0", "1"]).default("0"),
   GUICHET_ALLOW_PRIVATE: z.enum(["0", "1"]).default("0"),
   GUICHET_SEARCH_URL: z.string().url().optional(),
+  // The CRM Acme MCP endpoint the demo seed connects Acme to (npm start runs it there).
+  GUICHET_DEMO_CRM_URL: z.string().url().default("http://127.0.0.1:4010/mcp"),
   REDIS_URL: z.string().optional(),
   GUICHET_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
   GUICHET_MAX_BODY_BYTES: z.coerce.number().int().positive().default(1_048_576),

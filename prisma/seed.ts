@@ -1,6 +1,7 @@
 // npm run db:seed — reference data, then the quickstart's demo data. Idempotent.
 import { seedDemoTenants, seedReferenceData, DEMO_PASSWORD, demoMembers } from "@/lib/tenancy/seed";
 import { db } from "@/lib/db";
+import { seedDemoConnector } from "@/lib/mcp/seed";
 
 async function main() {
   await seedReferenceData();
@@ -8,7 +9,8 @@ async function main() {
     console.log("Reference data (plans, models) is up to date.");
     return;
   }
-  const { demoKey } = await seedDemoTenants();
+  const { demoKey, orgs } = await seedDemoTenants();
+  await seedDemoConnector(orgs.acme.id);
   console.log("Demo data is ready.");
   console.log(`  Logins (password ${DEMO_PASSWORD}): ${demoMembers.map((m) => m.email).join(", ")}`);
   console.log(`  Demo API key for Acme (also in data/demo-api-key): ${demoKey}`);

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import canonicalize from "canonicalize";
+import { canonicalJson } from "@/lib/json/canonical";
 
 // What a reviewer approves: the tool's description and schemas. Annotations are
 // hints, not part of the contract, so changing them does not call for a review.
@@ -12,8 +12,8 @@ export interface ReviewedShape {
 
 /** SHA-256 of the RFC 8785 canonical JSON of the reviewed shape: key order never matters. */
 export function toolFingerprint(shape: ReviewedShape): string {
-  const canonical = canonicalize({ description: shape.description, input_schema: shape.input_schema, output_schema: shape.output_schema ?? null });
-  return createHash("sha256").update(canonical ?? "").digest("hex");
+  const canonical = canonicalJson({ description: shape.description, input_schema: shape.input_schema, output_schema: shape.output_schema ?? null });
+  return createHash("sha256").update(canonical).digest("hex");
 }
 
 export interface ShapeChange {
@@ -26,7 +26,7 @@ export interface ShapeChange {
 export function shapeChanges(before: ReviewedShape | null, after: ReviewedShape): ShapeChange[] {
   const fields = ["description", "input_schema", "output_schema"] as const;
   return fields
-    .filter((field) => canonicalize(before?.[field] ?? null) !== canonicalize(after[field] ?? null))
+    .filter((field) => canonicalJson(before?.[field] ?? null) !== canonicalJson(after[field] ?? null))
     .map((field) => ({ field, before: before ? (before[field] ?? null) : null, after: after[field] ?? null }));
 }
 

@@ -24,8 +24,20 @@ type ServerState = { id: number; name: string; auth: string; active: boolean };
 const JsonObject = z.record(z.string(), z.unknown());
 const Snapshot = z.object({ description: z.string(), input_schema: z.unknown(), output_schema: z.unknown() });
 
-function currentShape(tool: ToolRow): ReviewedShape {
+type ShapeRow = Pick<ToolRow, "description" | "inputSchema" | "outputSchema" | "fingerprint">;
+
+function currentShape(tool: ShapeRow): ReviewedShape {
   return { description: tool.description, input_schema: tool.inputSchema, output_schema: tool.outputSchema ?? null };
+}
+
+/** What a review records: the exact version accepted (fingerprint and snapshot, for the next diff), when and by whom. */
+export function reviewFields(tool: ShapeRow, reviewerId: string | null) {
+  return {
+    reviewedFingerprint: tool.fingerprint,
+    reviewedSnapshot: { ...currentShape(tool) } as Prisma.InputJsonObject,
+    reviewedAt: new Date(),
+    reviewedById: reviewerId,
+  };
 }
 
 export function serializeTool(server: ServerState, tool: ToolRow): McpToolObject {
@@ -79,7 +91,7 @@ export async function updateServerTool(
     }
     const review =
       input.reviewed === true
-        ? { reviewedFingerprint: tool.fingerprint, reviewedSnapshot: { ...currentShape(tool) } as Prisma.InputJsonObject, reviewedAt: new Date(), reviewedById: reviewerId }
+        ? reviewFields(tool, reviewerId)
         : input.reviewed === false
           ? { reviewedFingerprint: null }
           : {};
