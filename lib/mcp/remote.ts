@@ -4,7 +4,7 @@ import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { env } from "@/lib/env";
 import { pinnedFetch } from "@/lib/net/pinned-fetch";
-import { UrlNotAllowedError } from "@/lib/net/ssrf";
+import { UrlNotAllowedError, type UrlPolicy } from "@/lib/net/ssrf";
 
 // Guichet's side of the MCP protocol: a Streamable HTTP client that only
 // connects where the SSRF rules allow, with a deadline, and whose failures are
@@ -44,10 +44,17 @@ const RemoteTool = z.object({
 });
 export type RemoteTool = z.infer<typeof RemoteTool>;
 
+export interface McpClientOptions {
+  timeoutMs?: number;
+  /** SSRF policy; the operator's (GUICHET_ALLOW_LOOPBACK / GUICHET_ALLOW_PRIVATE) by default. */
+  policy?: UrlPolicy;
+}
+
 /** Opens a client session, runs `work`, and always closes it. */
-export async function withMcpClient<T>(endpoint: McpEndpoint, work: (client: Client) => Promise<T>, timeoutMs = MCP_TIMEOUT_MS): Promise<T> {
+export async function withMcpClient<T>(endpoint: McpEndpoint, work: (client: Client) => Promise<T>, options: McpClientOptions = {}): Promise<T> {
+  const timeoutMs = options.timeoutMs ?? MCP_TIMEOUT_MS;
   const transport = new StreamableHTTPClientTransport(new URL(endpoint.url), {
-    fetch: pinnedFetch({ allowLoopback: env.allowLoopback, allowPrivate: env.allowPrivate }),
+    fetch: pinnedFetch(options.policy ?? { allowLoopback: env.allowLoopback, allowPrivate: env.allowPrivate }),
     requestInit: endpoint.token ? { headers: { authorization: `Bearer ${endpoint.token}` } } : undefined,
     reconnectionOptions: { maxReconnectionDelay: 1000, initialReconnectionDelay: 100, reconnectionDelayGrowFactor: 2, maxRetries: 0 },
   });
@@ -63,7 +70,8 @@ export async function withMcpClient<T>(endpoint: McpEndpoint, work: (client: Cli
 }
 
 /** Every tool the server lists (all pages), each checked for the shape Guichet relies on. */
-export async function listRemoteTools(endpoint: McpEndpoint, timeoutMs = MCP_TIMEOUT_MS): Promise<RemoteTool[]> {
+export async function listRemoteTools(endpoint: McpEndpoint, options: McpClientOptions = {}): Promise<RemoteTool[]> {
+  const timeoutMs = options.timeoutMs ?? MCP_TIMEOUT_MS;
   return withMcpClient(endpoint, async (client) => {
     const tools: RemoteTool[] = [];
     let cursor: string | undefined;
@@ -88,7 +96,7 @@ export async function listRemoteTools(endpoint: McpEndpoint, timeoutMs = MCP_TIM
       names.add(tool.name);
     }
     return tools;
-  }, timeoutMs);
+  }, options);
 }
 
 function causeCode(error: unknown): string | undefined {
