@@ -17,6 +17,9 @@ const EnvSchema = z.object({
   REDIS_URL: z.string().optional(),
   GUICHET_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
   GUICHET_MAX_BODY_BYTES: z.coerce.number().int().positive().default(1_048_576),
+  // Tool calls through the dispatcher: per run and per organization, each a one-minute window shared by every instance.
+  GUICHET_RUN_CALLS_PER_MINUTE: z.coerce.number().int().positive().default(120),
+  GUICHET_ORG_CALLS_PER_MINUTE: z.coerce.number().int().positive().default(1200),
 });
 
 function readEnv() {
