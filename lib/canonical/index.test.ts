@@ -1,3 +1,5 @@
+import canonicalize from "canonicalize";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { canonicalCopy, canonicalJson, canonicalSha256, NotCanonicalizable, sha256Hex } from "./index";
 
@@ -22,6 +24,17 @@ describe("canonicalJson (RFC 8785)", () => {
 
   it("keeps array order: a reordered list is another call", () => {
     expect(canonicalSha256({ to: ["a@x.fr", "b@x.fr"] })).not.toBe(canonicalSha256({ to: ["b@x.fr", "a@x.fr"] }));
+  });
+
+  it("matches the canonicalize package byte for byte on random JSON", () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        // JSON.parse(JSON.stringify()) turns -0 into 0 and drops nothing else jsonValue makes.
+        const plain = JSON.parse(JSON.stringify(value)) as unknown;
+        expect(canonicalJson(plain)).toBe(canonicalize(plain));
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it("refuses values JSON cannot carry instead of dropping them", () => {

@@ -1,10 +1,12 @@
 import { createHash } from "node:crypto";
-import canonicalize from "canonicalize";
+import { canonicalJson as jcs } from "@/lib/json/canonical";
 
-// RFC 8785 (JSON Canonicalization Scheme) through the `canonicalize` package,
-// and the SHA-256 that binds an approval to exactly one set of arguments. The
-// approver's screen, the stored proposal and the commit all hash through here,
-// so "same arguments" means the same bytes everywhere.
+// RFC 8785 (JSON Canonicalization Scheme) and the SHA-256 that binds an
+// approval to exactly one set of arguments. The approver's screen, the stored
+// proposal and the commit all hash through here, so "same arguments" means the
+// same bytes everywhere. The serialisation is lib/json's (the `canonicalize`
+// package is ESM-only and cannot load in the CommonJS seed and bench scripts);
+// index.test.ts checks it byte for byte against `canonicalize` on random JSON.
 
 export class NotCanonicalizable extends Error {
   constructor(reason: string) {
@@ -39,9 +41,7 @@ function assertPlainJson(value: unknown, path: string): void {
 /** The RFC 8785 canonical JSON text of a plain JSON value. */
 export function canonicalJson(value: unknown): string {
   assertPlainJson(value, "");
-  const text = canonicalize(value);
-  if (text === undefined) throw new NotCanonicalizable("no JSON representation");
-  return text;
+  return jcs(value);
 }
 
 export function sha256Hex(text: string): string {
