@@ -15,4 +15,6 @@ export function proxy(request: NextRequest) {
   );
 }
 
-export const config = { matcher: "/v1/:path*" };
+// Multipart uploads skip the proxy: Next buffers (and cuts at 10 MB) the body of any
+// request a proxy sees, and /v1/files streams uploads of up to the plan's limit to disk.
+export const config = { matcher: [{ source: "/v1/:path*", missing: [{ type: "header", key: "content-type", value: "multipart/form-data.*" }] }] };
