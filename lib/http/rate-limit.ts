@@ -11,7 +11,8 @@ export interface LimitDecision {
 }
 
 let redis: Redis | undefined;
-function redisClient(): Redis | undefined {
+/** The shared Redis connection when REDIS_URL is set (limits and locks that every instance must see). */
+export function redisClient(): Redis | undefined {
   if (!env.REDIS_URL) return undefined;
   redis ??= new Redis(env.REDIS_URL, { maxRetriesPerRequest: 2, lazyConnect: false });
   return redis;
@@ -33,6 +34,8 @@ export async function hit(key: string, limit: number, windowMs: number, now = Da
     count = incremented;
   } else {
     count = await incrementInDatabase(key, new Date(windowStart));
+    // Now and then, forget windows that ended long ago (cheap, and no cron to run).
+    if (Math.random() < 0.002) await db.rateLimitWindow.deleteMany({ where: { windowStart: { lt: new Date(now - 3_600_000) } } });
   }
   return { allowed: count <= limit, count, retryAfterMs };
 }
