@@ -1,0 +1,19 @@
+import { deleteAgentEndpoint, getAgentEndpoint, updateAgentEndpoint } from "@/lib/agents/api";
+import { deleteAgent, getAgent, updateAgent } from "@/lib/agents/service";
+import { handle } from "@/lib/http/handler";
+
+// GET /v1/agents/{agent} — retrieve an agent
+export const GET = handle(getAgentEndpoint, async ({ principal, params }) => ({
+  data: await getAgent(principal.organizationId, params.agent),
+}));
+
+// PATCH /v1/agents/{agent} — update the fields sent
+export const PATCH = handle(updateAgentEndpoint, async ({ principal, params, body }) => ({
+  data: await updateAgent(principal.organizationId, params.agent, body),
+}));
+
+// DELETE /v1/agents/{agent} — delete an agent with its documents and their bytes
+export const DELETE = handle(deleteAgentEndpoint, async ({ principal, params }) => {
+  await deleteAgent(principal.organizationId, params.agent);
+  return { data: { id: params.agent, deleted: true } };
+});

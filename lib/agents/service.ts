@@ -1,0 +1,199 @@
+import { z } from "zod";
+import { catalogIndex, type CatalogEntry } from "@/lib/catalog/service";
+import { db, isUniqueViolation, Prisma, type DbOrTx } from "@/lib/db";
+import { lockOrganization } from "@/lib/files/quota";
+import { removeStoredBytes } from "@/lib/files/storage";
+import { ApiError, notFound, type FieldError } from "@/lib/http/errors";
+import { newId } from "@/lib/ids";
+import { afterCursor, page, type ListQuery } from "@/lib/http/validation";
+import { modelsForOrganization } from "@/lib/models/service";
+import { isoOffset } from "@/lib/time";
+import { ClientToolDefinition, type AgentCreateBody, type AgentObject, type AgentUpdateBody } from "./api";
+import { jsonSchemaProblem } from "./json-schema";
+import { centiToTemperature, DEFAULT_TEMPERATURE_CENTI, temperatureToCenti } from "./temperature";
+import { assertToolsAddable, normalizeTools, unavailableTools } from "./tools";
+
+const agentSelect = {
+  id: true, name: true, instructions: true, modelId: true, temperatureCenti: true, tools: true, active: true,
+  outputSchema: true, clientTools: true, createdAt: true, updatedAt: true,
+} as const;
+export type AgentRow = Prisma.AgentGetPayload<{ select: typeof agentSelect }>;
+
+const StoredTools = z.array(z.string()).catch([]);
+const StoredClientTools = z.array(ClientToolDefinition).catch([]);
+const StoredSchema = z.record(z.string(), z.unknown()).nullable().catch(null);
+
+export function serializeAgent(agent: AgentRow, catalog: Map<string, CatalogEntry>): AgentObject {
+  const tools = StoredTools.parse(agent.tools);
+  return {
+    id: agent.id,
+    name: agent.name,
+    instructions: agent.instructions,
+    model: agent.modelId,
+    temperature: centiToTemperature(agent.temperatureCenti),
+    tools,
+    active: agent.active,
+    output_schema: StoredSchema.parse(agent.outputSchema),
+    client_tools: StoredClientTools.parse(agent.clientTools),
+    unavailable_tools: unavailableTools(tools, catalog),
+    created_at: isoOffset(agent.createdAt),
+    updated_at: isoOffset(agent.updatedAt),
+  };
+}
+
+const nameTaken = (name: string) =>
+  new ApiError("agent_name_taken", `An agent named "${name}" already exists in this organization.`, {
+    errors: [{ field: "name", code: "agent_name_taken", message: `An agent named "${name}" already exists.` }],
+  });
+
+async function findAgent(organizationId: string, agentId: string, tx: DbOrTx = db): Promise<AgentRow> {
+  const agent = await tx.agent.findFirst({ where: { id: agentId, organizationId }, select: agentSelect });
+  if (!agent) throw notFound("Agent");
+  return agent;
+}
+
+/** Schemas that do not compile and client tool names that are repeated or taken by the catalog. */
+function schemaProblems(body: AgentUpdateBody, catalog: Map<string, CatalogEntry>): FieldError[] {
+  const problems: FieldError[] = [];
+  if (body.output_schema) {
+    const problem = jsonSchemaProblem(body.output_schema);
+    if (problem) problems.push({ field: "output_schema", code: "invalid_json_schema", message: problem });
+  }
+  const names = new Set<string>();
+  (body.client_tools ?? []).forEach((tool, index) => {
+    if (names.has(tool.name)) problems.push({ field: `client_tools[${index}].name`, code: "duplicate", message: `Client tool names must be unique: ${tool.name} is repeated.` });
+    else if (catalog.has(tool.name)) problems.push({ field: `client_tools[${index}].name`, code: "reserved_name", message: `${tool.name} is a catalog tool; give the client tool another name.` });
+    names.add(tool.name);
+    const problem = jsonSchemaProblem(tool.parameters);
+    if (problem) problems.push({ field: `client_tools[${index}].parameters`, code: "invalid_json_schema", message: problem });
+  });
+  return problems;
+}
+
+/**
+ * The model rule: a model that is sent and differs from the saved one must be in
+ * the plan (a saved model the plan no longer includes is kept, like tools). An
+ * output schema needs a model with structured output — checked when the schema
+ * or the model is sent, so a PATCH touching neither cannot fail because of it.
+ */
+async function resolveModel(organizationId: string, body: AgentUpdateBody, saved: AgentRow | null, tx: DbOrTx): Promise<string | null> {
+  const planModels = await modelsForOrganization(organizationId, tx);
+  const modelId = body.model === undefined ? (saved?.modelId ?? null) : body.model;
+  if (body.model && body.model !== saved?.modelId && !planModels.some((m) => m.id === body.model)) {
+    const message = `The model ${body.model} is not in your plan; see GET /v1/models.`;
+    throw new ApiError("model_unavailable", message, { errors: [{ field: "model", code: "model_unavailable", message }] });
+  }
+  const outputSchema = body.output_schema === undefined ? saved?.outputSchema : body.output_schema;
+  if (outputSchema && (body.output_schema !== undefined || body.model !== undefined)) {
+    const model = modelId === null
+      ? planModels.find((m) => m.isDefault)
+      : (planModels.find((m) => m.id === modelId) ?? (await tx.model.findUnique({ where: { id: modelId }, select: { name: true, structuredOutput: true } })));
+    if (!model?.structuredOutput) {
+      const field = body.output_schema !== undefined ? "output_schema" : "model";
+      const message = `${model?.name ?? "This model"} does not guarantee structured output; remove output_schema or choose a model with structured_output.`;
+      throw new ApiError("output_schema_unsupported", message, { errors: [{ field, code: "output_schema_unsupported", message }], reason: { model: modelId } });
+    }
+  }
+  return modelId;
+}
+
+/** Every check of the seed's field table, then the data to write. */
+async function agentData(organizationId: string, body: AgentUpdateBody, saved: AgentRow | null, tx: DbOrTx) {
+  const catalog = await catalogIndex(organizationId, tx);
+  const problems = schemaProblems(body, catalog);
+  if (problems.length) {
+    throw new ApiError("invalid_parameter", problems.length === 1 ? problems[0].message : "Some parameters are invalid.", { errors: problems });
+  }
+  const tools = body.tools === undefined ? undefined : normalizeTools(body.tools);
+  if (tools) assertToolsAddable(tools, saved ? StoredTools.parse(saved.tools) : [], catalog);
+  if (body.name !== undefined && body.name !== saved?.name) {
+    const clash = await tx.agent.findFirst({ where: { organizationId, name: body.name }, select: { id: true } });
+    if (clash) throw nameTaken(body.name);
+  }
+  const modelId = await resolveModel(organizationId, body, saved, tx);
+  const data = {
+    ...(body.name !== undefined && { name: body.name }),
+    ...(body.instructions !== undefined && { instructions: body.instructions }),
+    ...(body.model !== undefined && { modelId }),
+    ...(body.temperature !== undefined && { temperatureCenti: temperatureToCenti(body.temperature) }),
+    ...(tools && { tools: tools.map((t) => t.key) }),
+    ...(body.active !== undefined && { active: body.active }),
+    ...(body.output_schema !== undefined && { outputSchema: body.output_schema === null ? Prisma.DbNull : (body.output_schema as Prisma.InputJsonValue) }),
+    ...(body.client_tools !== undefined && { clientTools: (body.client_tools ?? []) as Prisma.InputJsonValue }),
+  };
+  return { data, catalog };
+}
+
+export async function listAgents(organizationId: string, query: ListQuery) {
+  const [rows, catalog] = await Promise.all([
+    db.agent.findMany({
+      where: { AND: [{ organizationId }, afterCursor(query.cursor)] },
+      select: agentSelect,
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      take: query.limit + 1,
+    }),
+    catalogIndex(organizationId),
+  ]);
+  return page(rows, query.limit, (row) => serializeAgent(row, catalog));
+}
+
+export async function getAgent(organizationId: string, agentId: string): Promise<AgentObject> {
+  const [agent, catalog] = await Promise.all([findAgent(organizationId, agentId), catalogIndex(organizationId)]);
+  return serializeAgent(agent, catalog);
+}
+
+export async function createAgent(organizationId: string, body: AgentCreateBody): Promise<AgentObject> {
+  const { data, catalog } = await agentData(organizationId, body, null, db);
+  try {
+    const agent = await db.$transaction(async (tx) => {
+      await lockOrganization(tx, organizationId);
+      const organization = await tx.organization.findUniqueOrThrow({ where: { id: organizationId }, select: { plan: { select: { maxAgents: true } } }, });
+      const count = await tx.agent.count({ where: { organizationId } });
+      if (count >= organization.plan.maxAgents) {
+        throw new ApiError("quota_exceeded", `Your plan allows ${organization.plan.maxAgents} agents.`, { reason: { quota: "agents", limit: organization.plan.maxAgents } });
+      }
+      return tx.agent.create({
+        data: {
+          id: newId("agt"), organizationId, name: body.name, instructions: null, modelId: null, temperatureCenti: DEFAULT_TEMPERATURE_CENTI,
+          tools: [], active: true, clientTools: [], ...data,
+        },
+        select: agentSelect,
+      });
+    });
+    return serializeAgent(agent, catalog);
+  } catch (error) {
+    if (isUniqueViolation(error)) throw nameTaken(body.name);
+    throw error;
+  }
+}
+
+export async function updateAgent(organizationId: string, agentId: string, body: AgentUpdateBody): Promise<AgentObject> {
+  const saved = await findAgent(organizationId, agentId);
+  const { data, catalog } = await agentData(organizationId, body, saved, db);
+  if (Object.keys(data).length === 0) return serializeAgent(saved, catalog);
+  try {
+    const agent = await db.agent.update({ where: { id: saved.id }, data, select: agentSelect });
+    return serializeAgent(agent, catalog);
+  } catch (error) {
+    if (isUniqueViolation(error) && body.name !== undefined) throw nameTaken(body.name);
+    throw error;
+  }
+}
+
+/** Deletes the agent, its documents' rows (cascade) and then their bytes. */
+export async function deleteAgent(organizationId: string, agentId: string): Promise<void> {
+  const keys = await db.$transaction(async (tx) => {
+    // The lock keeps a document upload from landing between the listing and the delete.
+    await lockOrganization(tx, organizationId);
+    const agent = await findAgent(organizationId, agentId, tx);
+    const documents = await tx.file.findMany({ where: { agentId: agent.id }, select: { storageKey: true } });
+    await tx.agent.delete({ where: { id: agent.id } });
+    return documents.map((d) => d.storageKey);
+  });
+  await removeStoredBytes(keys);
+}
+
+/** 404 unless the agent belongs to the organization; for the documents routes. */
+export async function assertAgentExists(organizationId: string, agentId: string): Promise<void> {
+  await findAgent(organizationId, agentId);
+}
