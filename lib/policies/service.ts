@@ -1,0 +1,87 @@
+import { db, isUniqueViolation, type DbOrTx } from "@/lib/db";
+import { ApiError } from "@/lib/http/errors";
+import { afterCursor } from "@/lib/http/validation";
+import { defaultPolicyRules } from "./defaults";
+import { evaluatePolicy } from "./engine";
+import { PolicyRules, type PolicyFacts, type PolicyOutcome, type PolicyRule } from "./rules";
+
+// Versioned policy tables. Every change is a new row; nothing is edited in
+// place, so a proposal can always show the version of the rule that applied.
+
+export interface PolicyTable {
+  version: number;
+  rules: PolicyRule[];
+  createdAt: Date;
+  createdById: string | null;
+  id: string;
+}
+
+type PolicyRow = { id: string; version: number; rules: unknown; createdAt: Date; createdById: string | null };
+
+function toTable(row: PolicyRow): PolicyTable {
+  // Stored tables were validated when written; parsing again keeps a hand-edited row from deciding anything.
+  return { id: row.id, version: row.version, rules: PolicyRules.parse(row.rules), createdAt: row.createdAt, createdById: row.createdById };
+}
+
+const defaultRules = () => PolicyRules.parse(defaultPolicyRules);
+
+/** The organization's current table; an organization that never had one starts on the defaults (version 1). */
+export async function currentPolicy(organizationId: string, tx: DbOrTx = db): Promise<PolicyTable> {
+  const latest = await tx.policyVersion.findFirst({ where: { organizationId }, orderBy: { version: "desc" } });
+  if (latest) return toTable(latest);
+  try {
+    return toTable(await tx.policyVersion.create({ data: { organizationId, version: 1, rules: defaultRules(), createdById: null } }));
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    // Another request wrote version 1 first: use it.
+    const row = await tx.policyVersion.findFirst({ where: { organizationId }, orderBy: { version: "desc" } });
+    if (!row) throw error;
+    return toTable(row);
+  }
+}
+
+/** Decides a call against the organization's current table. */
+export async function decide(organizationId: string, facts: PolicyFacts, tx: DbOrTx = db): Promise<PolicyOutcome> {
+  return evaluatePolicy(await currentPolicy(organizationId, tx), facts);
+}
+
+/**
+ * Publishes a new version. With `baseVersion`, refuses when someone published
+ * since the editor loaded the table, instead of silently overwriting their rows.
+ */
+export async function publishPolicy(
+  organizationId: string,
+  input: { rules: PolicyRule[]; baseVersion?: number; createdById: string | null },
+): Promise<PolicyTable> {
+  const current = await currentPolicy(organizationId);
+  if (input.baseVersion !== undefined && input.baseVersion !== current.version) {
+    throw staleVersion(current.version);
+  }
+  try {
+    return toTable(await db.policyVersion.create({ data: { organizationId, version: current.version + 1, rules: input.rules, createdById: input.createdById } }));
+  } catch (error) {
+    if (isUniqueViolation(error)) throw staleVersion(current.version + 1);
+    throw error;
+  }
+}
+
+function staleVersion(version: number) {
+  return new ApiError("policy_version_conflict", `The policy changed meanwhile (now version ${version}): reload it and apply your change again.`, {
+    reason: { current_version: version },
+  });
+}
+
+export async function listPolicyVersions(organizationId: string, query: { limit: number; cursor?: string }): Promise<PolicyTable[]> {
+  const rows = await db.policyVersion.findMany({
+    where: { organizationId, ...afterCursor(query.cursor) },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: query.limit + 1,
+  });
+  return rows.map(toTable);
+}
+
+export async function getPolicyVersion(organizationId: string, version: number): Promise<PolicyTable> {
+  const row = await db.policyVersion.findFirst({ where: { organizationId, version } });
+  if (!row) throw new ApiError("not_found", `Policy version ${version} not found.`);
+  return toTable(row);
+}
