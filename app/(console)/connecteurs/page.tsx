@@ -1,13 +1,27 @@
 import type { Metadata } from "next";
-import { NotBuiltYet, PageHeader } from "@/components/ui/page-header";
+import { ConnectorsPanel } from "@/components/mcp/connectors-panel";
+import { PageHeader } from "@/components/ui/page-header";
+import { requireMember } from "@/lib/auth/session";
 
 export const metadata: Metadata = { title: "Connecteurs MCP" };
 
-export default function Page() {
+const managers = new Set(["owner", "admin"]);
+
+export default async function ConnectorsPage() {
+  const member = await requireMember();
   return (
     <>
-      <PageHeader title="Connecteurs MCP" />
-      <NotBuiltYet what="L'ajout, la synchronisation et la revue des serveurs MCP arrivent avec le ticket « Catalogue et connecteurs MCP »." />
+      <PageHeader
+        title="Connecteurs MCP"
+        description="Les serveurs MCP de votre organisation. Chaque outil synchronisé attend la revue d’une personne avant d’être proposé aux agents ; c’est elle qui décide s’il écrit des données."
+      />
+      {managers.has(member.role) ? (
+        <ConnectorsPanel />
+      ) : (
+        <p className="rounded-lg border border-slate-200 bg-white px-5 py-4 text-sm text-slate-700">
+          Seuls les propriétaires et les administrateurs de l’organisation gèrent les connecteurs. La liste des outils disponibles est dans « Outils ».
+        </p>
+      )}
     </>
   );
 }

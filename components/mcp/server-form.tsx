@@ -1,0 +1,60 @@
+"use client";
+
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import { toast } from "sonner";
+import { Button } from "@/components/ui/button";
+import { Field, TextInput } from "@/components/ui/field";
+import { ApiClientError, apiFetch } from "@/lib/client/api";
+import { queryKeys } from "@/lib/client/query-keys";
+import type { McpServerObject } from "@/lib/mcp/api";
+import { authLabels } from "./labels";
+
+/** Adding a server: name, Streamable HTTP URL, auth mode and, for org_token, the token (sent once, never shown again). */
+export function ServerForm() {
+  const queryClient = useQueryClient();
+  const [auth, setAuth] = useState<McpServerObject["auth"]>("none");
+  const [error, setError] = useState<ApiClientError>();
+  const create = useMutation({
+    mutationFn: (body: Record<string, unknown>) => apiFetch<{ data: McpServerObject }>("/v1/mcp_servers", { method: "POST", json: body }),
+    onSuccess: ({ data }) => {
+      setError(undefined);
+      toast.success(`Connecteur « ${data.name} » ajouté. Synchronisez-le pour lister ses outils.`);
+      void queryClient.invalidateQueries({ queryKey: queryKeys.mcpServers.all });
+    },
+    onError: (e) => setError(e instanceof ApiClientError ? e : undefined),
+  });
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const body: Record<string, unknown> = { name: String(form.get("name") ?? ""), url: String(form.get("url") ?? ""), auth };
+    if (auth === "org_token") body.token = String(form.get("token") ?? "");
+    create.mutate(body, { onSuccess: () => (event.target as HTMLFormElement).reset() });
+  }
+
+  return (
+    <form onSubmit={onSubmit} className="mt-4 space-y-4" noValidate aria-label="Nouveau connecteur">
+      <Field label="Nom" error={error?.fieldMessage("name")}>
+        {({ id, describedBy, invalid }) => <TextInput id={id} name="name" maxLength={100} placeholder="CRM Acme" aria-describedby={describedBy} invalid={invalid} />}
+      </Field>
+      <Field label="URL MCP (Streamable HTTP)" error={error?.fieldMessage("url")} hint="Par exemple https://crm.example.com/mcp. Les adresses internes et de métadonnées sont refusées.">
+        {({ id, describedBy, invalid }) => <TextInput id={id} name="url" type="url" placeholder="https://…/mcp" aria-describedby={describedBy} invalid={invalid} />}
+      </Field>
+      <Field label="Authentification" error={error?.fieldMessage("auth")}>
+        {({ id, describedBy }) => (
+          <select id={id} name="auth" value={auth} onChange={(e) => setAuth(e.target.value as McpServerObject["auth"])} aria-describedby={describedBy} className="block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm">
+            {Object.entries(authLabels).map(([value, label]) => <option key={value} value={value}>{label}</option>)}
+          </select>
+        )}
+      </Field>
+      {auth === "org_token" && (
+        <Field label="Jeton" error={error?.fieldMessage("token")} hint="Chiffré au repos, jamais réaffiché.">
+          {({ id, describedBy, invalid }) => <TextInput id={id} name="token" type="password" autoComplete="off" aria-describedby={describedBy} invalid={invalid} />}
+        </Field>
+      )}
+      {error && !error.errors.length && <p role="alert" className="text-sm text-red-700">{error.message}</p>}
+      <Button type="submit" disabled={create.isPending}>{create.isPending ? "Ajout…" : "Ajouter le connecteur"}</Button>
+    </form>
+  );
+}

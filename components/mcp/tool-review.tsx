@@ -1,0 +1,117 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { toast } from "sonner";
+import { JsonBlock } from "@/components/catalog/json-block";
+import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { Drawer } from "@/components/ui/drawer";
+import { ApiClientError, apiFetch } from "@/lib/client/api";
+import { queryKeys } from "@/lib/client/query-keys";
+import type { McpServerObject, McpToolObject } from "@/lib/mcp/api";
+
+const fieldLabels: Record<McpToolObject["changes"][number]["field"], string> = {
+  description: "Description",
+  input_schema: "Schéma d’entrée",
+  output_schema: "Schéma de sortie",
+};
+
+/** A server's tools: what changed since the last review, and the reviewer's decisions. */
+export function ToolReview({ server, onClose, onChanged }: { server?: McpServerObject; onClose: () => void; onChanged: () => void }) {
+  const tools = useQuery({
+    queryKey: queryKeys.mcpServers.tools(server?.id ?? 0),
+    queryFn: ({ signal }) => apiFetch<{ data: McpToolObject[] }>(`/v1/mcp_servers/${server?.id}/tools`, { signal }),
+    enabled: Boolean(server),
+  });
+  const listed = (tools.data?.data ?? []).filter((tool) => !tool.removed_at);
+  return (
+    <Drawer open={Boolean(server)} onOpenChange={(open) => !open && onClose()} title={`Outils de ${server?.name ?? ""}`} description="Un outil nouveau ou modifié reste indisponible tant qu’une personne ne l’a pas revu.">
+      {tools.isPending ? (
+        <p className="text-sm text-slate-500">Chargement…</p>
+      ) : tools.isError ? (
+        <p role="alert" className="text-sm text-red-700">{tools.error.message}</p>
+      ) : (
+        <ul className="space-y-3">
+          {listed.map((tool) => <ToolCard key={`${tool.name}:${tool.fingerprint}`} serverId={server!.id} tool={tool} onChanged={onChanged} />)}
+        </ul>
+      )}
+    </Drawer>
+  );
+}
+
+function ToolCard({ serverId, tool, onChanged }: { serverId: number; tool: McpToolObject; onChanged: () => void }) {
+  const queryClient = useQueryClient();
+  const [writes, setWrites] = useState(tool.writes_data);
+  const [enabled, setEnabled] = useState(tool.enabled);
+  const needsReview = tool.status === "needs_review";
+  const patch = useMutation({
+    mutationFn: (body: Record<string, unknown>) => apiFetch<{ data: McpToolObject }>(`/v1/mcp_servers/${serverId}/tools/${encodeURIComponent(tool.name)}`, { method: "PATCH", json: body }),
+    onSuccess: ({ data }) => {
+      toast.success(data.status === "reviewed" && needsReview ? `« ${tool.name} » revu.` : `« ${tool.name} » mis à jour.`);
+      void queryClient.invalidateQueries({ queryKey: queryKeys.mcpServers.tools(serverId) });
+      onChanged();
+    },
+    onError: (error) => {
+      toast.error(error instanceof ApiClientError && error.code === "mcp_tool_changed" ? "L’outil a changé entre-temps : relisez la nouvelle version." : error.message);
+      void queryClient.invalidateQueries({ queryKey: queryKeys.mcpServers.tools(serverId) });
+    },
+  });
+  const headingId = `tool-${tool.name}`;
+
+  return (
+    <li className="rounded-lg border border-slate-200 p-4" aria-labelledby={headingId} data-tool-name={tool.name}>
+      <div className="flex flex-wrap items-center justify-between gap-2">
+        <h3 id={headingId} className="font-mono text-sm font-semibold">{tool.name}</h3>
+        <div className="flex gap-2">
+          {needsReview ? <Badge tone="warning">À revoir</Badge> : <Badge tone="success">Revu</Badge>}
+          {!tool.enabled && <Badge>Désactivé</Badge>}
+          {tool.writes_data && <Badge tone="warning">Écrit des données</Badge>}
+        </div>
+      </div>
+      <p className="mt-1 text-sm text-slate-600">{tool.description || "Pas de description."}</p>
+
+      {needsReview && (
+        <section className="mt-3 space-y-3" aria-label={`Changements de ${tool.name}`}>
+          <p className="text-sm font-medium">{tool.reviewed_at ? "Ce qui a changé depuis la dernière revue" : "Nouvel outil : tout est à lire"}</p>
+          {tool.changes.map((change) => (
+            <div key={change.field} className="space-y-1">
+              <p className="text-xs font-semibold uppercase tracking-wide text-slate-500">{fieldLabels[change.field]}</p>
+              <div className={`grid gap-2 ${tool.reviewed_at ? "md:grid-cols-2" : ""}`}>
+                {tool.reviewed_at && <div><p className="text-xs text-slate-500">Avant</p><JsonBlock label={`${fieldLabels[change.field]} avant`} value={change.before} /></div>}
+                <div>{tool.reviewed_at && <p className="text-xs text-slate-500">Après</p>}<JsonBlock label={`${fieldLabels[change.field]} ${tool.reviewed_at ? "après" : ""}`} value={change.after} /></div>
+              </div>
+            </div>
+          ))}
+        </section>
+      )}
+
+      <fieldset className="mt-3 space-y-2 text-sm">
+        <legend className="sr-only">Réglages de {tool.name}</legend>
+        <label className="flex items-start gap-2">
+          <input type="checkbox" checked={writes} onChange={(e) => setWrites(e.target.checked)} className="mt-1" />
+          <span>
+            Cet outil modifie des données (écriture)
+            <span className="block text-xs text-slate-500">
+              Les annotations du serveur suggèrent : {tool.suggested_writes_data ? "écriture" : "lecture seule"}. Ce n’est qu’un indice : c’est vous qui décidez.
+            </span>
+          </span>
+        </label>
+        <label className="flex items-center gap-2">
+          <input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} /> Activé
+        </label>
+      </fieldset>
+      <div className="mt-3 flex gap-2">
+        {needsReview ? (
+          <Button onClick={() => patch.mutate({ reviewed: true, fingerprint: tool.fingerprint, writes_data: writes, enabled })} disabled={patch.isPending}>
+            Valider la revue
+          </Button>
+        ) : (
+          <Button variant="secondary" onClick={() => patch.mutate({ writes_data: writes, enabled })} disabled={patch.isPending || (writes === tool.writes_data && enabled === tool.enabled)}>
+            Enregistrer
+          </Button>
+        )}
+      </div>
+    </li>
+  );
+}
