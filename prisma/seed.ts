@@ -3,6 +3,7 @@ import { seedDemoTenants, seedReferenceData, DEMO_PASSWORD, demoMembers } from "
 import { db } from "@/lib/db";
 import { seedDemoConnector } from "@/lib/mcp/seed";
 import { seedPolicies } from "@/lib/policies/seed";
+import { seedDemoDataBases } from "@/lib/data/seed";
 
 async function main() {
   await seedReferenceData();
@@ -13,6 +14,7 @@ async function main() {
   const { demoKey, orgs } = await seedDemoTenants();
   await seedDemoConnector(orgs.acme.id);
   await seedPolicies();
+  await seedDemoDataBases(orgs.acme.id);
   console.log("Demo data is ready.");
   console.log(`  Logins (password ${DEMO_PASSWORD}): ${demoMembers.map((m) => m.email).join(", ")}`);
   console.log(`  Demo API key for Acme (also in data/demo-api-key): ${demoKey}`);

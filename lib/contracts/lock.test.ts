@@ -1,0 +1,73 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { mkdtempSync, rmSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startAcmeCrm, type AcmeCrmServer } from "@/connectors/acme-crm/server";
+import { suggestedWritesData } from "@/lib/mcp/fingerprint";
+import { listRemoteTools } from "@/lib/mcp/remote";
+import { builtinContracts } from "./builtin";
+import { buildContractsLock, contractFingerprint, type ContractsLock } from "./lock";
+import { deriveMcpContract, type ReviewedMcpTool } from "./mcp";
+import type { Contract } from "./types";
+
+// The committed catalog freeze must match what the code and the reference
+// connector produce now. To accept a reviewed change: UPDATE_CONTRACTS_LOCK=1
+// npx vitest run lib/contracts/lock.test.ts, and commit the lock with it.
+
+const lockFile = path.join(__dirname, "contracts.lock.json");
+let crm: AcmeCrmServer;
+let dir: string;
+let reference: Contract[];
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(os.tmpdir(), "guichet-lock-"));
+  crm = await startAcmeCrm({ port: 0, dbPath: path.join(dir, "crm.sqlite") });
+  const remote = await listRemoteTools({ url: crm.url, token: null }, { policy: { allowLoopback: true } });
+  // Reviewed as the demo seed reviews CRM Acme: writes_data from its annotations, which are right for this server.
+  const reviewed: ReviewedMcpTool[] = remote.map((t) => ({ name: t.name, description: t.description ?? "", inputSchema: t.inputSchema, outputSchema: t.outputSchema ?? null, writesData: suggestedWritesData(t.annotations) }));
+  reference = reviewed.map((t) => ({ ...deriveMcpContract(0, t, reviewed), version: 1 }));
+});
+
+afterAll(async () => {
+  await crm?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("contracts.lock.json", () => {
+  it("matches the catalog the code publishes (a difference is a change to review and commit)", () => {
+    const snapshot = buildContractsLock(reference);
+    if (process.env.UPDATE_CONTRACTS_LOCK === "1") writeFileSync(lockFile, `${JSON.stringify(snapshot, null, 2)}\n`);
+    const committed = JSON.parse(readFileSync(lockFile, "utf8")) as ContractsLock;
+    expect(snapshot).toEqual(committed);
+  });
+
+  it("never changes a published built-in version", () => {
+    const committed = JSON.parse(readFileSync(lockFile, "utf8")) as ContractsLock;
+    for (const { contract } of builtinContracts) {
+      const name = `${contract.key}@${contract.version}`;
+      if (name in committed.builtin_versions) expect(contractFingerprint(contract), `${name} was edited after publication: publish a new version instead`).toBe(committed.builtin_versions[name]);
+    }
+  });
+
+  it("gives every write tool an explicit approval policy, never a silent allow", () => {
+    const writes = buildContractsLock(reference).roles.read_write.filter((t) => t.effect === "write");
+    expect(writes.map((t) => t.tool).sort()).toEqual(["crm_acme.commit_address_change", "crm_acme.refund_payment", "crm_acme.send_email", "crm_acme.suspend_invoice_delivery"]);
+    for (const tool of writes) {
+      expect(tool.approval, `${tool.tool} has no policy`).not.toBeNull();
+      expect(tool.approval!.decision).toBe("require_approval");
+    }
+  });
+
+  it("keeps every write out of the read-only role", () => {
+    const { roles } = buildContractsLock(reference);
+    expect(roles.read.filter((t) => t.effect !== "read")).toEqual([]);
+    expect(roles.read.length).toBeGreaterThan(0);
+  });
+
+  it("fails when a new write tool lacks a policy", () => {
+    const unknownWrite: Contract = { ...reference.find((c) => c.effect === "write")!, key: "mcp_0_delete_everything", mcp: { server_id: 0, tool: "delete_everything" } };
+    const snapshot = buildContractsLock([...reference, unknownWrite]);
+    expect(snapshot.roles.read_write.find((t) => t.tool === "crm_acme.delete_everything")?.approval).toBeNull();
+  });
+});

@@ -1,0 +1,45 @@
+// The contract of one tool version (SPEC §5): what may cross the boundary, how
+// the executor must treat it, and what may come back out. Published versions
+// are immutable; an incompatible change is a new version.
+
+export type JsonSchema = Record<string, unknown>;
+
+export type ToolEffect = "read" | "write";
+/** safe: a read that may be repeated; idempotent: a write protected by an idempotency key and a status tool; never: not repeated. */
+export type RetryClass = "safe" | "idempotent" | "never";
+export type Cancellation = "abort" | "not_interruptible";
+export type ToolKind = "native" | "data" | "mcp";
+
+export interface ContractTarget {
+  type: string;
+  /** JSON pointer into the arguments of the target's id. */
+  id_pointer: string;
+  /** JSON pointer into the arguments of the version the write expects, when the service checks one. */
+  version_pointer: string | null;
+}
+
+export interface Contract {
+  key: string;
+  version: number;
+  kind: ToolKind;
+  input_schema: JsonSchema;
+  output_schema: JsonSchema;
+  effect: ToolEffect;
+  retry: RetryClass;
+  idempotency: { key_field: string } | null;
+  preview: string | null;
+  target: ContractTarget | null;
+  status_tool: string | null;
+  timeout_ms: number;
+  max_argument_bytes: number;
+  /** JSON pointers of the result fields allowed out; everything else is cut. Arrays are walked through. */
+  result_view: string[];
+  cancellation: Cancellation;
+  /** For MCP tools: where the call goes (the server row and the tool's own name there). */
+  mcp: { server_id: number; tool: string } | null;
+}
+
+/** `key@version` — the name of one exact contract version. */
+export function versionedName(contract: Pick<Contract, "key" | "version">): string {
+  return `${contract.key}@${contract.version}`;
+}

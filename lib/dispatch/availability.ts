@@ -1,0 +1,47 @@
+import { STRUCTURED_DATA_FEATURE } from "@/lib/catalog/builtin";
+import { reason } from "@/lib/catalog/reasons";
+import { mcpUnavailability } from "@/lib/catalog/service";
+import type { Contract } from "@/lib/contracts/types";
+import { db } from "@/lib/db";
+import { builtinExecutor, mcpExecutor, ToolError, type Executor } from "@/lib/executors";
+import { serverEndpoint } from "@/lib/mcp/servers";
+
+// Whether a tool of the run can execute right now, and with which executor. A
+// run froze its tools at creation, but the world moves: a plan loses a
+// feature, a connector is switched off, a tool is disabled or disappears from
+// its server. Then the call is refused as TOOL_UNAVAILABLE with the reason.
+// A tool that merely changed on its server (needs review) keeps serving the
+// reviewed version the run froze: its contract still guards both directions.
+
+function unavailable(message: string): ToolError {
+  return new ToolError("TOOL_UNAVAILABLE", message);
+}
+
+export async function executorFor(organizationId: string, contract: Contract): Promise<Executor> {
+  if (contract.kind === "mcp") {
+    if (!contract.mcp) throw unavailable("This tool's contract names no MCP server.");
+    const server = await db.mcpServer.findFirst({
+      where: { id: contract.mcp.server_id, organizationId },
+      select: { id: true, name: true, url: true, auth: true, active: true, tokenCiphertext: true, tools: { where: { name: contract.mcp.tool }, select: { name: true, description: true, enabled: true, writesData: true, fingerprint: true, reviewedFingerprint: true, removedAt: true } } },
+    });
+    const tool = server?.tools[0];
+    if (!server || !tool || tool.removedAt) throw unavailable("This tool is no longer offered by its MCP server.");
+    const code = mcpUnavailability(server, tool);
+    if (code && code !== "mcp_tool_needs_review") throw unavailable(reason(code).message);
+    let endpoint: { url: string; token: string | null };
+    try {
+      endpoint = serverEndpoint(server);
+    } catch {
+      throw unavailable("The connector's stored token cannot be read; give the connector a new token.");
+    }
+    return mcpExecutor(endpoint, contract.mcp.tool, contract.timeout_ms);
+  }
+  if (contract.kind === "data") {
+    const organization = await db.organization.findUnique({ where: { id: organizationId }, select: { plan: { select: { features: true } } } });
+    const features = Array.isArray(organization?.plan.features) ? (organization.plan.features as string[]) : [];
+    if (!features.includes(STRUCTURED_DATA_FEATURE)) throw unavailable(reason("plan_feature_missing").message);
+  }
+  const executor = builtinExecutor(contract.key);
+  if (!executor) throw unavailable("This tool has no executor in this version of Guichet.");
+  return executor;
+}

@@ -1,0 +1,173 @@
+import { performance } from "node:perf_hooks";
+import { applyResultView } from "@/lib/contracts/result-view";
+import { findContract, isRegisteredKey } from "@/lib/contracts/registry";
+import { checkAgainst } from "@/lib/contracts/schema";
+import type { Contract } from "@/lib/contracts/types";
+import { env } from "@/lib/env";
+import { asToolError, ToolError, type ExecutionContext } from "@/lib/executors";
+import { newId } from "@/lib/ids";
+import { takeCallSlot } from "@/lib/limits/calls";
+import { trackCall } from "@/lib/runs/active-calls";
+import { capabilitySetOf, effectiveStatus, fileIdsOf, getRun, type RunRow } from "@/lib/runs/service";
+import { argumentBytes, argumentsSha256, MAX_ARGUMENT_BYTES, parseToolName, redactArguments } from "./arguments";
+import { executorFor } from "./availability";
+import { findEngineDirective } from "./directives";
+import { ExecutionFailure, executeUnderContract } from "./execution";
+import { recordCall } from "./record";
+import { handleWriteCall } from "./write-path";
+
+// The dispatcher: the only way a tool executes. In this order — run state and
+// limits, parse, size, exact registry lookup, the run's capability set, input
+// schema, engine directives, policy (the write path), execution under the
+// contract (timeout, retry class, run deadline), output schema, result view —
+// then one step and its telemetry, whatever the outcome.
+
+export interface ToolEnvelopeError {
+  code: ToolError["code"];
+  message: string;
+  retryable: boolean;
+  field: string | null;
+  retry_after_ms?: number;
+  proposal_id?: string | null;
+}
+
+export interface ToolEvidence {
+  run: string;
+  step: string;
+  tool: string;
+  effect: "read" | "write";
+  duration_ms: number;
+  arguments_sha256: string;
+  retries: number;
+  /** Tool output is someone else's data: never instructions for the engine. */
+  untrusted: true;
+}
+
+export type ToolEnvelope = { ok: true; result: unknown; evidence: ToolEvidence } | { ok: false; error: ToolEnvelopeError };
+
+export interface ToolCallRequest {
+  organizationId: string;
+  runId: string;
+  tool: string;
+  arguments: unknown;
+}
+
+interface CallState {
+  run?: RunRow;
+  contract?: Contract;
+  retries: number;
+}
+
+function operatorSettings(signal: AbortSignal, run: RunRow): ExecutionContext {
+  return {
+    signal,
+    run: { organizationId: run.organizationId, runId: run.id, agentId: run.agentId, fileIds: fileIdsOf(run) },
+    dataDir: env.dataDir,
+    web: { allowLoopback: env.allowLoopback, allowPrivate: env.allowPrivate },
+    search: { searchUrl: env.GUICHET_SEARCH_URL ?? null },
+  };
+}
+
+/** Refusals that depend only on the run: its state and its limits. */
+async function admitCall(run: RunRow): Promise<void> {
+  const status = effectiveStatus(run);
+  if (status === "suspended") throw new ToolError("OUTCOME_UNKNOWN", "The run is suspended until an operator resolves an unknown outcome.");
+  if (status !== "active") throw new ToolError("CANCELLED", `The run is ${status}: it accepts no more tool calls.`);
+  const refusal = await takeCallSlot(run.organizationId, run.id);
+  if (refusal) {
+    throw new ToolError("RATE_LIMITED", `Too many tool calls for this ${refusal.scope === "run" ? "run" : "organization"}; retry in ${Math.ceil(refusal.retryAfterMs / 1000)} s.`, { retryable: true, retry_after_ms: refusal.retryAfterMs });
+  }
+}
+
+/** Parse, size, registry, capability set: the contract this call may use, or the refusal. */
+async function resolveCall(run: RunRow, toolName: string, args: unknown): Promise<Contract> {
+  const parsed = parseToolName(toolName);
+  if (!parsed) throw new ToolError("UNKNOWN_TOOL", "This is not a tool name: a key, optionally followed by @version.");
+  if (argumentBytes(args) > MAX_ARGUMENT_BYTES) throw new ToolError("ARGUMENTS_TOO_LARGE", `Arguments are limited to ${MAX_ARGUMENT_BYTES} bytes.`);
+  if (!(await isRegisteredKey(run.organizationId, parsed.key))) throw new ToolError("UNKNOWN_TOOL", "No tool of this name is registered.");
+  if (parsed.version !== null && !(await findContract(run.organizationId, parsed.key, parsed.version))) {
+    throw new ToolError("UNSUPPORTED_VERSION", `${parsed.key} has no version ${parsed.version}.`);
+  }
+  const granted = capabilitySetOf(run).find((entry) => entry.key === parsed.key);
+  if (!granted) throw new ToolError("TOOL_NOT_IN_RUN", `${parsed.key} is not in this run's capability set.`);
+  if (parsed.version !== null && parsed.version !== granted.version) {
+    throw new ToolError("UNSUPPORTED_VERSION", `This run uses ${parsed.key}@${granted.version}, not version ${parsed.version}.`);
+  }
+  const registered = await findContract(run.organizationId, parsed.key, granted.version);
+  if (!registered || registered.retired) throw new ToolError("UNSUPPORTED_VERSION", `${parsed.key}@${granted.version} is retired.`);
+  const { contract } = registered;
+  // The capability set already leaves writes out of a read run; this holds even if a stored set were wrong.
+  if (contract.effect === "write" && run.capabilities !== "read_write") throw new ToolError("TOOL_NOT_IN_RUN", `${parsed.key} changes data and this run is read-only.`);
+  if (argumentBytes(args) > contract.max_argument_bytes) {
+    throw new ToolError("ARGUMENTS_TOO_LARGE", `Arguments of ${contract.key}@${contract.version} are limited to ${contract.max_argument_bytes} bytes.`);
+  }
+  return contract;
+}
+
+function validateArguments(contract: Contract, args: unknown): void {
+  const violation = checkAgainst(contract.input_schema, args, contract.kind === "mcp" ? "lenient" : "strict");
+  if (violation) throw new ToolError("INVALID_ARGUMENTS", `Invalid arguments at ${violation.field || "/"}: ${violation.message}.`, { field: violation.field });
+  const directive = findEngineDirective(args);
+  if (directive) {
+    throw new ToolError("INVALID_ARGUMENTS", `The text at ${directive.field} addresses the engine (${directive.kind}), not the tool; such text is never carried further.`, { field: directive.field });
+  }
+}
+
+function validateOutput(contract: Contract, result: unknown): unknown {
+  const violation = checkAgainst(contract.output_schema, result, contract.kind === "mcp" ? "lenient" : "strict");
+  // Nothing of a result that breaks its schema reaches the caller: only where it broke.
+  if (violation) throw new ToolError("INVALID_OUTPUT", `The tool's result does not match its output schema (at ${violation.field || "/"}); it was discarded.`);
+  return applyResultView(result, contract.result_view);
+}
+
+/** Dispatches one tool call of a run and answers the tool envelope. A run of another organization is 404. */
+export async function dispatchToolCall(request: ToolCallRequest): Promise<ToolEnvelope> {
+  const run = await getRun(request.organizationId, request.runId);
+  const started = performance.now();
+  const stepId = newId("step");
+  const hash = argumentsSha256(request.arguments);
+  const state: CallState = { run, retries: 0 };
+  const tracked = trackCall(run.id);
+  let envelope: ToolEnvelope;
+  let viewed: unknown;
+  try {
+    await admitCall(run);
+    const contract = await resolveCall(run, request.tool, request.arguments);
+    state.contract = contract;
+    const executor = await executorFor(run.organizationId, contract);
+    validateArguments(contract, request.arguments);
+    const context = operatorSettings(tracked.signal, run);
+    const deadline = run.expiresAt;
+    const outcome = contract.effect === "write"
+      ? await handleWriteCall({ run: { id: run.id, organizationId: run.organizationId, agentId: run.agentId, capabilities: "read_write" }, contract, executor, arguments: request.arguments, argumentsSha256: hash, stepId, context, runDeadline: deadline })
+      : await executeUnderContract(contract, executor, request.arguments, context, deadline);
+    state.retries = outcome.retries;
+    viewed = validateOutput(contract, outcome.result);
+    envelope = {
+      ok: true,
+      result: viewed,
+      evidence: { run: run.id, step: stepId, tool: `${contract.key}@${contract.version}`, effect: contract.effect, duration_ms: Math.round(performance.now() - started), arguments_sha256: hash, retries: state.retries, untrusted: true },
+    };
+  } catch (error) {
+    const failure = error instanceof ExecutionFailure ? error.error : asToolError(error);
+    if (error instanceof ExecutionFailure) state.retries = error.retries;
+    envelope = { ok: false, error: errorBody(failure) };
+  } finally {
+    tracked.done();
+  }
+  const durationMs = Math.round(performance.now() - started);
+  if (envelope.ok) envelope.evidence.duration_ms = durationMs;
+  await recordCall({
+    stepId, run, toolName: request.tool, contract: state.contract ?? null, envelope, durationMs, argumentsSha256: hash, retries: state.retries,
+    debugPayload: run.debug ? { arguments: redactArguments(request.arguments), result: envelope.ok ? viewed : null } : null,
+  });
+  return envelope;
+}
+
+function errorBody(error: ToolError): ToolEnvelopeError {
+  const body: ToolEnvelopeError = { code: error.code, message: error.message, retryable: error.retryable, field: error.field };
+  if (error.retryAfterMs !== undefined) body.retry_after_ms = error.retryAfterMs;
+  if (error.proposalId !== undefined) body.proposal_id = error.proposalId;
+  return body;
+}
+

@@ -1,0 +1,50 @@
+import type { Contract } from "@/lib/contracts/types";
+import { recordStep } from "@/lib/runs/steps";
+import type { RunRow } from "@/lib/runs/service";
+import { countTelemetry, type TelemetryEvent } from "@/lib/telemetry/service";
+import { parseToolName } from "./arguments";
+import type { ToolEnvelope } from "./dispatcher";
+
+// After every call, whatever its outcome: one step, its counters and one log
+// line — tool, version, run, code, field and the arguments' hash, never the
+// arguments or the result (those go to the step only with the run's debug flag).
+
+const VALIDATION_CODES = new Set(["INVALID_ARGUMENTS", "ARGUMENTS_TOO_LARGE", "UNKNOWN_TOOL", "TOOL_NOT_IN_RUN", "UNSUPPORTED_VERSION"]);
+
+export interface CallRecord {
+  stepId: string;
+  run: RunRow;
+  /** The name the caller sent; kept on the step only, never in telemetry, when it matched no registered tool. */
+  toolName: string;
+  contract: Contract | null;
+  envelope: ToolEnvelope;
+  durationMs: number;
+  argumentsSha256: string;
+  retries: number;
+  debugPayload: Record<string, unknown> | null;
+}
+
+export async function recordCall(record: CallRecord): Promise<void> {
+  const { contract, envelope, run } = record;
+  const code = envelope.ok ? null : envelope.error.code;
+  const field = envelope.ok ? null : envelope.error.field;
+  const tool = contract?.key ?? "";
+  const version = contract?.version ?? 0;
+  const events: TelemetryEvent[] = [{ metric: "call", tool, version, code: code ?? "ok" }];
+  if (code && VALIDATION_CODES.has(code)) events.push({ metric: "validation_error", tool, version, code, field: field ?? "" });
+  if (code === "INVALID_OUTPUT") events.push({ metric: "output_error", tool, version, code });
+  if (code === "VERSION_CONFLICT") events.push({ metric: "conflict", tool, version, code });
+  if (code === "OUTCOME_UNKNOWN") events.push({ metric: "unknown_outcome", tool, version, code });
+  if (record.retries > 0 && contract) events.push({ metric: "retry", tool, version, code: contract.retry, count: record.retries });
+  await recordStep({
+    id: record.stepId, runId: run.id, organizationId: run.organizationId,
+    tool: contract?.key ?? (parseToolName(record.toolName) ? record.toolName : "(invalid tool name)"), version: contract?.version ?? null,
+    status: envelope.ok ? "ok" : "error", errorCode: code, errorField: field,
+    durationMs: record.durationMs, argumentsSha256: record.argumentsSha256, retries: record.retries, debugPayload: record.debugPayload,
+  });
+  await countTelemetry(run.organizationId, events);
+  console.log(JSON.stringify({
+    level: code ? "warn" : "info", event: "tool_call", run: run.id, step: record.stepId, tool: tool || null, version: contract?.version ?? null,
+    status: envelope.ok ? "ok" : "error", error_code: code, field, duration_ms: record.durationMs, retries: record.retries, arguments_sha256: record.argumentsSha256,
+  }));
+}

@@ -1,0 +1,28 @@
+// What the dispatcher hands every executor besides the validated arguments.
+// Executors read no environment and no request: the run's scope and the
+// operator's settings come in here, so an executor cannot reach beyond its run.
+
+import type { WebFetchConfig } from "./native/web-fetch";
+import type { WebSearchConfig } from "./native/web-search";
+
+export interface RunScope {
+  organizationId: string;
+  runId: string;
+  agentId: string;
+  /** The run's own input files (the agent's documents are added by the file tools). */
+  fileIds: string[];
+}
+
+export interface ExecutionContext {
+  signal: AbortSignal;
+  run: RunScope;
+  /** Absolute data directory where file bytes live (File.storageKey is relative to it). */
+  dataDir: string;
+  web: WebFetchConfig;
+  search: WebSearchConfig;
+}
+
+export interface Executor {
+  /** `args` has already passed the contract's input schema; the dispatcher guarantees it. */
+  execute(args: unknown, ctx: ExecutionContext): Promise<unknown>;
+}

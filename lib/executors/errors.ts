@@ -1,0 +1,63 @@
+import { ToolFailure } from "./native/errors";
+
+// The stable tool error codes of SPEC §5: same meaning for every tool, and a
+// new code is a reviewed change. Executors throw ToolError (or the native
+// executors' ToolFailure); the dispatcher turns both into the envelope.
+
+export const toolErrorCodes = [
+  "UNKNOWN_TOOL",
+  "TOOL_NOT_IN_RUN",
+  "TOOL_UNAVAILABLE",
+  "UNSUPPORTED_VERSION",
+  "INVALID_ARGUMENTS",
+  "ARGUMENTS_TOO_LARGE",
+  "APPROVAL_REQUIRED",
+  "PROPOSAL_NOT_FOUND",
+  "PROPOSAL_NOT_APPROVED",
+  "PROPOSAL_EXPIRED",
+  "PROPOSAL_CONSUMED",
+  "APPROVER_NOT_AUTHORIZED",
+  "VERSION_CONFLICT",
+  "IDEMPOTENCY_KEY_REUSED",
+  "OUTCOME_UNKNOWN",
+  "RATE_LIMITED",
+  "TIMEOUT",
+  "UPSTREAM_ERROR",
+  "INVALID_OUTPUT",
+  "CANCELLED",
+] as const;
+
+export type ToolErrorCode = (typeof toolErrorCodes)[number];
+
+export interface ToolErrorDetails {
+  retryable?: boolean;
+  /** JSON pointer into the arguments. */
+  field?: string | null;
+  retry_after_ms?: number;
+  proposal_id?: string | null;
+}
+
+export class ToolError extends Error {
+  readonly code: ToolErrorCode;
+  readonly retryable: boolean;
+  readonly field: string | null;
+  readonly retryAfterMs?: number;
+  readonly proposalId?: string | null;
+
+  constructor(code: ToolErrorCode, message: string, details: ToolErrorDetails = {}) {
+    super(message);
+    this.name = "ToolError";
+    this.code = code;
+    this.retryable = details.retryable ?? false;
+    this.field = details.field ?? null;
+    if (details.retry_after_ms !== undefined) this.retryAfterMs = details.retry_after_ms;
+    if (details.proposal_id !== undefined) this.proposalId = details.proposal_id;
+  }
+}
+
+/** Anything an executor threw, as a ToolError. Unexpected exceptions never show their text. */
+export function asToolError(error: unknown): ToolError {
+  if (error instanceof ToolError) return error;
+  if (error instanceof ToolFailure) return new ToolError(error.code, error.message, { retryable: error.retryable, field: error.field ?? null });
+  return new ToolError("UPSTREAM_ERROR", "The tool failed unexpectedly.", { retryable: false });
+}

@@ -1,0 +1,74 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { db } from "@/lib/db";
+import { ToolFailure } from "../native/errors";
+import type { ExecutionContext } from "../context";
+import { pdfPageCount, pdfText } from "./pdf-text";
+
+// The files a run may read: its own input files and its agent's documents,
+// in its organization, not expired. Nothing else is reachable by id.
+
+export interface RunFile {
+  id: string;
+  filename: string;
+  mimeType: string;
+  bytes: number;
+  sha256: string;
+  storageKey: string;
+  source: "run" | "agent_document";
+}
+
+export async function runFiles(ctx: ExecutionContext): Promise<RunFile[]> {
+  const { organizationId, fileIds, agentId } = ctx.run;
+  const rows = await db.file.findMany({
+    where: {
+      organizationId,
+      OR: [{ id: { in: fileIds } }, { agentId }],
+      AND: [{ OR: [{ expiresAt: null }, { expiresAt: { gt: new Date() } }] }],
+    },
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    select: { id: true, filename: true, mimeType: true, bytes: true, sha256: true, storageKey: true, agentId: true },
+  });
+  return rows.map(({ agentId: owner, ...row }) => ({ ...row, source: owner === agentId ? "agent_document" : "run" }));
+}
+
+export async function runFile(ctx: ExecutionContext, fileId: string, field = "/file_id"): Promise<RunFile> {
+  const file = (await runFiles(ctx)).find((f) => f.id === fileId);
+  if (!file) throw new ToolFailure("INVALID_ARGUMENTS", "No file with this id is available to this run.", { field });
+  return file;
+}
+
+async function fileBytes(ctx: ExecutionContext, file: RunFile): Promise<Buffer> {
+  const root = path.resolve(ctx.dataDir);
+  const location = path.resolve(root, file.storageKey);
+  // A storage key is ours, but a path that leaves the data directory is never read.
+  if (!location.startsWith(root + path.sep)) throw new ToolFailure("TOOL_UNAVAILABLE", "The file's storage location is invalid.");
+  try {
+    return await readFile(location, { signal: ctx.signal });
+  } catch (error) {
+    if ((error as { name?: string }).name === "AbortError") throw new ToolFailure("CANCELLED", "The tool call was cancelled.");
+    throw new ToolFailure("TOOL_UNAVAILABLE", "The file's content is missing from storage.");
+  }
+}
+
+export interface FileText {
+  text: string;
+  pages: number | null;
+}
+
+const textCache = new Map<string, FileText>();
+const CACHE_LIMIT = 32;
+
+/** The file's text (UTF-8 for text types, the small PDF reader for PDFs), cached by checksum. */
+export async function fileText(ctx: ExecutionContext, file: RunFile): Promise<FileText> {
+  const cached = textCache.get(file.sha256);
+  if (cached) return cached;
+  const bytes = await fileBytes(ctx, file);
+  const result: FileText =
+    file.mimeType === "application/pdf"
+      ? { text: pdfText(bytes), pages: pdfPageCount(bytes) }
+      : { text: new TextDecoder("utf-8").decode(bytes).replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n"), pages: null };
+  if (textCache.size >= CACHE_LIMIT) textCache.delete(textCache.keys().next().value as string);
+  textCache.set(file.sha256, result);
+  return result;
+}

@@ -1,0 +1,124 @@
+import { createHash } from "node:crypto";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { pinnedFetch } from "@/lib/net/pinned-fetch";
+import { UrlNotAllowedError, type UrlPolicy } from "@/lib/net/ssrf";
+import { truncateText } from "./native/upstream";
+import { ToolFailure } from "./native/errors";
+import { ToolError } from "./errors";
+
+// Calls one tool of a connected MCP server over Streamable HTTP. Every outcome
+// becomes either the tool's structured result or a typed ToolError: the
+// caller never sees a transport exception, an upstream stack or raw error text
+// longer than a sentence. Output validation is the dispatcher's job.
+
+export interface McpCallTarget {
+  url: string;
+  /** Bearer token for servers with an organization token; null for `auth: none`. */
+  token: string | null;
+  /** The tool's own name on the server (not the catalog key). */
+  tool: string;
+  net: UrlPolicy;
+}
+
+export const MAX_TEXT_RESULT_CHARS = 20_000;
+
+const clients = new Map<string, Promise<Client>>();
+
+function poolKey(target: McpCallTarget): string {
+  return createHash("sha256").update(`${target.url}\n${target.token ?? ""}`).digest("hex");
+}
+
+async function connectedClient(target: McpCallTarget, signal: AbortSignal): Promise<Client> {
+  const key = poolKey(target);
+  let pending = clients.get(key);
+  if (!pending) {
+    pending = (async () => {
+      const client = new Client({ name: "guichet", version: "0.1.0" });
+      const transport = new StreamableHTTPClientTransport(new URL(target.url), {
+        // Each request is checked under the SSRF rules and connects only to the checked address.
+        fetch: pinnedFetch(target.net),
+        reconnectionOptions: { maxReconnectionDelay: 1000, initialReconnectionDelay: 100, reconnectionDelayGrowFactor: 2, maxRetries: 0 },
+        requestInit: target.token ? { headers: { authorization: `Bearer ${target.token}` } } : undefined,
+      });
+      await client.connect(transport, { signal });
+      return client;
+    })();
+    clients.set(key, pending);
+    pending.catch(() => clients.delete(key));
+  }
+  return pending;
+}
+
+function forget(target: McpCallTarget): void {
+  const key = poolKey(target);
+  const pending = clients.get(key);
+  clients.delete(key);
+  pending?.then((client) => client.close()).catch(() => undefined);
+}
+
+/** Closes every pooled connection (tests, benchmarks, shutdown). */
+export async function closeMcpClients(): Promise<void> {
+  const all = [...clients.values()];
+  clients.clear();
+  await Promise.all(all.map((p) => p.then((c) => c.close()).catch(() => undefined)));
+}
+
+export async function callMcpTool(target: McpCallTarget, args: unknown, options: { signal: AbortSignal; timeoutMs: number }): Promise<unknown> {
+  let result: CallToolResult;
+  try {
+    const client = await connectedClient(target, options.signal);
+    result = (await client.request(
+      { method: "tools/call", params: { name: target.tool, arguments: args as Record<string, unknown> } },
+      CallToolResultSchema,
+      { signal: options.signal, timeout: options.timeoutMs },
+    )) as CallToolResult;
+  } catch (error) {
+    const failure = transportFailure(error, options.signal);
+    if (failure.code === "UPSTREAM_ERROR" || failure.code === "TOOL_UNAVAILABLE") forget(target);
+    throw failure;
+  }
+  if (result.isError) throw upstreamRefusal(result);
+  if (result.structuredContent !== undefined) return result.structuredContent;
+  // A server without an output schema answers text: one bounded string field.
+  const text = result.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("\n");
+  return { text: truncateText(text, MAX_TEXT_RESULT_CHARS) };
+}
+
+function transportFailure(error: unknown, signal: AbortSignal): ToolFailure {
+  if (signal.aborted) return new ToolFailure("CANCELLED", "The tool call was cancelled.");
+  if (error instanceof UrlNotAllowedError) return new ToolFailure("TOOL_UNAVAILABLE", `The connector's address is refused: ${error.message}`);
+  if (error instanceof McpError) {
+    if (error.code === ErrorCode.RequestTimeout) return new ToolFailure("TIMEOUT", "The MCP server did not answer in time.", { retryable: true });
+    if (error.code === ErrorCode.InvalidParams || error.code === ErrorCode.MethodNotFound) {
+      return new ToolFailure("UPSTREAM_ERROR", "The MCP server refused the call: it no longer offers this tool in this shape.");
+    }
+    return new ToolFailure("UPSTREAM_ERROR", `The MCP server answered with an error (${error.code}).`, { retryable: error.code === ErrorCode.InternalError });
+  }
+  if (error instanceof StreamableHTTPError) {
+    const status = error.code ?? 0;
+    if (status === 401 || status === 403) return new ToolFailure("TOOL_UNAVAILABLE", `The MCP server refused Guichet's credentials (HTTP ${status}).`);
+    return new ToolFailure("UPSTREAM_ERROR", `The MCP server answered HTTP ${status}.`, { retryable: status >= 500 || status === 429 });
+  }
+  if (error && typeof error === "object" && (error as { name?: string }).name === "ZodError") {
+    return new ToolFailure("UPSTREAM_ERROR", "The MCP server's answer is not a valid tool result.");
+  }
+  return new ToolFailure("UPSTREAM_ERROR", "The MCP server could not be reached or closed the connection.", { retryable: true });
+}
+
+function upstreamRefusal(result: CallToolResult): ToolError {
+  const body = result.structuredContent as { error?: { code?: unknown; message?: unknown; retryable?: unknown; field?: unknown } } | undefined;
+  const error = body?.error;
+  const code = typeof error?.code === "string" ? error.code : "ERROR";
+  const message = truncateText(typeof error?.message === "string" ? error.message : textOf(result) || "The tool reported an error.", 300);
+  const field = typeof error?.field === "string" && error.field.startsWith("/") ? error.field : undefined;
+  if (code === "INVALID_ARGUMENTS" || code === "VERSION_CONFLICT" || code === "IDEMPOTENCY_KEY_REUSED") {
+    return new ToolError(code, message, { field: field ?? null, retryable: false });
+  }
+  return new ToolError("UPSTREAM_ERROR", `The service refused the call (${truncateText(code, 60)}): ${message}`, { retryable: error?.retryable === true, field: field ?? null });
+}
+
+function textOf(result: CallToolResult): string {
+  return result.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join(" ");
+}

@@ -1,0 +1,32 @@
+import { z } from "zod";
+import type { Prisma } from "@/lib/db";
+
+// The run as stored, and the facts derived from it without a database: pure,
+// so the endpoint declarations (and the method table the proxy builds from
+// them) never pull the database client in.
+
+export const runSelect = {
+  id: true, organizationId: true, agentId: true, status: true, capabilities: true, instructions: true, capabilitySet: true,
+  warnings: true, fileIds: true, debug: true, expiresAt: true, createdAt: true, updatedAt: true,
+} as const;
+export type RunRow = Prisma.RunGetPayload<{ select: typeof runSelect }>;
+
+export type RunStatus = "active" | "suspended" | "cancelled" | "completed" | "expired";
+
+export const CapabilityEntry = z.object({ key: z.string(), version: z.number().int().positive(), effect: z.enum(["read", "write"]) });
+export type CapabilityEntry = z.infer<typeof CapabilityEntry>;
+export const CapabilitySet = z.array(CapabilityEntry);
+
+/** The status a run has now: an active run past its deadline is expired, whether or not anyone wrote it down. */
+export function effectiveStatus(run: Pick<RunRow, "status" | "expiresAt">, now = new Date()): RunStatus {
+  if ((run.status === "active" || run.status === "suspended") && run.expiresAt <= now) return "expired";
+  return run.status as RunStatus;
+}
+
+export function capabilitySetOf(run: Pick<RunRow, "capabilitySet">): CapabilityEntry[] {
+  return CapabilitySet.catch([]).parse(run.capabilitySet);
+}
+
+export function fileIdsOf(run: Pick<RunRow, "fileIds">): string[] {
+  return z.array(z.string()).catch([]).parse(run.fileIds);
+}

@@ -1,0 +1,89 @@
+import { z } from "zod";
+import { principalId, type Principal } from "@/lib/auth/principal";
+import { db, Prisma, type DbOrTx } from "@/lib/db";
+import { ApiError, notFound } from "@/lib/http/errors";
+import { afterCursor } from "@/lib/http/validation";
+import { newId } from "@/lib/ids";
+import { abortRunCalls } from "./active-calls";
+import { resolveCapabilitySet, type RunWarning } from "./capabilities";
+import { effectiveStatus, runSelect, type RunRow } from "./model";
+import type { RunCreateBody, RunListQuery } from "./api";
+
+export { capabilitySetOf, effectiveStatus, fileIdsOf, runSelect, type RunRow, type RunStatus } from "./model";
+
+// Runs: an agent's unit of work, with its capability set frozen at creation
+// and a deadline (`expires_at`) that bounds every call and every retry.
+
+export const RUN_TTL_MS = 60 * 60 * 1000;
+
+export async function createRun(principal: Principal, body: RunCreateBody, tx: DbOrTx = db): Promise<{ run: RunRow; warnings: RunWarning[] }> {
+  const { organizationId } = principal;
+  const agent = await tx.agent.findFirst({ where: { id: body.agent, organizationId }, select: { id: true, active: true, instructions: true, tools: true, _count: { select: { documents: true } } } });
+  if (!agent) throw notFound("Agent");
+  if (!agent.active) throw new ApiError("agent_inactive", "This agent is inactive: it refuses every run.");
+  const fileIds = [...new Set(body.files ?? [])];
+  await assertRunFiles(organizationId, fileIds, tx);
+  const capabilities = body.capabilities ?? "read";
+  const { capabilitySet, warnings } = await resolveCapabilitySet({
+    organizationId,
+    agentTools: z.array(z.string()).catch([]).parse(agent.tools),
+    withFileTools: fileIds.length > 0 || agent._count.documents > 0,
+    capabilities,
+  }, tx);
+  // The agent's instructions always apply; the run's own come after them, never instead.
+  const instructions = [agent.instructions, body.instructions].filter((text): text is string => Boolean(text && text.trim())).join("\n\n");
+  const now = new Date();
+  const run = await tx.run.create({
+    data: {
+      id: newId("run"), organizationId, agentId: agent.id, status: "active", capabilities, instructions,
+      capabilitySet: capabilitySet as unknown as Prisma.InputJsonArray, warnings: warnings as unknown as Prisma.InputJsonArray,
+      fileIds, debug: body.debug ?? false, expiresAt: new Date(now.getTime() + RUN_TTL_MS),
+      apiKeyId: principal.kind === "apiKey" ? principal.apiKeyId : null,
+      memberId: principal.kind === "member" ? principalId(principal) : null,
+    },
+    select: runSelect,
+  });
+  return { run, warnings };
+}
+
+async function assertRunFiles(organizationId: string, fileIds: string[], tx: DbOrTx): Promise<void> {
+  if (fileIds.length === 0) return;
+  const found = await tx.file.findMany({
+    where: { organizationId, id: { in: fileIds }, agentId: null, OR: [{ expiresAt: null }, { expiresAt: { gt: new Date() } }] },
+    select: { id: true },
+  });
+  const known = new Set(found.map((f) => f.id));
+  const errors = fileIds.flatMap((id, index) => (known.has(id) ? [] : [{ field: `files[${index}]`, code: "not_found", message: `No file ${id}.` }]));
+  if (errors.length) throw new ApiError("invalid_parameter", errors.length === 1 ? errors[0].message : "Some files do not exist.", { errors });
+}
+
+export async function getRun(organizationId: string, runId: string, tx: DbOrTx = db): Promise<RunRow> {
+  const run = await tx.run.findFirst({ where: { id: runId, organizationId }, select: runSelect });
+  if (!run) throw notFound("Run");
+  return run;
+}
+
+/** One page of the organization's runs, newest first (limit + 1 rows, for `page`). */
+export async function listRuns(organizationId: string, query: RunListQuery, tx: DbOrTx = db): Promise<RunRow[]> {
+  return tx.run.findMany({
+    where: { organizationId, ...(query.agent ? { agentId: query.agent } : {}), ...afterCursor(query.cursor) },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: query.limit + 1,
+    select: runSelect,
+  });
+}
+
+/**
+ * Cancels a run: no further call is accepted, and this instance's calls in
+ * flight are aborted. Cancelling a cancelled run is a no-op; a run that already
+ * ended otherwise (expired, completed) cannot be cancelled.
+ */
+export async function cancelRun(organizationId: string, runId: string): Promise<{ run: RunRow; stoppedCalls: number }> {
+  const run = await getRun(organizationId, runId);
+  const status = effectiveStatus(run);
+  if (status === "cancelled") return { run, stoppedCalls: 0 };
+  if (status !== "active" && status !== "suspended") throw new ApiError("conflict", `This run is ${status}: there is nothing left to cancel.`, { reason: { status } });
+  const updated = await db.run.updateMany({ where: { id: run.id, organizationId, status: { in: ["active", "suspended"] } }, data: { status: "cancelled" } });
+  if (updated.count === 0) return cancelRun(organizationId, runId);
+  return { run: await getRun(organizationId, runId), stoppedCalls: abortRunCalls(run.id) };
+}
