@@ -8,7 +8,7 @@ import { Field, TextInput } from "@/components/ui/field";
 import { ApiClientError, apiFetch } from "@/lib/client/api";
 import { queryKeys } from "@/lib/client/query-keys";
 import type { McpServerObject } from "@/lib/mcp/api";
-import { authLabels } from "./labels";
+import { authLabels, urlRefusalLabels } from "./labels";
 
 /** Adding a server: name, Streamable HTTP URL, auth mode and, for org_token, the token (sent once, never shown again). */
 export function ServerForm() {
@@ -25,6 +25,8 @@ export function ServerForm() {
     onError: (e) => setError(e instanceof ApiClientError ? e : undefined),
   });
 
+  const urlRefusal = error?.code === "url_not_allowed" ? error.errors.find((e) => e.field === "url")?.code : undefined;
+
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
@@ -38,7 +40,7 @@ export function ServerForm() {
       <Field label="Nom" error={error?.fieldMessage("name")}>
         {({ id, describedBy, invalid }) => <TextInput id={id} name="name" maxLength={100} placeholder="CRM Acme" aria-describedby={describedBy} invalid={invalid} />}
       </Field>
-      <Field label="URL MCP (Streamable HTTP)" error={error?.fieldMessage("url")} hint="Par exemple https://crm.example.com/mcp. Les adresses internes et de métadonnées sont refusées.">
+      <Field label="URL MCP (Streamable HTTP)" error={urlRefusal ? (urlRefusalLabels[urlRefusal] ?? error?.message) : error?.fieldMessage("url")} hint="Par exemple https://crm.example.com/mcp. Les adresses internes et de métadonnées sont refusées.">
         {({ id, describedBy, invalid }) => <TextInput id={id} name="url" type="url" placeholder="https://…/mcp" aria-describedby={describedBy} invalid={invalid} />}
       </Field>
       <Field label="Authentification" error={error?.fieldMessage("auth")}>

@@ -77,7 +77,7 @@ function ToolCard({ serverId, tool, onChanged }: { serverId: number; tool: McpTo
           {tool.changes.map((change) => (
             <div key={change.field} className="space-y-1">
               <p className="text-xs font-semibold uppercase tracking-wide text-slate-500">{fieldLabels[change.field]}</p>
-              <div className={`grid gap-2 ${tool.reviewed_at ? "md:grid-cols-2" : ""}`}>
+              <div className={`grid min-w-0 gap-2 ${tool.reviewed_at ? "md:grid-cols-2" : ""}`}>
                 {tool.reviewed_at && <div><p className="text-xs text-slate-500">Avant</p><JsonBlock label={`${fieldLabels[change.field]} avant`} value={change.before} /></div>}
                 <div>{tool.reviewed_at && <p className="text-xs text-slate-500">Après</p>}<JsonBlock label={`${fieldLabels[change.field]} ${tool.reviewed_at ? "après" : ""}`} value={change.after} /></div>
               </div>
