@@ -1,4 +1,5 @@
 import type { BenchScenario } from "./bench";
+import { catalogScenario } from "./bench-catalog";
 
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 
@@ -8,4 +9,5 @@ export const benchScenarios: BenchScenario[] = [
     name: "GET /v1/models (API key, scopes, rate limit, database)",
     prepare: async (_stack, key) => ({ path: "/v1/models", headers: bearer(key) }),
   },
+  catalogScenario,
 ];
