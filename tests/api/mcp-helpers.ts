@@ -48,9 +48,10 @@ export async function catalogEntry(tenant: Tenant, key: string) {
   return (await catalog(tenant)).find((entry) => entry.key === key);
 }
 
-/** A local HTTP peer that is not an MCP server: answers every request with `body`. */
-export async function garbageServer(body: string, type = "application/json"): Promise<{ url: string; close(): void }> {
+/** A local HTTP peer that is not an MCP server: answers every request with `body`, or never answers (null). */
+export async function garbageServer(body: string | null, type = "application/json"): Promise<{ url: string; close(): void }> {
   const server = http.createServer((_req, res) => {
+    if (body === null) return;
     res.writeHead(200, { "content-type": type });
     res.end(body);
   });

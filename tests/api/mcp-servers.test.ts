@@ -181,6 +181,7 @@ describe("sync and review over the real protocol", () => {
     ["a dead URL", async () => ({ url: "http://127.0.0.1:9/mcp", close() {} }), "unreachable"],
     ["a server answering garbage JSON", () => garbageServer('{"hello":"world"}'), "protocol"],
     ["a server answering HTML", () => garbageServer("<html>Bienvenue</html>", "text/html"), "protocol"],
+    ["a server that never answers (10 s deadline)", () => garbageServer(null), "timeout"],
   ])("fails the sync against %s with a clear error and loses nothing", async (_label, start, kind) => {
     const before = await storedTools(id);
     const peer = await start();
