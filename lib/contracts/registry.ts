@@ -32,10 +32,21 @@ export async function findContract(organizationId: string, key: string, version:
   return { contract, retired: false };
 }
 
-/** True when the key names a tool of the registry at all (some version, possibly retired). */
+const MCP_KEY = /^mcp_([0-9]{1,9})_(.+)$/;
+
+/**
+ * True when the key names a tool of the organization's registry: a built-in
+ * tool, an MCP tool with a published contract, or one of its connectors' tools
+ * whose contract is not published yet (still a known tool, just not one a run
+ * can carry). Rows are matched exactly; nothing is derived from the name but
+ * the two values of the lookup.
+ */
 export async function isRegisteredKey(organizationId: string, key: string, tx: DbOrTx = db): Promise<boolean> {
   if (isBuiltinKey(key)) return true;
-  return (await tx.toolContract.count({ where: { organizationId, key } })) > 0;
+  if ((await tx.toolContract.count({ where: { organizationId, key } })) > 0) return true;
+  const mcp = MCP_KEY.exec(key);
+  if (!mcp) return false;
+  return (await tx.mcpTool.count({ where: { organizationId, serverId: Number(mcp[1]), name: mcp[2], removedAt: null } })) > 0;
 }
 
 /** The latest published version of a key, what a new run freezes. */
