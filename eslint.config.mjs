@@ -17,6 +17,11 @@ const config = [
     files: ["tests/**", "**/*.test.ts", "e2e/**"],
     rules: { "@typescript-eslint/no-explicit-any": "off" },
   },
+  {
+    // Playwright fixtures call `use`, which is not React's hook.
+    files: ["e2e/**"],
+    rules: { "react-hooks/rules-of-hooks": "off" },
+  },
 ];
 
 export default config;

@@ -27,7 +27,6 @@ function readStack(): Stack {
 }
 
 export const test = base.extend<Fixtures>({
-  // eslint-disable-next-line no-empty-pattern
   stack: async ({}, use) => use(readStack()),
   pageAs: async ({ browser }, use) => {
     const contexts: Awaited<ReturnType<typeof browser.newContext>>[] = [];
