@@ -29,8 +29,16 @@ export interface McpServerRow {
   tools: { fingerprint: string; reviewedFingerprint: string | null }[];
 }
 
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
 export function serializeServer(server: McpServerRow): McpServerObject {
-  const lastError = server.lastSyncError ? SyncErrorObject.safeParse(JSON.parse(server.lastSyncError)) : null;
+  const lastError = server.lastSyncError ? SyncErrorObject.safeParse(parseJson(server.lastSyncError)) : null;
   return {
     id: server.id,
     name: server.name,
