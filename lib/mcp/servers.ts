@@ -4,6 +4,7 @@ import { ApiError, notFound } from "@/lib/http/errors";
 import { assertPublicUrl, UrlNotAllowedError } from "@/lib/net/ssrf";
 import { isoOffset, isoOffsetOrNull } from "@/lib/time";
 import { McpAuthMode, SyncErrorObject, type McpServerCreateBody, type McpServerObject, type McpServerUpdateBody } from "./api";
+import { McpFailure, type McpEndpoint } from "./remote";
 import { decryptSecret, encryptSecret } from "./secrets";
 
 // MCP servers of an organization: create, read, update, delete. Every query is
@@ -125,6 +126,12 @@ export async function deleteServer(organizationId: string, id: number, tx: DbOrT
 }
 
 /** Where and how to reach a server: the URL and the decrypted organization token, if any. */
-export function serverEndpoint(server: Pick<McpServerRow, "url" | "tokenCiphertext">): { url: string; token: string | null } {
-  return { url: server.url, token: server.tokenCiphertext ? decryptSecret(server.tokenCiphertext) : null };
+export function serverEndpoint(server: Pick<McpServerRow, "url" | "tokenCiphertext">): McpEndpoint {
+  if (!server.tokenCiphertext) return { url: server.url, token: null };
+  try {
+    return { url: server.url, token: decryptSecret(server.tokenCiphertext) };
+  } catch {
+    // The encryption key changed since the token was stored: the token is lost, not the connector.
+    throw new McpFailure("unauthorized", "The stored token can no longer be decrypted (the encryption key changed): give the connector its token again.");
+  }
 }

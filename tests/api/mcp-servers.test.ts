@@ -58,6 +58,15 @@ describe("connecting a server", () => {
     expect((await syncServer(acme, id)).status).toBe(200);
   });
 
+  it("fails the sync clearly when the stored token can no longer be decrypted", async () => {
+    const id = await connectServer(acme, { name: "CRM clé perdue", url: tokenCrm.url, auth: "org_token", token: "crm-org-token-123" });
+    await (await testDb()).mcpServer.update({ where: { id }, data: { tokenCiphertext: "v1.AAAA.BBBB.CCCC" } });
+    const response = await syncServer(acme, id);
+    expect(response.status).toBe(422);
+    expect(response.body.error).toMatchObject({ code: "mcp_sync_failed", reason: { code: "unauthorized" } });
+    expect(response.body.error.message).toContain("give the connector its token again");
+  });
+
   it.each([
     ["org_token without a token", { auth: "org_token" }, 400, "invalid_parameter", "token"],
     ["a token on a server without org_token", { auth: "none", token: "abc" }, 400, "invalid_parameter", "token"],
