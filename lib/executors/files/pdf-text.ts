@@ -25,9 +25,9 @@ export function pdfText(bytes: Buffer): string {
       continue;
     }
     const text = contentText(content);
-    if (text.trim()) parts.push(text);
+    if (text.trim()) parts.push(text.trim());
   }
-  return parts.join("\n").replace(/[ \t]+\n/g, "\n").replace(/\n{3,}/g, "\n\n").trim();
+  return parts.join("\n\n").replace(/[ \t]+\n/g, "\n").replace(/\n{3,}/g, "\n\n").trim();
 }
 
 function contentText(content: string): string {

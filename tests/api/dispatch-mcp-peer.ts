@@ -1,0 +1,84 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+
+// A small real MCP server that misbehaves on purpose, for what CRM Acme does
+// not do: a result with fields its schema does not declare (a secret, an
+// internal score), a result that breaks its schema, a tool without an output
+// schema, and a read that fails transiently before it succeeds.
+
+const tools = [
+  {
+    name: "get_profile",
+    description: "Read a profile.",
+    annotations: { readOnlyHint: true },
+    inputSchema: { type: "object", properties: { user_id: { type: "string", minLength: 1 } }, required: ["user_id"] },
+    // Open on purpose: the server may add fields; the result view keeps only the declared ones.
+    outputSchema: { type: "object", properties: { name: { type: "string" }, plan: { type: "string" } }, required: ["name", "plan"] },
+  },
+  {
+    name: "count_things",
+    description: "Count things.",
+    annotations: { readOnlyHint: true },
+    inputSchema: { type: "object", properties: {} },
+    outputSchema: { type: "object", properties: { count: { type: "integer" } }, required: ["count"] },
+  },
+  { name: "say_hello", description: "Say hello.", annotations: { readOnlyHint: true }, inputSchema: { type: "object", properties: { name: { type: "string" } } } },
+  {
+    name: "flaky_read",
+    description: "Fails once, then answers.",
+    annotations: { readOnlyHint: true },
+    inputSchema: { type: "object", properties: {} },
+    outputSchema: { type: "object", properties: { attempt: { type: "integer" } }, required: ["attempt"] },
+  },
+];
+
+export interface McpPeer {
+  url: string;
+  calls: Record<string, number>;
+  close(): Promise<void>;
+}
+
+export async function startMcpPeer(): Promise<McpPeer> {
+  const calls: Record<string, number> = {};
+  function answer(name: string): CallToolResult {
+    calls[name] = (calls[name] ?? 0) + 1;
+    switch (name) {
+      case "get_profile":
+        return { content: [], structuredContent: { name: "Camille", plan: "pro", api_token: "tok_live_SECRET", internal_score: 42 } };
+      case "count_things":
+        return { content: [], structuredContent: { count: "many", leaked: "internal" } };
+      case "say_hello":
+        return { content: [{ type: "text", text: "Bonjour Camille" }] };
+      default:
+        if (calls[name] % 2 === 1) return { isError: true, content: [{ type: "text", text: "busy" }], structuredContent: { error: { code: "BUSY", message: "Try again.", retryable: true } } };
+        return { content: [], structuredContent: { attempt: calls[name] } };
+    }
+  }
+  const server = http.createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const mcp = new Server({ name: "peer", version: "1.0.0" }, { capabilities: { tools: {} } });
+    mcp.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
+    mcp.setRequestHandler(CallToolRequestSchema, async (request) => answer(request.params.name));
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    res.on("close", () => {
+      void transport.close();
+      void mcp.close();
+    });
+    await mcp.connect(transport);
+    await transport.handleRequest(req, res, JSON.parse(Buffer.concat(chunks).toString("utf8") || "null"));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    calls,
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
