@@ -4,6 +4,7 @@ import { db } from "@/lib/db";
 import { seedDemoConnector } from "@/lib/mcp/seed";
 import { seedPolicies } from "@/lib/policies/seed";
 import { seedDemoDataBases } from "@/lib/data/seed";
+import { seedDemoAgents } from "@/lib/agents/seed";
 
 async function main() {
   await seedReferenceData();
@@ -15,6 +16,7 @@ async function main() {
   await seedDemoConnector(orgs.acme.id);
   await seedPolicies();
   await seedDemoDataBases(orgs.acme.id);
+  await seedDemoAgents(orgs.acme.id);
   console.log("Demo data is ready.");
   console.log(`  Logins (password ${DEMO_PASSWORD}): ${demoMembers.map((m) => m.email).join(", ")}`);
   console.log(`  Demo API key for Acme (also in data/demo-api-key): ${demoKey}`);

@@ -1,13 +1,22 @@
 import type { Metadata } from "next";
-import { NotBuiltYet, PageHeader } from "@/components/ui/page-header";
+import { AgentsPanel } from "@/components/agents/agents-panel";
+import { PageHeader } from "@/components/ui/page-header";
+import { requireMember } from "@/lib/auth/session";
+import { Role, scopesForRole } from "@/lib/auth/scopes";
 
 export const metadata: Metadata = { title: "Agents" };
 
-export default function Page() {
+// Développeurs › Agents: the table and the agent drawer, over the same /v1 handlers as the API.
+export default async function AgentsPage() {
+  const member = await requireMember();
+  const canWrite = scopesForRole(Role.parse(member.role)).includes("agents:write");
   return (
     <>
-      <PageHeader title="Agents" />
-      <NotBuiltYet what="La gestion des agents (tiroir d'édition, outils, documents) arrive avec le ticket « Agents »." />
+      <PageHeader
+        title="Agents"
+        description="Un agent est la configuration qu’un run exécute : instructions, modèle et outils. La console et l’API passent par le même service, avec les mêmes refus."
+      />
+      <AgentsPanel canWrite={canWrite} />
     </>
   );
 }

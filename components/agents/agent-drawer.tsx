@@ -1,0 +1,78 @@
+"use client";
+
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { toast } from "sonner";
+import { Button } from "@/components/ui/button";
+import { Drawer } from "@/components/ui/drawer";
+import type { AgentObject } from "@/lib/agents/api";
+import { queryKeys } from "@/lib/client/query-keys";
+import { AgentForm } from "./agent-form";
+import { CurlSnippet } from "./curl-snippet";
+import { DocumentsSection } from "./documents-section";
+import { deleteAgent, useCatalog, useModels } from "./queries";
+
+/** The agent drawer: create or edit every field, documents, API snippet, delete. */
+export function AgentDrawer({ open, agent, canWrite, onOpenChange, onSaved }: {
+  open: boolean;
+  /** null: a new agent. */
+  agent: AgentObject | null;
+  canWrite: boolean;
+  onOpenChange: (open: boolean) => void;
+  onSaved: (agent: AgentObject) => void;
+}) {
+  const catalog = useCatalog();
+  const models = useModels();
+  const title = agent ? agent.name : "Nouvel agent";
+  return (
+    <Drawer open={open} onOpenChange={onOpenChange} title={title} description={agent ? agent.id : "Instructions, modèle et outils qu’un run exécute."}>
+      {catalog.isPending || models.isPending ? (
+        <p className="text-sm text-slate-500">Chargement…</p>
+      ) : catalog.isError || models.isError ? (
+        <p role="alert" className="text-sm text-red-700">{(catalog.error ?? models.error)?.message}</p>
+      ) : (
+        <div className="space-y-8">
+          <AgentForm key={agent?.id ?? "new"} agent={agent} catalog={catalog.data} models={models.data} canWrite={canWrite} onSaved={onSaved} />
+          {agent && (
+            <>
+              <DocumentsSection agentId={agent.id} canWrite={canWrite} />
+              <CurlSnippet agentId={agent.id} />
+              {canWrite && <DeleteAgent agent={agent} onDeleted={() => onOpenChange(false)} />}
+            </>
+          )}
+        </div>
+      )}
+    </Drawer>
+  );
+}
+
+function DeleteAgent({ agent, onDeleted }: { agent: AgentObject; onDeleted: () => void }) {
+  const queryClient = useQueryClient();
+  const [confirming, setConfirming] = useState(false);
+  const remove = useMutation({
+    mutationFn: () => deleteAgent(agent.id),
+    onSuccess: () => {
+      toast.success(`Agent « ${agent.name} » supprimé.`);
+      queryClient.removeQueries({ queryKey: queryKeys.agents.detail(agent.id) });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.agents.all, exact: true });
+      onDeleted();
+    },
+    onError: (error) => toast.error(error.message),
+  });
+  return (
+    <section aria-labelledby="delete-title" className="space-y-2 rounded-md border border-red-200 p-4">
+      <h3 id="delete-title" className="text-sm font-semibold text-red-800">Supprimer l’agent</h3>
+      {confirming ? (
+        <div className="space-y-2" role="alertdialog" aria-labelledby="delete-confirm">
+          <p id="delete-confirm" className="text-sm">Supprimer « {agent.name} », ses documents et leurs fichiers ? C’est définitif ; ses runs passés sont supprimés aussi.</p>
+          <div className="flex gap-2">
+            <Button variant="danger" disabled={remove.isPending} onClick={() => remove.mutate()}>Supprimer définitivement</Button>
+            <Button variant="secondary" onClick={() => setConfirming(false)}>Annuler</Button>
+          </div>
+        </div>
+      ) : (
+        <Button variant="secondary" onClick={() => setConfirming(true)}>Supprimer…</Button>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,41 @@
+"use client";
+
+import { Copy } from "lucide-react";
+import { useSyncExternalStore } from "react";
+import { toast } from "sonner";
+import { Button } from "@/components/ui/button";
+
+const noSubscription = () => () => undefined;
+
+/** The API calls for this agent, ready to paste; the key stays a variable, never a real secret. */
+export function CurlSnippet({ agentId }: { agentId: string }) {
+  const origin = useSyncExternalStore(noSubscription, () => window.location.origin, () => "https://guichet.example");
+  const snippet = [
+    `# Lire l’agent`,
+    `curl ${origin}/v1/agents/${agentId} \\`,
+    `  -H "Authorization: Bearer $GUICHET_API_KEY"`,
+    ``,
+    `# Changer sa température`,
+    `curl -X PATCH ${origin}/v1/agents/${agentId} \\`,
+    `  -H "Authorization: Bearer $GUICHET_API_KEY" \\`,
+    `  -H "Content-Type: application/json" \\`,
+    `  -d '{"temperature": 0.2}'`,
+    ``,
+    `# Lancer un run`,
+    `curl ${origin}/v1/runs \\`,
+    `  -H "Authorization: Bearer $GUICHET_API_KEY" \\`,
+    `  -H "Content-Type: application/json" \\`,
+    `  -d '{"agent": "${agentId}"}'`,
+  ].join("\n");
+  return (
+    <section aria-labelledby="snippet-title" className="space-y-2">
+      <div className="flex items-center justify-between">
+        <h3 id="snippet-title" className="text-sm font-semibold">Depuis l’API</h3>
+        <Button variant="secondary" className="px-2 py-1 text-xs" onClick={() => { void navigator.clipboard?.writeText(snippet); toast.success("Commande copiée."); }}>
+          <Copy size={12} /> Copier
+        </Button>
+      </div>
+      <pre data-testid="curl-snippet" tabIndex={0} className="overflow-x-auto rounded-md bg-slate-900 p-3 text-xs leading-relaxed text-slate-100">{snippet}</pre>
+    </section>
+  );
+}
