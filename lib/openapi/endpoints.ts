@@ -3,6 +3,8 @@ import * as models from "@/lib/models/api";
 import * as catalog from "@/lib/catalog/api";
 import * as mcp from "@/lib/mcp/api";
 import * as policies from "@/lib/policies/api";
+import * as proposals from "@/lib/proposals/api";
+import * as operations from "@/lib/operations/api";
 import * as agents from "@/lib/agents/api";
 import * as files from "@/lib/files/api";
 import * as runs from "@/lib/runs/api";
@@ -13,7 +15,7 @@ import type { Endpoint } from "@/lib/http/endpoint";
 
 // Every /v1 endpoint declaration, gathered from each domain's api.ts.
 // A new domain adds one line here; tests check every app/v1 route is listed.
-const modules: Record<string, unknown>[] = [apiKeys, models, catalog, mcp, agents, files, policies, runs, dispatch, telemetry, contracts];
+const modules: Record<string, unknown>[] = [apiKeys, models, catalog, mcp, agents, files, policies, proposals, operations, runs, dispatch, telemetry, contracts];
 
 function isEndpoint(value: unknown): value is Endpoint {
   return typeof value === "object" && value !== null && "method" in value && "path" in value && "auth" in value;

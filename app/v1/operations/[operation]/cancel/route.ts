@@ -1,0 +1,9 @@
+import { cancelOperationEndpoint, serializeOperation } from "@/lib/operations/api";
+import { cancelOperation } from "@/lib/operations/service";
+import { handle } from "@/lib/http/handler";
+
+// POST /v1/operations/{operation}/cancel — stopped, already finished, or cannot be interrupted
+export const POST = handle(cancelOperationEndpoint, async ({ principal, params }) => {
+  const { operation, outcome } = await cancelOperation(principal.organizationId, params.operation);
+  return { data: serializeOperation(operation), outcome };
+});

@@ -1,0 +1,12 @@
+import { approveProposalEndpoint, mentionedMembers, serializeProposal } from "@/lib/proposals/api";
+import { approveProposal } from "@/lib/proposals/decisions";
+import { memberNames } from "@/lib/proposals/service";
+import { ApiError } from "@/lib/http/errors";
+import { handle } from "@/lib/http/handler";
+
+// POST /v1/proposals/{proposal}/approve — approve the exact hash shown (signed-in people only)
+export const POST = handle(approveProposalEndpoint, async ({ principal, params, body }) => {
+  if (principal.kind !== "member") throw new ApiError("forbidden", "Only a signed-in person can approve.");
+  const proposal = await approveProposal(principal, params.proposal, body.arguments_sha256, body.note);
+  return { data: serializeProposal(proposal, await memberNames(principal.organizationId, mentionedMembers([proposal]))) };
+});

@@ -1,0 +1,12 @@
+import { mentionedMembers, refuseProposalEndpoint, serializeProposal } from "@/lib/proposals/api";
+import { refuseProposal } from "@/lib/proposals/decisions";
+import { memberNames } from "@/lib/proposals/service";
+import { ApiError } from "@/lib/http/errors";
+import { handle } from "@/lib/http/handler";
+
+// POST /v1/proposals/{proposal}/refuse — refuse with a reason (signed-in people only)
+export const POST = handle(refuseProposalEndpoint, async ({ principal, params, body }) => {
+  if (principal.kind !== "member") throw new ApiError("forbidden", "Only a signed-in person can refuse.");
+  const proposal = await refuseProposal(principal, params.proposal, body.reason);
+  return { data: serializeProposal(proposal, await memberNames(principal.organizationId, mentionedMembers([proposal]))) };
+});

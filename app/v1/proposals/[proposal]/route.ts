@@ -1,0 +1,9 @@
+import { getProposalEndpoint, mentionedMembers, serializeProposal } from "@/lib/proposals/api";
+import { getProposal, memberNames } from "@/lib/proposals/service";
+import { handle } from "@/lib/http/handler";
+
+// GET /v1/proposals/{proposal} — one proposal as stored: the canonical change, its rule, its decisions
+export const GET = handle(getProposalEndpoint, async ({ principal, params }) => {
+  const proposal = await getProposal(principal.organizationId, params.proposal);
+  return { data: serializeProposal(proposal, await memberNames(principal.organizationId, mentionedMembers([proposal]))) };
+});

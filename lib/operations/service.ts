@@ -1,0 +1,156 @@
+import { db, isUniqueViolation, Prisma, type DbOrTx } from "@/lib/db";
+import { ApiError, notFound } from "@/lib/http/errors";
+import { afterCursor } from "@/lib/http/validation";
+import { newId } from "@/lib/ids";
+
+// Operations: one per idempotency key, i.e. per (run, proposal, tool). Their
+// status is finite (SPEC §6.6) and every move is conditional on the status it
+// was read in. A success is written together with the proposal's consumption,
+// in one transaction; an unknown outcome suspends the run until an operator
+// has looked at the service and said what happened.
+
+export const operationStatuses = ["queued", "running", "succeeded", "failed", "cancelled", "unknown"] as const;
+export type OperationStatus = (typeof operationStatuses)[number];
+export const settledStatuses: readonly OperationStatus[] = ["succeeded", "failed", "cancelled", "unknown"];
+
+export type OperationRow = Prisma.OperationGetPayload<object>;
+
+/** What Guichet knows when the outcome is unknown: each step of the fixed sequence and what it got. */
+export interface OutcomeTrail {
+  at: string;
+  step: "commit" | "status";
+  outcome: string;
+}
+
+export interface StoredError {
+  code: string;
+  message: string;
+  retryable: boolean;
+  field: string | null;
+  trail?: OutcomeTrail[];
+}
+
+export function asStatus(value: string): OperationStatus {
+  return (operationStatuses as readonly string[]).includes(value) ? (value as OperationStatus) : "unknown";
+}
+
+/** The operation of this key, created queued if it does not exist yet. */
+export async function openOperation(input: { organizationId: string; runId: string; proposalId: string | null; tool: string; idempotencyKey: string; argumentsSha256: string }): Promise<OperationRow> {
+  const existing = await db.operation.findUnique({ where: { idempotencyKey: input.idempotencyKey } });
+  if (existing) return existing;
+  try {
+    return await db.operation.create({ data: { id: newId("op"), ...input, status: "queued" } });
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    return db.operation.findUniqueOrThrow({ where: { idempotencyKey: input.idempotencyKey } });
+  }
+}
+
+export function findOperationByKey(idempotencyKey: string): Promise<OperationRow | null> {
+  return db.operation.findUnique({ where: { idempotencyKey } });
+}
+
+/** queued → running; false when someone else moved it first. */
+export async function claimOperation(id: string): Promise<boolean> {
+  return (await db.operation.updateMany({ where: { id, status: "queued" }, data: { status: "running" } })).count === 1;
+}
+
+/**
+ * The service committed: the operation succeeds with its evidence and the
+ * proposal is consumed, together. A commit sent while the proposal was
+ * approved and unexpired consumes it even if the clock ran out during the call:
+ * the write happened.
+ */
+export async function recordSuccess(operation: OperationRow, result: unknown, now = new Date()): Promise<OperationRow> {
+  return db.$transaction(async (tx) => {
+    const moved = await tx.operation.updateMany({ where: { id: operation.id, status: { in: ["queued", "running", "unknown"] } }, data: { status: "succeeded", result: result as Prisma.InputJsonValue, error: Prisma.DbNull } });
+    if (moved.count === 0) return tx.operation.findUniqueOrThrow({ where: { id: operation.id } });
+    if (operation.proposalId) {
+      await tx.proposal.updateMany({
+        where: { id: operation.proposalId, status: { in: ["approved", "expired"] } },
+        data: { status: "consumed", operationId: operation.id, consumedAt: now },
+      });
+    }
+    return tx.operation.findUniqueOrThrow({ where: { id: operation.id } });
+  });
+}
+
+/** A final refusal or failure: nothing was written, the proposal stays unconsumed. */
+export async function recordFailure(operation: OperationRow, error: StoredError): Promise<OperationRow> {
+  await db.operation.updateMany({ where: { id: operation.id, status: { in: ["queued", "running"] } }, data: { status: "failed", error: error as unknown as Prisma.InputJsonObject } });
+  return db.operation.findUniqueOrThrow({ where: { id: operation.id } });
+}
+
+/** Still unknown after asking the service: the operation waits for an operator, the run is suspended. */
+export async function recordUnknown(operation: OperationRow, error: StoredError): Promise<OperationRow> {
+  return db.$transaction(async (tx) => {
+    await tx.operation.updateMany({ where: { id: operation.id, status: { in: ["queued", "running"] } }, data: { status: "unknown", error: error as unknown as Prisma.InputJsonObject } });
+    await tx.run.updateMany({ where: { id: operation.runId, status: "active" }, data: { status: "suspended" } });
+    return tx.operation.findUniqueOrThrow({ where: { id: operation.id } });
+  });
+}
+
+export type CancelOutcome = "stopped" | "already_finished" | "not_interruptible";
+
+/**
+ * POST /v1/operations/{id}/cancel. A queued operation has sent nothing: it is
+ * stopped. A running or unknown one was handed to the service, which cannot be
+ * asked to forget it: compensation is a separate write with its own proposal.
+ */
+export async function cancelOperation(organizationId: string, id: string): Promise<{ operation: OperationRow; outcome: CancelOutcome }> {
+  const operation = await getOperation(organizationId, id);
+  const status = asStatus(operation.status);
+  if (status === "queued") {
+    const stopped = await db.operation.updateMany({ where: { id, status: "queued" }, data: { status: "cancelled", error: { code: "CANCELLED", message: "Cancelled before anything was sent to the service.", retryable: false, field: null } } });
+    if (stopped.count === 1) return { operation: await getOperation(organizationId, id), outcome: "stopped" };
+    return cancelOperation(organizationId, id);
+  }
+  if (status === "running" || status === "unknown") return { operation, outcome: "not_interruptible" };
+  return { operation, outcome: "already_finished" };
+}
+
+/**
+ * An operator's verdict on an unknown outcome, after checking the service:
+ * `succeeded` consumes the proposal, `failed` leaves it unconsumed (a new
+ * preview supersedes it). The run resumes once none of its operations is unknown.
+ */
+export async function resolveOperation(organizationId: string, id: string, input: { memberId: string; outcome: "succeeded" | "failed"; reason: string }, now = new Date()): Promise<OperationRow> {
+  const operation = await getOperation(organizationId, id);
+  if (operation.status !== "unknown") {
+    throw new ApiError("operation_not_unknown", `This operation is ${operation.status}: only an unknown outcome is resolved by an operator.`, { reason: { status: operation.status } });
+  }
+  await db.$transaction(async (tx) => {
+    const resolution = { resolvedById: input.memberId, resolution: input.reason, resolvedAt: now };
+    const moved = await tx.operation.updateMany({ where: { id, status: "unknown" }, data: { status: input.outcome, ...resolution } });
+    if (moved.count === 0) throw new ApiError("operation_not_unknown", "This operation was resolved meanwhile.");
+    if (input.outcome === "succeeded" && operation.proposalId) {
+      await tx.proposal.updateMany({ where: { id: operation.proposalId, status: { in: ["approved", "expired"] } }, data: { status: "consumed", operationId: id, consumedAt: now } });
+    }
+    const stillUnknown = await tx.operation.count({ where: { runId: operation.runId, status: "unknown" } });
+    if (stillUnknown === 0) await tx.run.updateMany({ where: { id: operation.runId, status: "suspended" }, data: { status: "active" } });
+  });
+  return getOperation(organizationId, id);
+}
+
+export async function getOperation(organizationId: string, id: string, tx: DbOrTx = db): Promise<OperationRow> {
+  const operation = await tx.operation.findFirst({ where: { id, organizationId } });
+  if (!operation) throw notFound("Operation");
+  return operation;
+}
+
+export async function listOperations(organizationId: string, query: { limit: number; cursor?: string; status?: OperationStatus[]; run?: string }): Promise<OperationRow[]> {
+  return db.operation.findMany({
+    where: {
+      organizationId,
+      ...(query.status?.length ? { status: { in: query.status } } : {}),
+      ...(query.run ? { runId: query.run } : {}),
+      ...afterCursor(query.cursor),
+    },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: query.limit + 1,
+  });
+}
+
+export async function countUnknown(organizationId: string): Promise<number> {
+  return db.operation.count({ where: { organizationId, status: "unknown" } });
+}

@@ -1,0 +1,163 @@
+import { randomBytes } from "node:crypto";
+import { checkAgainst } from "@/lib/contracts/schema";
+import type { Contract } from "@/lib/contracts/types";
+import { ExecutionFailure, executeUnderContract } from "@/lib/dispatch/execution";
+import type { WriteCall, WriteOutcome } from "@/lib/dispatch/write-path";
+import { asToolError, ToolError, toolErrorCodes, type ToolErrorCode } from "@/lib/executors";
+import { acquireWriteLock, releaseWriteLock, type WriteLockTarget } from "@/lib/limits/write-lock";
+import { askStatus } from "@/lib/operations/recover";
+import {
+  claimOperation, findOperationByKey, openOperation, recordFailure, recordSuccess, recordUnknown, settledStatuses,
+  asStatus, type OperationRow, type OutcomeTrail, type StoredError,
+} from "@/lib/operations/service";
+import { assertCommittable, loadProposalForCommit } from "./commit-checks";
+import type { ProposalRow } from "./service";
+
+// The commit (SPEC §6.3–6.5): the arguments come from the stored proposal, the
+// idempotency key from Guichet (run + proposal + tool), one writer per target
+// at a time. The service's answer is trusted only when it proves itself: a
+// success must match the tool's output schema, a refusal must come from the
+// service; anything else is asked again by idempotency key, and what cannot be
+// established stays unknown — never a guessed success.
+
+/** The key the service stores with the write: the same commit of the same proposal in the same run, the same key. */
+export function idempotencyKeyFor(runId: string, proposalId: string, contract: Pick<Contract, "key" | "version">): string {
+  return `${runId}:${proposalId}:${contract.key}@${contract.version}`;
+}
+
+/** Refusals the service itself answered: nothing was written, asking again would say the same. */
+const DEFINITIVE: readonly ToolErrorCode[] = ["VERSION_CONFLICT", "IDEMPOTENCY_KEY_REUSED", "INVALID_ARGUMENTS", "TOOL_UNAVAILABLE"];
+const LOCK_POLL_MS = 25;
+const LOCK_WAIT_CAP_MS = 20_000;
+
+const stamp = () => new Date().toISOString();
+
+function asCode(code: string): ToolErrorCode {
+  return (toolErrorCodes as readonly string[]).includes(code) ? (code as ToolErrorCode) : "UPSTREAM_ERROR";
+}
+
+function storedError(error: ToolError, trail?: OutcomeTrail[]): StoredError {
+  return { code: error.code, message: error.message, retryable: error.retryable, field: error.field, ...(trail ? { trail } : {}) };
+}
+
+function success(operation: OperationRow, proposal: ProposalRow, extra: Record<string, unknown> = {}): WriteOutcome {
+  return { result: operation.result, retries: 0, evidence: { operation: operation.id, proposal_id: proposal.id, idempotency_key: operation.idempotencyKey, ...extra } };
+}
+
+/** The answer an operation already settled gives to every later attempt with its key. */
+function answerFrom(operation: OperationRow, proposal: ProposalRow): WriteOutcome {
+  const status = asStatus(operation.status);
+  if (operation.argumentsSha256 !== proposal.argumentsSha256) {
+    throw new ToolError("IDEMPOTENCY_KEY_REUSED", `The key of operation ${operation.id} was used with other arguments: nothing was sent.`, { proposal_id: proposal.id });
+  }
+  if (status === "succeeded") return success(operation, proposal, { replayed: true });
+  if (status === "unknown") {
+    throw new ToolError("OUTCOME_UNKNOWN", `Operation ${operation.id}: the service's outcome is unknown; the run is suspended until an operator resolves it.`, { proposal_id: proposal.id });
+  }
+  if (status === "cancelled") throw new ToolError("CANCELLED", `Operation ${operation.id} was cancelled before anything was sent.`, { proposal_id: proposal.id });
+  const error = (operation.error ?? {}) as Partial<StoredError>;
+  const resolved = operation.resolution ? ` An operator found it not applied: ${operation.resolution}` : "";
+  throw new ToolError(asCode(error.code ?? "UPSTREAM_ERROR"), `${error.message ?? "The operation failed."}${resolved}`, { field: error.field ?? null, proposal_id: proposal.id });
+}
+
+function lockTarget(proposal: ProposalRow): WriteLockTarget {
+  return proposal.targetType && proposal.targetId
+    ? { organizationId: proposal.organizationId, type: proposal.targetType, id: proposal.targetId }
+    : { organizationId: proposal.organizationId, type: "proposal", id: proposal.id };
+}
+
+/** Waits for the target's lock, or for another attempt with the same key to settle the operation. */
+async function waitForTurn(target: WriteLockTarget, holder: string, ttlMs: number, key: string, until: number): Promise<"locked" | OperationRow | null> {
+  for (;;) {
+    if (await acquireWriteLock(target, holder, ttlMs)) return "locked";
+    const operation = await findOperationByKey(key);
+    if (operation && settledStatuses.includes(asStatus(operation.status))) return operation;
+    if (Date.now() >= until) return null;
+    await new Promise((resolve) => setTimeout(resolve, LOCK_POLL_MS + Math.floor(Math.random() * LOCK_POLL_MS)));
+  }
+}
+
+/** Commits an approved proposal: the only way a write reaches a service. */
+export async function commitProposal(call: WriteCall, proposalId: string): Promise<WriteOutcome> {
+  const { run, contract } = call;
+  const proposal = await loadProposalForCommit(run.id, run.organizationId, proposalId, contract);
+  const key = idempotencyKeyFor(run.id, proposal.id, contract);
+  const previous = await findOperationByKey(key);
+  if (previous && settledStatuses.includes(asStatus(previous.status))) return answerFrom(previous, proposal);
+  await assertCommittable(proposal);
+  const operation = await openOperation({
+    organizationId: run.organizationId, runId: run.id, proposalId: proposal.id, tool: `${contract.key}@${contract.version}`,
+    idempotencyKey: key, argumentsSha256: proposal.argumentsSha256,
+  });
+  const target = lockTarget(proposal);
+  const holder = `${operation.id}:${randomBytes(6).toString("hex")}`;
+  const ttlMs = 2 * contract.timeout_ms + 30_000;
+  const turn = await waitForTurn(target, holder, ttlMs, key, Math.min(call.runDeadline.getTime(), Date.now() + LOCK_WAIT_CAP_MS));
+  if (turn === null) throw new ToolError("RATE_LIMITED", "Another write to the same record is in flight; retry shortly.", { retryable: true, retry_after_ms: 1_000, proposal_id: proposal.id });
+  if (turn !== "locked") return answerFrom(turn, proposal);
+  try {
+    return await commitUnderLock(call, proposal.id, key);
+  } finally {
+    await releaseWriteLock(target, holder);
+  }
+}
+
+async function commitUnderLock(call: WriteCall, proposalId: string, key: string): Promise<WriteOutcome> {
+  const { run, contract } = call;
+  const proposal = await loadProposalForCommit(run.id, run.organizationId, proposalId, contract);
+  let operation = await findOperationByKey(key);
+  if (!operation) throw new ToolError("CANCELLED", "The operation disappeared before it was sent.", { proposal_id: proposalId });
+  const trail: OutcomeTrail[] = [];
+  if (operation.status === "running") {
+    // An earlier attempt sent the write and died before hearing back: never send it twice, ask.
+    trail.push({ at: stamp(), step: "commit", outcome: "an earlier attempt was interrupted after sending the write" });
+    return settleAmbiguous(call, operation, proposal, trail);
+  }
+  if (operation.status !== "queued" || !(await claimOperation(operation.id))) {
+    return answerFrom((await findOperationByKey(key)) ?? operation, proposal);
+  }
+  try {
+    await assertCommittable(proposal);
+  } catch (error) {
+    // The proposal changed while the operation waited its turn: nothing is sent.
+    await recordFailure(operation, storedError(asToolError(error)));
+    throw error;
+  }
+  const args = { ...(proposal.arguments as Record<string, unknown>), ...(contract.idempotency ? { [contract.idempotency.key_field]: key } : {}) };
+  let result: unknown;
+  try {
+    result = (await executeUnderContract(contract, call.executor, args, call.context, call.runDeadline)).result;
+  } catch (error) {
+    const failure = error instanceof ExecutionFailure ? error.error : asToolError(error);
+    if (DEFINITIVE.includes(failure.code)) {
+      operation = await recordFailure(operation, storedError(failure));
+      throw new ToolError(failure.code, failure.message, { field: failure.field, proposal_id: proposal.id });
+    }
+    trail.push({ at: stamp(), step: "commit", outcome: `${failure.code}: ${failure.message}` });
+    return settleAmbiguous(call, operation, proposal, trail);
+  }
+  const broken = checkAgainst(contract.output_schema, result, contract.kind === "mcp" ? "lenient" : "strict");
+  if (broken) {
+    // A success without valid evidence is not a success: the write may or may not be what the body claims.
+    trail.push({ at: stamp(), step: "commit", outcome: `the service answered a success whose body breaks the output schema (at ${broken.field || "/"})` });
+    return settleAmbiguous(call, operation, proposal, trail);
+  }
+  return success(await recordSuccess(operation, result), proposal);
+}
+
+/** Steps 2–4 of the fixed sequence: the recorded success, the recorded failure, or unknown and suspended. */
+async function settleAmbiguous(call: WriteCall, operation: OperationRow, proposal: ProposalRow, trail: OutcomeTrail[]): Promise<WriteOutcome> {
+  const reading = await askStatus({ organizationId: call.run.organizationId, contract: call.contract, idempotencyKey: operation.idempotencyKey, context: call.context });
+  if (reading.kind === "succeeded") {
+    return success(await recordSuccess(operation, reading.result), proposal, { recovered_by: "status" });
+  }
+  if (reading.kind === "failed") {
+    const failure = new ToolError(asCode(reading.error.code), `The service recorded a refusal (${reading.error.code}): ${reading.error.message}`, { field: reading.error.field, proposal_id: proposal.id });
+    await recordFailure(operation, { ...storedError(failure), trail: [...trail, { at: stamp(), step: "status", outcome: `recorded failure ${reading.error.code}` }] });
+    throw failure;
+  }
+  trail.push({ at: stamp(), step: "status", outcome: reading.why });
+  const unknown = new ToolError("OUTCOME_UNKNOWN", `Operation ${operation.id}: whether the service applied the write cannot be established (${reading.why}). The run is suspended and an operator was alerted.`, { proposal_id: proposal.id });
+  await recordUnknown(operation, storedError(unknown, trail));
+  throw unknown;
+}

@@ -1,0 +1,102 @@
+import { db, isUniqueViolation } from "@/lib/db";
+import { ApiError } from "@/lib/http/errors";
+import type { Role } from "@/lib/auth/scopes";
+import { countTelemetry } from "@/lib/telemetry/service";
+import { isoOffset } from "@/lib/time";
+import { getProposal, markExpired, storedPolicy, type ProposalRow } from "./service";
+import { effectiveStatus } from "./state";
+
+// Approvals by people (SPEC §6.2): a signed-in member whose role the rule names,
+// who is not the one who asked, approving the exact hash they were shown,
+// while the proposal is still pending. Each decision is kept — who, which
+// hash, which target version, when, why — and the quorum counts distinct people.
+
+export interface Approver {
+  organizationId: string;
+  memberId: string;
+  role: Role;
+}
+
+type Decision = { kind: "approve"; argumentsSha256: string; note?: string } | { kind: "refuse"; reason: string };
+
+/** The refusals shared by approve and refuse, in the order a person would want to hear them. */
+function assertDecidable(proposal: ProposalRow, approver: Approver, now: Date): void {
+  const status = effectiveStatus(proposal, now);
+  if (status === "expired") {
+    throw new ApiError("proposal_expired", `This proposal expired at ${isoOffset(proposal.expiresAt)}: it can no longer be decided. The agent must propose again.`, {
+      reason: { status, expires_at: isoOffset(proposal.expiresAt) },
+    });
+  }
+  if (status !== "pending") {
+    throw new ApiError("proposal_not_pending", `This proposal is ${status}: it was already decided.`, { reason: { status } });
+  }
+  const policy = storedPolicy(proposal);
+  if (!(policy.approver_roles as readonly string[]).includes(approver.role)) {
+    throw new ApiError("approver_not_authorized", `The rule "${policy.rule}" lets ${policy.approver_roles.join(", ")} decide; your role (${approver.role}) cannot.`, {
+      reason: { rule: policy.rule, approver_roles: policy.approver_roles, role: approver.role },
+    });
+  }
+}
+
+async function decide(approver: Approver, proposalId: string, decision: Decision): Promise<ProposalRow> {
+  const now = new Date();
+  const proposal = await getProposal(approver.organizationId, proposalId);
+  if (effectiveStatus(proposal, now) === "expired") await markExpired(proposal.id);
+  assertDecidable(proposal, approver, now);
+  const policy = storedPolicy(proposal);
+  if (decision.kind === "approve") {
+    if (proposal.requestedBy === approver.memberId && !policy.requester_can_approve) {
+      throw new ApiError("self_approval_forbidden", "You asked for this write: someone else must approve it.");
+    }
+    if (decision.argumentsSha256 !== proposal.argumentsSha256) {
+      throw new ApiError("arguments_hash_mismatch", "The arguments you were shown are not the ones this proposal holds: reload it before deciding.", {
+        reason: { arguments_sha256: proposal.argumentsSha256 },
+      });
+    }
+  }
+  try {
+    await db.$transaction(async (tx) => {
+      // Taking the row first serializes concurrent deciders, so the quorum is counted on committed decisions.
+      const held = await tx.proposal.updateMany({ where: { id: proposal.id, status: "pending", expiresAt: { gt: now } }, data: { updatedAt: now } });
+      if (held.count === 0) {
+        const current = await tx.proposal.findUniqueOrThrow({ where: { id: proposal.id }, include: { decisions: true } });
+        assertDecidable(current, approver, new Date());
+        throw new ApiError("proposal_not_pending", "This proposal was decided meanwhile.", { reason: { status: current.status } });
+      }
+      await tx.decision.create({
+        data: {
+          proposalId: proposal.id,
+          organizationId: approver.organizationId,
+          memberId: approver.memberId,
+          decision: decision.kind,
+          argumentsSha256: proposal.argumentsSha256,
+          targetVersion: proposal.targetVersion,
+          reason: decision.kind === "refuse" ? decision.reason : (decision.note ?? null),
+        },
+      });
+      if (decision.kind === "refuse") {
+        await tx.proposal.updateMany({ where: { id: proposal.id, status: "pending" }, data: { status: "refused" } });
+        return;
+      }
+      const approvals = await tx.decision.count({ where: { proposalId: proposal.id, decision: "approve" } });
+      if (approvals >= policy.approvals_required) {
+        await tx.proposal.updateMany({ where: { id: proposal.id, status: "pending" }, data: { status: "approved" } });
+      }
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new ApiError("already_decided", "You already decided on this proposal; the quorum needs distinct people.");
+    throw error;
+  }
+  await countTelemetry(approver.organizationId, [{ metric: "approval_decision", tool: proposal.tool, version: proposal.toolVersion, code: decision.kind }]);
+  return getProposal(approver.organizationId, proposal.id);
+}
+
+/** POST /v1/proposals/{id}/approve — one approval of the exact hash shown. */
+export function approveProposal(approver: Approver, proposalId: string, argumentsSha256: string, note?: string): Promise<ProposalRow> {
+  return decide(approver, proposalId, { kind: "approve", argumentsSha256, note });
+}
+
+/** POST /v1/proposals/{id}/refuse — one refusal ends the proposal; its reason goes back to the agent. */
+export function refuseProposal(approver: Approver, proposalId: string, reason: string): Promise<ProposalRow> {
+  return decide(approver, proposalId, { kind: "refuse", reason });
+}

@@ -1,0 +1,118 @@
+import { z } from "zod";
+import { formatMoney } from "./money";
+import type { ProposalDraft } from "./draft";
+
+// Guichet's own description of the writes that have no preview tool: who
+// receives a message, how much money moves, how many records change, whether
+// it can be undone. Keyed by the tool's name on its server, and applied only
+// when the arguments have the shape this code understands; any other write
+// gets the cautious generic description (every argument shown, irreversible).
+
+export type DescribedCall = Omit<ProposalDraft, "argumentsSha256">;
+
+const Money = z.object({ value_minor: z.number().int(), currency: z.string().regex(/^[A-Z]{3}$/) });
+
+const SendEmail = z.strictObject({
+  to: z.array(z.string()).min(1),
+  subject: z.string(),
+  body: z.string(),
+  customer_id: z.string().optional(),
+});
+
+const RefundPayment = z.strictObject({
+  payment_id: z.string(),
+  amount: Money,
+  reason: z.string().optional(),
+});
+
+const SuspendInvoiceDelivery = z.strictObject({
+  customer_id: z.string(),
+  invoice_ids: z.array(z.string()).min(1),
+});
+
+type Describer = (args: Record<string, unknown>) => DescribedCall | null;
+
+const describers: Record<string, Describer> = {
+  send_email(args) {
+    const parsed = SendEmail.safeParse(args);
+    if (!parsed.success) return null;
+    const { to, subject, body, customer_id } = parsed.data;
+    return {
+      arguments: args,
+      target: customer_id ? { type: "customer", id: customer_id, version: null } : null,
+      effect: `Envoyer le courriel « ${subject} » à ${to.join(", ")}.`,
+      changes: [
+        { field: "to", before: null, after: to },
+        { field: "subject", before: null, after: subject },
+        { field: "body", before: null, after: body },
+      ],
+      recipients: to,
+      amount: null,
+      environment: "production",
+      recordsAffected: 1,
+      irreversible: true,
+      action: "message",
+      externalMessage: true,
+    };
+  },
+  refund_payment(args) {
+    const parsed = RefundPayment.safeParse(args);
+    if (!parsed.success) return null;
+    const { payment_id, amount, reason } = parsed.data;
+    return {
+      arguments: args,
+      target: { type: "payment", id: payment_id, version: null },
+      effect: `Rembourser ${formatMoney(amount)} sur le paiement ${payment_id}${reason?.trim() ? ` (motif : ${reason.trim()})` : ""}.`,
+      changes: [{ field: "refund", before: null, after: amount }, ...(reason !== undefined ? [{ field: "reason", before: null, after: reason }] : [])],
+      recipients: null,
+      amount,
+      environment: "production",
+      recordsAffected: 1,
+      irreversible: true,
+      action: "payment",
+      externalMessage: false,
+    };
+  },
+  suspend_invoice_delivery(args) {
+    const parsed = SuspendInvoiceDelivery.safeParse(args);
+    if (!parsed.success) return null;
+    // The order of the invoices does not change the operation: one order, one hash.
+    const invoices = [...new Set(parsed.data.invoice_ids)].sort();
+    return {
+      arguments: { ...args, invoice_ids: invoices },
+      target: { type: "customer", id: parsed.data.customer_id, version: null },
+      effect: `Suspendre l'envoi de ${invoices.length} facture${invoices.length > 1 ? "s" : ""} du client ${parsed.data.customer_id}.`,
+      changes: invoices.map((id) => ({ field: `invoices/${id}/delivery`, before: null, after: "suspended" })),
+      recipients: null,
+      amount: null,
+      environment: "production",
+      recordsAffected: invoices.length,
+      irreversible: false,
+      action: "update",
+      externalMessage: false,
+    };
+  },
+};
+
+/** Unknown to Guichet: show every argument, and assume the worst about undoing it. */
+function generic(tool: string, args: Record<string, unknown>): DescribedCall {
+  const fields = Object.keys(args).sort();
+  return {
+    arguments: args,
+    target: null,
+    effect: `Écriture par l'outil ${tool} avec ${fields.length ? `les valeurs de ${fields.join(", ")}` : "aucune valeur"} ; l'outil n'a pas d'aperçu, l'état actuel n'est donc pas montré.`,
+    changes: fields.map((field) => ({ field, before: null, after: args[field] })),
+    recipients: null,
+    amount: null,
+    environment: "production",
+    recordsAffected: 1,
+    irreversible: true,
+    action: null,
+    externalMessage: false,
+  };
+}
+
+export function describeArguments(tool: string, args: Record<string, unknown>): DescribedCall {
+  const describer = Object.prototype.hasOwnProperty.call(describers, tool) ? describers[tool] : undefined;
+  return describer?.(args) ?? generic(tool, args);
+}

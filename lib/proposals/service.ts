@@ -1,0 +1,148 @@
+import { db, isUniqueViolation, Prisma, type DbOrTx } from "@/lib/db";
+import { notFound } from "@/lib/http/errors";
+import { newId } from "@/lib/ids";
+import type { PolicyOutcome } from "@/lib/policies/rules";
+import type { ProposalDraft } from "./draft";
+import { dedupeKeyOf, effectiveStatus, type ProposalStatus } from "./state";
+
+// Stored proposals: created only from a draft made by trusted code, found
+// again (not duplicated) when the same run previews the same change, and
+// moved between states only by conditional writes.
+
+export const proposalInclude = { decisions: { orderBy: { createdAt: "asc" as const } } } as const;
+export type ProposalRow = Prisma.ProposalGetPayload<{ include: typeof proposalInclude }>;
+
+/** What the proposal keeps of the policy: the outcome, plus the facts it was decided on. */
+export interface StoredPolicy extends PolicyOutcome {
+  action: string | null;
+  external_message: boolean;
+}
+
+export function storedPolicy(row: Pick<ProposalRow, "policy">): StoredPolicy {
+  return row.policy as unknown as StoredPolicy;
+}
+
+export interface NewProposal {
+  organizationId: string;
+  runId: string;
+  tool: { key: string; version: number };
+  draft: ProposalDraft;
+  policy: PolicyOutcome;
+  requestedBy: string | null;
+}
+
+/** Operations that mean a commit is on its way or its outcome is not known: such a proposal is never superseded. */
+const unsettledOperations = ["queued", "running", "unknown"];
+
+/**
+ * Stores the proposal, or finds the one the same run already made for the same
+ * change. An `allow` decision needs nobody: the proposal is approved at once.
+ * A new proposal for the same target supersedes the run's older, unsettled ones.
+ */
+export async function createProposal(input: NewProposal, now = new Date()): Promise<{ proposal: ProposalRow; created: boolean }> {
+  const dedupeKey = dedupeKeyOf(input.runId, input.tool.key, input.draft.argumentsSha256);
+  for (let attempt = 0; attempt < 5; attempt++) {
+    try {
+      return { proposal: await insert(input, dedupeKey, now), created: true };
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+    }
+    const holder = await db.proposal.findUnique({ where: { dedupeKey }, include: proposalInclude });
+    if (!holder) continue;
+    const status = effectiveStatus(holder, now);
+    if (status === "expired") {
+      await markExpired(holder.id);
+      continue;
+    }
+    if ((status === "pending" || status === "approved") && (await commitFailedFinally(holder.id))) {
+      // Its commit was refused for good (or an operator found it not applied): a new card, a new approval.
+      await db.proposal.updateMany({ where: { id: holder.id, status }, data: { status: "superseded", dedupeKey: null } });
+      continue;
+    }
+    return { proposal: holder, created: false };
+  }
+  throw new Error("Could not store the proposal: its change kept being proposed concurrently.");
+}
+
+async function insert(input: NewProposal, dedupeKey: string, now: Date): Promise<ProposalRow> {
+  const { draft, policy } = input;
+  const stored: StoredPolicy = { ...policy, action: draft.action, external_message: draft.externalMessage };
+  return db.$transaction(async (tx) => {
+    const proposal = await tx.proposal.create({
+      data: {
+        id: newId("prop"),
+        organizationId: input.organizationId,
+        runId: input.runId,
+        tool: input.tool.key,
+        toolVersion: input.tool.version,
+        arguments: draft.arguments as Prisma.InputJsonObject,
+        argumentsSha256: draft.argumentsSha256,
+        targetType: draft.target?.type ?? null,
+        targetId: draft.target?.id ?? null,
+        targetVersion: draft.target?.version ?? null,
+        effect: draft.effect,
+        changes: draft.changes as unknown as Prisma.InputJsonArray,
+        recipients: draft.recipients ?? Prisma.DbNull,
+        amountValueMinor: draft.amount?.value_minor ?? null,
+        amountCurrency: draft.amount?.currency ?? null,
+        environment: draft.environment,
+        recordsAffected: draft.recordsAffected,
+        irreversible: draft.irreversible,
+        policy: stored as unknown as Prisma.InputJsonObject,
+        status: policy.decision === "allow" ? "approved" : "pending",
+        expiresAt: new Date(now.getTime() + policy.ttl_seconds * 1000),
+        requestedBy: input.requestedBy,
+        dedupeKey,
+      },
+      include: proposalInclude,
+    });
+    if (draft.target) await supersedeOlder(tx, proposal);
+    return proposal;
+  });
+}
+
+async function supersedeOlder(tx: DbOrTx, proposal: ProposalRow): Promise<void> {
+  const older = await tx.proposal.findMany({
+    where: { runId: proposal.runId, tool: proposal.tool, targetType: proposal.targetType, targetId: proposal.targetId, id: { not: proposal.id }, status: { in: ["pending", "approved"] } },
+    select: { id: true },
+  });
+  if (older.length === 0) return;
+  const busy = await tx.operation.findMany({ where: { proposalId: { in: older.map((p) => p.id) }, status: { in: unsettledOperations } }, select: { proposalId: true } });
+  const keep = new Set(busy.map((op) => op.proposalId));
+  const ids = older.map((p) => p.id).filter((id) => !keep.has(id));
+  if (ids.length) await tx.proposal.updateMany({ where: { id: { in: ids }, status: { in: ["pending", "approved"] } }, data: { status: "superseded", dedupeKey: null } });
+}
+
+async function commitFailedFinally(proposalId: string): Promise<boolean> {
+  const operations = await db.operation.findMany({ where: { proposalId }, select: { status: true } });
+  return operations.length > 0 && operations.every((op) => op.status === "failed" || op.status === "cancelled");
+}
+
+/** Writes down an expiry the clock already decided. */
+export async function markExpired(id: string, tx: DbOrTx = db): Promise<void> {
+  await tx.proposal.updateMany({ where: { id, status: { in: ["pending", "approved"] } }, data: { status: "expired", dedupeKey: null } });
+}
+
+export async function getProposal(organizationId: string, id: string, tx: DbOrTx = db): Promise<ProposalRow> {
+  const proposal = await tx.proposal.findFirst({ where: { id, organizationId }, include: proposalInclude });
+  if (!proposal) throw notFound("Proposal");
+  return proposal;
+}
+
+/** The `where` for proposals whose status, as of `now`, is one of `statuses`. */
+export function statusFilter(statuses: readonly ProposalStatus[], now: Date): Prisma.ProposalWhereInput {
+  const live = (status: "pending" | "approved") => ({ status, expiresAt: { gt: now } });
+  const parts: Prisma.ProposalWhereInput[] = statuses.flatMap((status): Prisma.ProposalWhereInput[] => {
+    if (status === "pending" || status === "approved") return [live(status)];
+    if (status === "expired") return [{ status: "expired" }, { status: { in: ["pending", "approved"] }, expiresAt: { lte: now } }];
+    return [{ status }];
+  });
+  return { OR: parts };
+}
+
+/** Names of the members a page of proposals mentions (requesters and deciders), in one query. */
+export async function memberNames(organizationId: string, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const members = await db.member.findMany({ where: { organizationId, id: { in: ids } }, select: { id: true, name: true } });
+  return new Map(members.map((m) => [m.id, m.name]));
+}
