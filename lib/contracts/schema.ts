@@ -27,6 +27,8 @@ export interface SchemaViolation {
   /** JSON pointer of the offending value ("" for the whole document). */
   field: string;
   message: string;
+  /** Where in the schema the rule sits: names only what the contract says, never what the value holds. */
+  schemaPath: string;
 }
 
 /** null when `value` matches, else the one violation worth reporting. */
@@ -60,19 +62,19 @@ export function describeViolation(errors: ErrorObject[]): SchemaViolation {
   const relevant = errors.filter((e) => e.keyword !== "oneOf" && e.keyword !== "anyOf" && e.keyword !== "if" && !wrongBranches.some((p) => e.schemaPath.startsWith(p)));
   if (relevant.length === 0 && discriminantErrors.length > 0) {
     const allowed = discriminantErrors.map((e) => JSON.stringify((e.params as { allowedValue: unknown }).allowedValue));
-    return { field: discriminantErrors[0].instancePath, message: `must be one of ${allowed.join(", ")}` };
+    return { field: discriminantErrors[0].instancePath, message: `must be one of ${allowed.join(", ")}`, schemaPath: discriminantErrors[0].schemaPath };
   }
   const error = relevant[0] ?? errors[0];
-  if (!error) return { field: "", message: "is invalid" };
+  if (!error) return { field: "", message: "is invalid", schemaPath: "#" };
   if (error.keyword === "required") {
-    return { field: `${error.instancePath}/${escapePointer((error.params as { missingProperty: string }).missingProperty)}`, message: "is required" };
+    return { field: `${error.instancePath}/${escapePointer((error.params as { missingProperty: string }).missingProperty)}`, message: "is required", schemaPath: error.schemaPath };
   }
   if (error.keyword === "additionalProperties" || error.keyword === "unevaluatedProperties") {
     const params = error.params as { additionalProperty?: string; unevaluatedProperty?: string };
-    return { field: `${error.instancePath}/${escapePointer(params.additionalProperty ?? params.unevaluatedProperty ?? "")}`, message: "is not an allowed field" };
+    return { field: `${error.instancePath}/${escapePointer(params.additionalProperty ?? params.unevaluatedProperty ?? "")}`, message: "is not an allowed field", schemaPath: error.schemaPath };
   }
-  if (error.keyword === "oneOf" || error.keyword === "anyOf") return { field: error.instancePath, message: "matches none of the allowed shapes" };
-  return { field: error.instancePath, message: error.message ?? "is invalid" };
+  if (error.keyword === "oneOf" || error.keyword === "anyOf") return { field: error.instancePath, message: "matches none of the allowed shapes", schemaPath: error.schemaPath };
+  return { field: error.instancePath, message: error.message ?? "is invalid", schemaPath: error.schemaPath };
 }
 
 export function escapePointer(segment: string): string {

@@ -17,6 +17,14 @@ export const ToolEnvelopeObject = z.union([
     evidence: z.object({
       run: z.string(), step: z.string(), tool: z.string(), effect: z.enum(["read", "write"]), duration_ms: z.number().int(),
       arguments_sha256: z.string(), retries: z.number().int(), untrusted: z.literal(true),
+      // Set by the proposals engine (issue 6): the proposal a preview produced; a commit's operation and proposal.
+      proposal: z.record(z.string(), z.unknown()).nullable().optional(),
+      proposal_error: z.string().optional(),
+      operation: z.string().optional(),
+      proposal_id: z.string().optional(),
+      idempotency_key: z.string().optional(),
+      replayed: z.boolean().optional(),
+      recovered_by: z.literal("status").optional(),
     }),
   }),
   z.object({

@@ -14,7 +14,7 @@ import { executorFor } from "./availability";
 import { findEngineDirective } from "./directives";
 import { ExecutionFailure, executeUnderContract } from "./execution";
 import { recordCall } from "./record";
-import { handleWriteCall } from "./write-path";
+import { afterRead, argumentsSchemaFor, handleWriteCall, type WriteOutcome } from "./write-path";
 
 // The dispatcher: the only way a tool executes. In this order — run state and
 // limits, parse, size, exact registry lookup, the run's capability set, input
@@ -43,7 +43,7 @@ export interface ToolEvidence {
   untrusted: true;
 }
 
-export type ToolEnvelope = { ok: true; result: unknown; evidence: ToolEvidence } | { ok: false; error: ToolEnvelopeError };
+export type ToolEnvelope = { ok: true; result: unknown; evidence: ToolEvidence & Record<string, unknown> } | { ok: false; error: ToolEnvelopeError };
 
 export interface ToolCallRequest {
   organizationId: string;
@@ -105,7 +105,7 @@ async function resolveCall(run: RunRow, toolName: string, args: unknown): Promis
 }
 
 function validateArguments(contract: Contract, args: unknown): void {
-  const violation = checkAgainst(contract.input_schema, args, contract.kind === "mcp" ? "lenient" : "strict");
+  const violation = checkAgainst(argumentsSchemaFor(contract), args, contract.kind === "mcp" ? "lenient" : "strict");
   if (violation) throw new ToolError("INVALID_ARGUMENTS", `Invalid arguments at ${violation.field || "/"}: ${violation.message}.`, { field: violation.field });
   const directive = findEngineDirective(args);
   if (directive) {
@@ -115,8 +115,8 @@ function validateArguments(contract: Contract, args: unknown): void {
 
 function validateOutput(contract: Contract, result: unknown): unknown {
   const violation = checkAgainst(contract.output_schema, result, contract.kind === "mcp" ? "lenient" : "strict");
-  // Nothing of a result that breaks its schema reaches the caller: only where it broke.
-  if (violation) throw new ToolError("INVALID_OUTPUT", `The tool's result does not match its output schema (at ${violation.field || "/"}); it was discarded.`);
+  // Nothing of a result that breaks its schema reaches the caller, not even a key name: only the rule it broke.
+  if (violation) throw new ToolError("INVALID_OUTPUT", `The tool's result breaks its output schema (rule ${violation.schemaPath}); it was discarded.`);
   return applyResultView(result, contract.result_view);
 }
 
@@ -138,15 +138,16 @@ export async function dispatchToolCall(request: ToolCallRequest): Promise<ToolEn
     validateArguments(contract, request.arguments);
     const context = operatorSettings(tracked.signal, run);
     const deadline = run.expiresAt;
-    const outcome = contract.effect === "write"
+    const outcome: WriteOutcome = contract.effect === "write"
       ? await handleWriteCall({ run: { id: run.id, organizationId: run.organizationId, agentId: run.agentId, capabilities: "read_write" }, contract, executor, arguments: request.arguments, argumentsSha256: hash, stepId, context, runDeadline: deadline })
       : await executeUnderContract(contract, executor, request.arguments, context, deadline);
     state.retries = outcome.retries;
     viewed = validateOutput(contract, outcome.result);
+    const extra = contract.effect === "read" ? await afterRead(run, contract, viewed) : outcome.evidence;
     envelope = {
       ok: true,
       result: viewed,
-      evidence: { run: run.id, step: stepId, tool: `${contract.key}@${contract.version}`, effect: contract.effect, duration_ms: Math.round(performance.now() - started), arguments_sha256: hash, retries: state.retries, untrusted: true },
+      evidence: { ...extra, run: run.id, step: stepId, tool: `${contract.key}@${contract.version}`, effect: contract.effect, duration_ms: Math.round(performance.now() - started), arguments_sha256: hash, retries: state.retries, untrusted: true },
     };
   } catch (error) {
     const failure = error instanceof ExecutionFailure ? error.error : asToolError(error);

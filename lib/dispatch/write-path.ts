@@ -1,5 +1,7 @@
-import type { Contract } from "@/lib/contracts/types";
-import { ToolError, type ExecutionContext, type Executor } from "@/lib/executors";
+import type { Contract, JsonSchema } from "@/lib/contracts/types";
+import type { ExecutionContext, Executor } from "@/lib/executors";
+import type { RunRow } from "@/lib/runs/model";
+import { proposalWritePath } from "@/lib/proposals/write-path";
 
 // The dispatcher's write path: where a validated call to a `write` tool goes
 // instead of its executor. This is the seam the proposals engine plugs into
@@ -7,13 +9,12 @@ import { ToolError, type ExecutionContext, type Executor } from "@/lib/executors
 // tool given a proposal_id — checks the approval and runs the write with
 // `executeUnderContract` (lib/dispatch/execution.ts), under the target's write lock.
 //
-// Until that engine exists, every write answers APPROVAL_REQUIRED and nothing
-// is executed: no request reaches the service.
+// The engine lives in lib/proposals (issue 6): this seam only hands the call over.
 
 export interface WriteCall {
   run: { id: string; organizationId: string; agentId: string; capabilities: "read" | "read_write" };
   contract: Contract;
-  /** Already validated against contract.input_schema. */
+  /** Already validated against the write call schema: `{proposal_id}` or candidate arguments (lib/proposals/write-schema.ts). */
   arguments: unknown;
   argumentsSha256: string;
   stepId: string;
@@ -28,8 +29,29 @@ export interface WriteCall {
 export interface WriteOutcome {
   result: unknown;
   retries: number;
+  /** Added to the envelope's evidence by the proposals engine: the operation and proposal of a commit. */
+  evidence?: Record<string, unknown>;
 }
 
 export async function handleWriteCall(call: WriteCall): Promise<WriteOutcome> {
-  throw new ToolError("APPROVAL_REQUIRED", `${call.contract.key}@${call.contract.version} changes data: it runs only through a proposal a person approves, and proposals are not enabled yet. Nothing was executed.`, { proposal_id: null });
+  return proposalWritePath(call);
+}
+
+/**
+ * Called after every successful read, with its validated and viewed result:
+ * where a preview turns into a canonical proposal. What it returns is added to
+ * the envelope's evidence. Nothing to add until the proposals engine plugs in.
+ */
+export async function afterRead(_run: RunRow, _contract: Contract, _result: unknown): Promise<Record<string, unknown> | undefined> {
+  return undefined;
+}
+
+/**
+ * The schema a call's arguments are validated against before the policy step.
+ * A read is validated against its contract's input schema; a write's accepted
+ * shape is the proposals engine's to narrow (a commit tool takes only
+ * `{proposal_id}`), so it answers here.
+ */
+export function argumentsSchemaFor(contract: Contract): JsonSchema {
+  return contract.input_schema;
 }

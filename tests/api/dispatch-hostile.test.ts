@@ -94,12 +94,20 @@ describe("capability set", () => {
     expect(response.body.error.code).toBe("unknown_parameter");
   });
 
-  it("answers a write in a read_write run with APPROVAL_REQUIRED: nothing reaches the service", async () => {
-    const args = { customer_id: "C-1842", destination: { kind: "saved", address_id: "ADDR-2" }, expected_version: 17, idempotency_key: "hostile-write-run-0001" };
-    const envelope = await refused(writeRun, crm.key("commit_address_change"), args, "APPROVAL_REQUIRED");
-    expect(envelope.error.proposal_id).toBeNull();
+  it("never executes a write directly in a read_write run: it goes to the write path, and nothing reaches the service", async () => {
+    const before = await crmSnapshot();
+    for (const [tool, args] of [
+      [crm.key("commit_address_change"), { customer_id: "C-1842", destination: { kind: "saved", address_id: "ADDR-2" }, expected_version: 17, idempotency_key: "hostile-write-run-0001" }],
+      [crm.key("send_email"), { to: ["camille@example.com"], subject: "Bonjour", body: "Test", idempotency_key: "hostile-write-run-0002" }],
+    ] as const) {
+      const envelope = await callTool(acme, writeRun, tool, args);
+      expect(envelope.ok, JSON.stringify(envelope)).toBe(false);
+      // Without an approved proposal a write is either turned into one (APPROVAL_REQUIRED) or refused as sent.
+      expect(["APPROVAL_REQUIRED", "INVALID_ARGUMENTS"]).toContain(envelope.error.code);
+    }
+    expect(await crmSnapshot()).toBe(before);
     const state = await crmState();
-    expect(state.operations.find((op: { idempotency_key: string }) => op.idempotency_key === "hostile-write-run-0001")).toBeUndefined();
+    expect(state.operations.some((op: { idempotency_key: string }) => op.idempotency_key.startsWith("hostile-write-run-"))).toBe(false);
     expect(state.customers.find((c: { customer_id: string }) => c.customer_id === "C-1842").version).toBe(17);
   });
 });
