@@ -1,7 +1,8 @@
 import type { Contract, JsonSchema } from "@/lib/contracts/types";
 import type { ExecutionContext, Executor } from "@/lib/executors";
 import type { RunRow } from "@/lib/runs/model";
-import { proposalWritePath } from "@/lib/proposals/write-path";
+import { proposalFromPreview, proposalWritePath } from "@/lib/proposals/write-path";
+import { writeCallSchema } from "@/lib/proposals/write-schema";
 
 // The dispatcher's write path: where a validated call to a `write` tool goes
 // instead of its executor. This is the seam the proposals engine plugs into
@@ -40,10 +41,11 @@ export async function handleWriteCall(call: WriteCall): Promise<WriteOutcome> {
 /**
  * Called after every successful read, with its validated and viewed result:
  * where a preview turns into a canonical proposal. What it returns is added to
- * the envelope's evidence. Nothing to add until the proposals engine plugs in.
+ * the envelope's evidence (lib/proposals: `{proposal: {...}}` for a preview of a
+ * write in the run, nothing otherwise).
  */
-export async function afterRead(_run: RunRow, _contract: Contract, _result: unknown): Promise<Record<string, unknown> | undefined> {
-  return undefined;
+export async function afterRead(run: RunRow, contract: Contract, result: unknown): Promise<Record<string, unknown> | undefined> {
+  return proposalFromPreview(run, contract, result);
 }
 
 /**
@@ -53,5 +55,5 @@ export async function afterRead(_run: RunRow, _contract: Contract, _result: unkn
  * `{proposal_id}`), so it answers here.
  */
 export function argumentsSchemaFor(contract: Contract): JsonSchema {
-  return contract.input_schema;
+  return contract.effect === "write" ? writeCallSchema(contract) : contract.input_schema;
 }
