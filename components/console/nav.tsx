@@ -2,8 +2,10 @@
 
 import Link from "next/link";
 import { usePathname } from "next/navigation";
+import type { ReactNode } from "react";
+import { PendingApprovalsBadge } from "@/components/approvals/pending-badge";
 
-const sections = [
+const sections: { title: string; links: { href: string; label: string; badge?: ReactNode }[] }[] = [
   { title: "Développeurs", links: [
     { href: "/agents", label: "Agents" },
     { href: "/outils", label: "Outils" },
@@ -11,7 +13,7 @@ const sections = [
     { href: "/cles-api", label: "Clés API" },
   ] },
   { title: "Contrôle", links: [
-    { href: "/approbations", label: "Approbations" },
+    { href: "/approbations", label: "Approbations", badge: <PendingApprovalsBadge /> },
     { href: "/operations", label: "Opérations" },
     { href: "/politiques", label: "Politiques" },
     { href: "/journal", label: "Journal" },
@@ -33,9 +35,10 @@ export function ConsoleNav() {
                   <Link
                     href={link.href}
                     aria-current={current ? "page" : undefined}
-                    className={`block rounded-md px-3 py-1.5 text-sm ${current ? "bg-brand-50 font-medium text-brand-700" : "text-slate-700 hover:bg-slate-100"}`}
+                    className={`flex items-center rounded-md px-3 py-1.5 text-sm ${current ? "bg-brand-50 font-medium text-brand-700" : "text-slate-700 hover:bg-slate-100"}`}
                   >
                     {link.label}
+                    {link.badge}
                   </Link>
                 </li>
               );

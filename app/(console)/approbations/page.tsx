@@ -1,13 +1,17 @@
 import type { Metadata } from "next";
-import { NotBuiltYet, PageHeader } from "@/components/ui/page-header";
+import { ApprovalInbox } from "@/components/approvals/inbox";
+import { PageHeader } from "@/components/ui/page-header";
 
 export const metadata: Metadata = { title: "Approbations" };
 
-export default function Page() {
+export default function ApprovalsPage() {
   return (
     <>
-      <PageHeader title="Approbations" />
-      <NotBuiltYet what="La boîte d'approbation et l'écran de décision arrivent avec le ticket « Propositions et approbations »." />
+      <PageHeader
+        title="Approbations"
+        description="Chaque écriture qu’un agent veut faire attend ici, décrite par le service lui-même : ce qui change, pour qui, pour combien. Le silence ne vaut jamais accord : sans décision, la proposition expire."
+      />
+      <ApprovalInbox />
     </>
   );
 }

@@ -1,13 +1,19 @@
 import type { Metadata } from "next";
-import { NotBuiltYet, PageHeader } from "@/components/ui/page-header";
+import { OperationsPanel } from "@/components/operations/operations-panel";
+import { PageHeader } from "@/components/ui/page-header";
+import { requireMember } from "@/lib/auth/session";
 
 export const metadata: Metadata = { title: "Opérations" };
 
-export default function Page() {
+export default async function OperationsPage() {
+  const member = await requireMember();
   return (
     <>
-      <PageHeader title="Opérations" />
-      <NotBuiltYet what="Les opérations à l'issue inconnue arrivent avec le ticket « Propositions et approbations »." />
+      <PageHeader
+        title="Opérations"
+        description="Ce que Guichet a envoyé aux services, sous une clé d’idempotence. Quand un service n’a pas pu confirmer une écriture, Guichet n’invente pas de résultat : le run est suspendu jusqu’à ce qu’une personne vérifie et tranche."
+      />
+      <OperationsPanel canResolve={member.role === "owner" || member.role === "admin"} />
     </>
   );
 }

@@ -1,13 +1,19 @@
 import type { Metadata } from "next";
-import { NotBuiltYet, PageHeader } from "@/components/ui/page-header";
+import { PolicyEditor } from "@/components/policies/policy-editor";
+import { PageHeader } from "@/components/ui/page-header";
+import { requireMember } from "@/lib/auth/session";
 
 export const metadata: Metadata = { title: "Politiques" };
 
-export default function Page() {
+export default async function PoliciesPage() {
+  const member = await requireMember();
   return (
     <>
-      <PageHeader title="Politiques" />
-      <NotBuiltYet what="La table de politique arrive avec le ticket « Propositions et approbations »." />
+      <PageHeader
+        title="Politiques"
+        description="La table qui décide, pour chaque outil, s’il passe, s’il attend l’accord de personnes — combien, de quels rôles, pendant combien de temps — ou s’il est refusé. Les prompts ne décident jamais."
+      />
+      <PolicyEditor canEdit={member.role === "owner" || member.role === "admin"} />
     </>
   );
 }

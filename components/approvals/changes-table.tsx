@@ -1,0 +1,22 @@
+import { Table, Td, Th } from "@/components/ui/table";
+import type { ProposalObject } from "@/lib/proposals/api";
+import { formatValue } from "./format";
+
+/** Before and after, field by field, exactly as the stored proposal holds them. */
+export function ChangesTable({ changes }: { changes: ProposalObject["changes"] }) {
+  if (changes.length === 0) return <p className="text-sm text-slate-500">Aucun champ modifié n’est décrit.</p>;
+  return (
+    <Table caption="Champs modifiés : avant et après">
+      <thead><tr><Th>Champ</Th><Th>Avant</Th><Th>Après</Th></tr></thead>
+      <tbody className="divide-y divide-slate-100">
+        {changes.map((change) => (
+          <tr key={change.field}>
+            <Td className="font-mono text-xs">{change.field}</Td>
+            <Td className="text-slate-600"><del className="decoration-red-400">{formatValue(change.before)}</del></Td>
+            <Td className="font-medium"><ins className="no-underline">{formatValue(change.after)}</ins></Td>
+          </tr>
+        ))}
+      </tbody>
+    </Table>
+  );
+}

@@ -1,0 +1,65 @@
+"use client";
+
+import { useState, type FormEvent } from "react";
+import { toast } from "sonner";
+import { Button } from "@/components/ui/button";
+import { Field, TextArea } from "@/components/ui/field";
+import { ApiClientError } from "@/lib/client/api";
+import type { ProposalObject } from "@/lib/proposals/api";
+import { decisionErrorMessage } from "./format";
+import { useDecide } from "./queries";
+
+/** Approve or refuse (reason required). Disabled once the countdown reaches zero: silence is never consent. */
+export function DecisionPanel({ proposal, expired, blockedReason }: { proposal: ProposalObject; expired: boolean; blockedReason: string | null }) {
+  const decide = useDecide(proposal.id);
+  const [reason, setReason] = useState("");
+  const [reasonError, setReasonError] = useState<string>();
+  const [serverError, setServerError] = useState<string>();
+  const disabled = expired || decide.isPending || blockedReason !== null;
+
+  function onError(error: Error) {
+    const message = error instanceof ApiClientError ? decisionErrorMessage(error.code, error.message) : error.message;
+    if (error instanceof ApiClientError && error.fieldMessage("reason")) setReasonError(error.fieldMessage("reason"));
+    else setServerError(message);
+  }
+
+  function approve() {
+    setServerError(undefined);
+    decide.mutate({ kind: "approve", argumentsSha256: proposal.arguments_sha256 }, {
+      onSuccess: ({ data }) => toast.success(data.status === "approved" ? "Proposition approuvée." : `Approbation enregistrée (${data.approvals.count} sur ${data.approvals.required}).`),
+      onError,
+    });
+  }
+
+  function refuse(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    setServerError(undefined);
+    if (reason.trim() === "") {
+      setReasonError("Indiquez la raison du refus : l’agent s’en servira pour revoir son plan.");
+      return;
+    }
+    setReasonError(undefined);
+    decide.mutate({ kind: "refuse", reason: reason.trim() }, { onSuccess: () => toast.success("Proposition refusée."), onError });
+  }
+
+  return (
+    <section aria-labelledby="decision-title" className="space-y-4 rounded-lg border border-slate-200 bg-white p-5">
+      <h2 id="decision-title" className="text-base font-semibold">Votre décision</h2>
+      {expired && <p role="status" className="text-sm font-medium text-slate-700">Le délai est écoulé : cette proposition ne peut plus être décidée.</p>}
+      {blockedReason && !expired && <p role="status" className="text-sm text-slate-700">{blockedReason}</p>}
+      {serverError && <p role="alert" className="text-sm font-medium text-red-700">{serverError}</p>}
+      <div>
+        <Button onClick={approve} disabled={disabled}>Approuver cette modification</Button>
+        <p className="mt-1 text-xs text-slate-500">Vous approuvez l’empreinte <code>{proposal.arguments_sha256.slice(0, 12)}…</code> : rien d’autre ne pourra être exécuté en son nom.</p>
+      </div>
+      <form onSubmit={refuse} className="space-y-2" noValidate>
+        <Field label="Raison du refus" error={reasonError} hint="Obligatoire ; elle est transmise à l’agent.">
+          {({ id, describedBy, invalid }) => (
+            <TextArea id={id} aria-describedby={describedBy} invalid={invalid} rows={3} maxLength={500} value={reason} onChange={(e) => setReason(e.target.value)} disabled={disabled} required />
+          )}
+        </Field>
+        <Button type="submit" variant="danger" disabled={disabled}>Refuser</Button>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,62 @@
+import { formatMoney } from "@/lib/proposals/money";
+
+// How stored values read on the approval screens: addresses as one line,
+// money in French, lists joined, absence as a dash. Display only — the
+// decision is bound to the hash, not to this text.
+
+export const proposalStatusLabels: Record<string, string> = {
+  pending: "En attente",
+  approved: "Approuvée",
+  refused: "Refusée",
+  expired: "Expirée",
+  superseded: "Remplacée",
+  consumed: "Exécutée",
+};
+
+export const proposalStatusTones = {
+  pending: "warning", approved: "info", refused: "danger", expired: "neutral", superseded: "neutral", consumed: "success",
+} as const;
+
+export const environmentLabels: Record<string, string> = { production: "Production", sandbox: "Bac à sable", staging: "Préproduction" };
+
+const decisionErrorMessages: Record<string, string> = {
+  proposal_expired: "Cette proposition a expiré : elle ne peut plus être décidée. L'agent devra proposer à nouveau.",
+  proposal_not_pending: "Cette proposition a déjà été décidée.",
+  approver_not_authorized: "Votre rôle ne permet pas de décider de cette proposition.",
+  self_approval_forbidden: "Vous avez demandé cette écriture : une autre personne doit l'approuver.",
+  arguments_hash_mismatch: "Les arguments ne sont plus ceux affichés : rechargez la page avant de décider.",
+  already_decided: "Vous avez déjà donné votre décision ; le quorum demande des personnes distinctes.",
+};
+
+export function decisionErrorMessage(code: string, fallback: string): string {
+  return decisionErrorMessages[code] ?? fallback;
+}
+
+function isMoney(value: unknown): value is { value_minor: number; currency: string } {
+  return typeof value === "object" && value !== null && typeof (value as { value_minor?: unknown }).value_minor === "number" && typeof (value as { currency?: unknown }).currency === "string";
+}
+
+function isAddress(value: unknown): value is { line1: string; city: string; postal_code?: string | null; country: string } {
+  return typeof value === "object" && value !== null && typeof (value as { line1?: unknown }).line1 === "string" && typeof (value as { city?: unknown }).city === "string";
+}
+
+export function formatValue(value: unknown): string {
+  if (value === null || value === undefined || value === "") return "—";
+  if (isMoney(value)) return formatMoney(value);
+  if (isAddress(value)) return [value.line1, [value.postal_code, value.city].filter(Boolean).join(" "), value.country].filter(Boolean).join(", ");
+  if (Array.isArray(value)) return value.map(formatValue).join(", ");
+  if (typeof value === "object") return Object.entries(value as Record<string, unknown>).map(([key, item]) => `${key} : ${formatValue(item)}`).join(" · ");
+  if (typeof value === "boolean") return value ? "oui" : "non";
+  return String(value);
+}
+
+/** "12 min 03 s", "2 h 05 min", "0 s". */
+export function formatRemaining(ms: number): string {
+  const total = Math.max(0, Math.floor(ms / 1000));
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = total % 60;
+  if (h > 0) return `${h} h ${String(m).padStart(2, "0")} min`;
+  if (m > 0) return `${m} min ${String(s).padStart(2, "0")} s`;
+  return `${s} s`;
+}
