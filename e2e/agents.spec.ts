@@ -54,7 +54,21 @@ test("a developer creates an agent in the drawer, fixes the server's refusals, p
   // A document, uploaded from the drawer.
   await drawer.locator('input[type="file"]').setInputFiles({ name: "faq.md", mimeType: "text/markdown", buffer: Buffer.from("# FAQ\n\nDélai de livraison : 48 h.\n") });
   await expect(drawer.getByRole("link", { name: "faq.md" })).toBeVisible();
+
+  // A bigger one on a slowed-down upload link, to watch the progress bar move.
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("Network.enable");
+  await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 1024 * 1024 });
+  await drawer.locator('input[type="file"]').setInputFiles({ name: "catalogue.csv", mimeType: "text/csv", buffer: Buffer.from("ref;libelle;prix\n".padEnd(3 * 1024 * 1024, "A-1;Vis;0,10\n")) });
+  const bar = drawer.getByRole("progressbar", { name: "Progression de l’envoi" });
+  await expect(bar).toBeVisible();
+  await expect.poll(async () => Number(await bar.getAttribute("aria-valuenow"))).toBeGreaterThan(0);
+  await bar.scrollIntoViewIfNeeded();
+  await shot(page, "agents-drawer-upload-progress");
+  await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+  await expect(drawer.getByRole("link", { name: "catalogue.csv" })).toBeVisible();
   await expect(drawer.getByTestId("curl-snippet")).toContainText("/v1/agents/agt_");
+  await drawer.getByRole("heading", { name: "Documents de connaissance" }).scrollIntoViewIfNeeded();
   await shot(page, "agents-drawer-created");
 
   // The API sees what the drawer saved.
@@ -65,7 +79,10 @@ test("a developer creates an agent in the drawer, fixes the server's refusals, p
   expect(agent.tools[0]).toBe("create_chart");
   expect(agent.tools[1]).toMatch(/^mcp_\d+_get_customer$/);
   const documents = await (await api.get(`/v1/agents/${agent.id}/documents`)).json();
-  expect(documents.data).toEqual([expect.objectContaining({ filename: "faq.md", mime_type: "text/markdown", agent: agent.id, expires_at: null })]);
+  expect(documents.data).toEqual([
+    expect.objectContaining({ filename: "catalogue.csv", mime_type: "text/csv", bytes: 3 * 1024 * 1024, agent: agent.id, expires_at: null }),
+    expect.objectContaining({ filename: "faq.md", mime_type: "text/markdown", agent: agent.id, expires_at: null }),
+  ]);
 });
 
 test("a saved tool that becomes unavailable stays on the agent, marked with the reason; delete asks first", async ({ pageAs, api, shot }) => {
