@@ -1,13 +1,22 @@
 import type { Metadata } from "next";
-import { NotBuiltYet, PageHeader } from "@/components/ui/page-header";
+import { Journal } from "@/components/journal/journal";
+import { PageHeader } from "@/components/ui/page-header";
+import { requireMember } from "@/lib/auth/session";
+import { Role, scopesForRole } from "@/lib/auth/scopes";
 
 export const metadata: Metadata = { title: "Journal" };
 
-export default function Page() {
+// Contrôle › Journal: runs, their steps and the tool-call telemetry, over the same /v1 handlers as the API.
+export default async function JournalPage() {
+  const member = await requireMember();
+  const canWrite = scopesForRole(Role.parse(member.role)).includes("runs:write");
   return (
     <>
-      <PageHeader title="Journal" />
-      <NotBuiltYet what="Les runs, leurs étapes et la télémétrie arrivent avec le ticket « Frontière typée »." />
+      <PageHeader
+        title="Journal"
+        description="Chaque appel d’outil passe par le guichet et devient une étape : outil, version, statut, durée et empreinte des arguments — jamais les arguments eux-mêmes."
+      />
+      <Journal canWrite={canWrite} />
     </>
   );
 }

@@ -1,0 +1,13 @@
+// French words for the run and step states the Journal shows.
+
+export const runStatusLabels: Record<string, { label: string; tone: "success" | "neutral" | "warning" | "danger" | "info" }> = {
+  active: { label: "Actif", tone: "success" },
+  suspended: { label: "Suspendu", tone: "warning" },
+  cancelled: { label: "Annulé", tone: "neutral" },
+  completed: { label: "Terminé", tone: "info" },
+  expired: { label: "Expiré", tone: "neutral" },
+};
+
+export const capabilityLabels: Record<string, string> = { read: "Lecture", read_write: "Lecture et écriture" };
+
+export const dateTime = new Intl.DateTimeFormat("fr-FR", { dateStyle: "short", timeStyle: "medium" });

@@ -1,0 +1,75 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { EmptyState } from "@/components/ui/empty-state";
+import { Table, Td, Th } from "@/components/ui/table";
+import { apiFetch } from "@/lib/client/api";
+import { queryKeys } from "@/lib/client/query-keys";
+import type { RunObject } from "@/lib/runs/api";
+import { capabilityLabels, dateTime, runStatusLabels } from "./labels";
+import { NewRunDrawer } from "./new-run-drawer";
+import { RunDrawer } from "./run-drawer";
+
+// The runs of the organization, newest first; a run opens in a drawer with its steps.
+
+export function RunsPanel({ canWrite }: { canWrite: boolean }) {
+  const [cursor, setCursor] = useState<string | undefined>();
+  const [opened, setOpened] = useState<string | null>(null);
+  const [creating, setCreating] = useState(false);
+  const runs = useQuery({
+    queryKey: [...queryKeys.runs.all, cursor ?? ""],
+    queryFn: ({ signal }) => apiFetch<{ data: RunObject[]; next_cursor: string | null }>(`/v1/runs?limit=20${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, { signal }),
+  });
+  const agents = useQuery({
+    queryKey: queryKeys.agents.all,
+    queryFn: ({ signal }) => apiFetch<{ data: { id: string; name: string; active: boolean }[] }>("/v1/agents?limit=100", { signal }),
+  });
+  const agentName = (id: string) => agents.data?.data.find((a) => a.id === id)?.name ?? id;
+
+  return (
+    <section aria-labelledby="runs-title" className="space-y-3">
+      <div className="flex items-center justify-between">
+        <h2 id="runs-title" className="text-lg font-semibold">Runs</h2>
+        {canWrite && <Button onClick={() => setCreating(true)}>Nouveau run</Button>}
+      </div>
+      {runs.isPending ? (
+        <p className="text-sm text-slate-500">Chargement…</p>
+      ) : runs.isError ? (
+        <p role="alert" className="text-sm text-red-700">{runs.error.message}</p>
+      ) : runs.data.data.length === 0 ? (
+        <EmptyState title="Aucun run">Un run exécute un agent ; chaque appel d’outil y devient une étape.</EmptyState>
+      ) : (
+        <>
+          <Table caption="Runs de l’organisation">
+            <thead><tr><Th>Run</Th><Th>Agent</Th><Th>Statut</Th><Th>Capacités</Th><Th>Outils</Th><Th>Créé</Th><Th><span className="sr-only">Ouvrir</span></Th></tr></thead>
+            <tbody className="divide-y divide-slate-100">
+              {runs.data.data.map((run) => {
+                const status = runStatusLabels[run.status] ?? { label: run.status, tone: "neutral" as const };
+                return (
+                  <tr key={run.id}>
+                    <Td><code className="text-xs">{run.id}</code></Td>
+                    <Td>{agentName(run.agent)}</Td>
+                    <Td><Badge tone={status.tone}>{status.label}</Badge>{run.debug && <span className="ml-1"><Badge tone="warning">débogage</Badge></span>}</Td>
+                    <Td>{capabilityLabels[run.capabilities]}</Td>
+                    <Td className="tabular-nums">{run.capability_set.length}{run.warnings.length > 0 && <span className="ml-1 text-xs text-amber-700">({run.warnings.length} écarté{run.warnings.length > 1 ? "s" : ""})</span>}</Td>
+                    <Td className="whitespace-nowrap text-slate-600">{dateTime.format(new Date(run.created_at))}</Td>
+                    <Td className="text-right"><Button variant="secondary" onClick={() => setOpened(run.id)} aria-label={`Ouvrir le run ${run.id}`}>Étapes</Button></Td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </Table>
+          <div className="flex gap-2">
+            {cursor && <Button variant="ghost" onClick={() => setCursor(undefined)}>Plus récents</Button>}
+            {runs.data.next_cursor && <Button variant="ghost" onClick={() => setCursor(runs.data.next_cursor ?? undefined)}>Plus anciens</Button>}
+          </div>
+        </>
+      )}
+      {opened && <RunDrawer runId={opened} agentName={agentName} canWrite={canWrite} onClose={() => setOpened(null)} />}
+      {creating && <NewRunDrawer agents={agents.data?.data ?? []} onClose={() => setCreating(false)} onCreated={(id) => { setCreating(false); setOpened(id); }} />}
+    </section>
+  );
+}
