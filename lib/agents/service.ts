@@ -77,8 +77,9 @@ function schemaProblems(body: AgentUpdateBody, catalog: Map<string, CatalogEntry
  * or the model is sent, so a PATCH touching neither cannot fail because of it.
  */
 async function resolveModel(organizationId: string, body: AgentUpdateBody, saved: AgentRow | null, tx: DbOrTx): Promise<string | null> {
-  const planModels = await modelsForOrganization(organizationId, tx);
   const modelId = body.model === undefined ? (saved?.modelId ?? null) : body.model;
+  if (body.model === undefined && body.output_schema === undefined) return modelId;
+  const planModels = await modelsForOrganization(organizationId, tx);
   if (body.model && body.model !== saved?.modelId && !planModels.some((m) => m.id === body.model)) {
     const message = `The model ${body.model} is not in your plan; see GET /v1/models.`;
     throw new ApiError("model_unavailable", message, { errors: [{ field: "model", code: "model_unavailable", message }] });
