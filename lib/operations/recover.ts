@@ -32,11 +32,11 @@ export async function askStatus(input: { organizationId: string; contract: Contr
   }
   const mode = statusContract.kind === "mcp" ? "lenient" : "strict";
   const broken = checkAgainst(statusContract.output_schema, result, mode);
-  if (broken) return { kind: "unknown", why: `the status answer breaks its output schema (at ${broken.field || "/"})` };
+  if (broken) return { kind: "unknown", why: `the status answer breaks its output schema (rule ${broken.schemaPath})` };
   const reading = readStatusAnswer(result, contract.mcp?.tool ?? null);
   if (reading.kind === "succeeded") {
     const bad = checkAgainst(contract.output_schema, reading.result, contract.kind === "mcp" ? "lenient" : "strict");
-    if (bad) return { kind: "unknown", why: `the recorded result breaks the tool's output schema (at ${bad.field || "/"})` };
+    if (bad) return { kind: "unknown", why: `the recorded result breaks the tool's output schema (rule ${bad.schemaPath})` };
   }
   return reading;
 }

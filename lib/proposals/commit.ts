@@ -139,7 +139,7 @@ async function commitUnderLock(call: WriteCall, proposalId: string, key: string)
   const broken = checkAgainst(contract.output_schema, result, contract.kind === "mcp" ? "lenient" : "strict");
   if (broken) {
     // A success without valid evidence is not a success: the write may or may not be what the body claims.
-    trail.push({ at: stamp(), step: "commit", outcome: `the service answered a success whose body breaks the output schema (at ${broken.field || "/"})` });
+    trail.push({ at: stamp(), step: "commit", outcome: `the service answered a success whose body breaks the output schema (rule ${broken.schemaPath})` });
     return settleAmbiguous(call, operation, proposal, trail);
   }
   return success(await recordSuccess(operation, result), proposal);

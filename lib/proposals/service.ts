@@ -31,13 +31,10 @@ export interface NewProposal {
   requestedBy: string | null;
 }
 
-/** Operations that mean a commit is on its way or its outcome is not known: such a proposal is never superseded. */
-const unsettledOperations = ["queued", "running", "unknown"];
-
 /**
  * Stores the proposal, or finds the one the same run already made for the same
  * change. An `allow` decision needs nobody: the proposal is approved at once.
- * A new proposal for the same target supersedes the run's older, unsettled ones.
+ * A new proposal for the same target supersedes the run's older pending ones.
  */
 export async function createProposal(input: NewProposal, now = new Date()): Promise<{ proposal: ProposalRow; created: boolean }> {
   const dedupeKey = dedupeKeyOf(input.runId, input.tool.key, input.draft.argumentsSha256);
@@ -101,16 +98,16 @@ async function insert(input: NewProposal, dedupeKey: string, now: Date): Promise
   });
 }
 
+/**
+ * A newer preview of the same target replaces the run's older cards still
+ * waiting for a decision, so nobody approves a change the agent moved on from.
+ * An approved proposal stays: it is a person's decision on exactly its change.
+ */
 async function supersedeOlder(tx: DbOrTx, proposal: ProposalRow): Promise<void> {
-  const older = await tx.proposal.findMany({
-    where: { runId: proposal.runId, tool: proposal.tool, targetType: proposal.targetType, targetId: proposal.targetId, id: { not: proposal.id }, status: { in: ["pending", "approved"] } },
-    select: { id: true },
+  await tx.proposal.updateMany({
+    where: { runId: proposal.runId, tool: proposal.tool, targetType: proposal.targetType, targetId: proposal.targetId, id: { not: proposal.id }, status: "pending" },
+    data: { status: "superseded", dedupeKey: null },
   });
-  if (older.length === 0) return;
-  const busy = await tx.operation.findMany({ where: { proposalId: { in: older.map((p) => p.id) }, status: { in: unsettledOperations } }, select: { proposalId: true } });
-  const keep = new Set(busy.map((op) => op.proposalId));
-  const ids = older.map((p) => p.id).filter((id) => !keep.has(id));
-  if (ids.length) await tx.proposal.updateMany({ where: { id: { in: ids }, status: { in: ["pending", "approved"] } }, data: { status: "superseded", dedupeKey: null } });
 }
 
 async function commitFailedFinally(proposalId: string): Promise<boolean> {

@@ -88,7 +88,7 @@ export async function proposalFromPreview(run: RunRow, preview: Contract, result
     draft = draftFromPreview(commit, result);
     const sent = { ...draft.arguments, ...(commit.idempotency ? { [commit.idempotency.key_field]: "guichet-placeholder-key" } : {}) };
     const broken = checkAgainst(commit.input_schema, sent, commit.kind === "mcp" ? "lenient" : "strict");
-    if (broken) throw new DraftError(`the previewed arguments would not pass ${commit.key}'s input schema (at ${broken.field || "/"})`);
+    if (broken) throw new DraftError(`the previewed arguments would not pass ${commit.key}'s input schema (rule ${broken.schemaPath})`);
   } catch (error) {
     if (!(error instanceof DraftError)) throw error;
     return { proposal: null, proposal_error: error.message };
