@@ -165,7 +165,7 @@ describe("approvals by people only", () => {
   });
 });
 
-async function refundProposal(valueMinor: number) {
+async function refundProposal(valueMinor: number): Promise<Record<string, any>> {
   const run = await setup.run();
   const envelope = await callTool(setup.tenant, run, setup.crm.key("refund_payment"), { payment_id: "PAY-9004", amount: { value_minor: valueMinor, currency: "CHF" }, reason: "Colis abîmé" });
   expect(envelope.error).toMatchObject({ code: "APPROVAL_REQUIRED", proposal_id: expect.stringMatching(/^prop_/) });
