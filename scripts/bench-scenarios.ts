@@ -1,4 +1,5 @@
 import type { BenchScenario } from "./bench";
+import { agentScenarios } from "./bench-agents";
 import { catalogScenario } from "./bench-catalog";
 
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
@@ -10,4 +11,5 @@ export const benchScenarios: BenchScenario[] = [
     prepare: async (_stack, key) => ({ path: "/v1/models", headers: bearer(key) }),
   },
   catalogScenario,
+  ...agentScenarios,
 ];

@@ -8,8 +8,10 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 function requestHash(request: Request, rawBody: unknown): string {
   const url = new URL(request.url);
-  // Multipart bodies are streamed, not buffered: their type and length stand for them.
-  const body = rawBody === undefined ? `${request.headers.get("content-type")}|${request.headers.get("content-length")}` : JSON.stringify(rawBody);
+  // Multipart bodies are streamed, not buffered: their media type and length stand
+  // for them (without the boundary, which a client draws anew on every retry).
+  const mediaType = (request.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+  const body = rawBody === undefined ? `${mediaType}|${request.headers.get("content-length")}` : JSON.stringify(rawBody);
   return createHash("sha256").update(`${request.method} ${url.pathname}${url.search}\n${body}`).digest("hex");
 }
 
