@@ -84,11 +84,12 @@ async function resolveCall(run: RunRow, toolName: string, args: unknown): Promis
   const parsed = parseToolName(toolName);
   if (!parsed) throw new ToolError("UNKNOWN_TOOL", "This is not a tool name: a key, optionally followed by @version.");
   if (argumentBytes(args) > MAX_ARGUMENT_BYTES) throw new ToolError("ARGUMENTS_TOO_LARGE", `Arguments are limited to ${MAX_ARGUMENT_BYTES} bytes.`);
-  if (!(await isRegisteredKey(run.organizationId, parsed.key))) throw new ToolError("UNKNOWN_TOOL", "No tool of this name is registered.");
+  const granted = capabilitySetOf(run).find((entry) => entry.key === parsed.key);
+  // A key the run froze was registered then; only other keys need the registry's answer.
+  if (!granted && !(await isRegisteredKey(run.organizationId, parsed.key))) throw new ToolError("UNKNOWN_TOOL", "No tool of this name is registered.");
   if (parsed.version !== null && !(await findContract(run.organizationId, parsed.key, parsed.version))) {
     throw new ToolError("UNSUPPORTED_VERSION", `${parsed.key} has no version ${parsed.version}.`);
   }
-  const granted = capabilitySetOf(run).find((entry) => entry.key === parsed.key);
   if (!granted) throw new ToolError("TOOL_NOT_IN_RUN", `${parsed.key} is not in this run's capability set.`);
   if (parsed.version !== null && parsed.version !== granted.version) {
     throw new ToolError("UNSUPPORTED_VERSION", `This run uses ${parsed.key}@${granted.version}, not version ${parsed.version}.`);

@@ -1,4 +1,5 @@
 import type { Contract } from "@/lib/contracts/types";
+import { db } from "@/lib/db";
 import { recordStep } from "@/lib/runs/steps";
 import type { RunRow } from "@/lib/runs/service";
 import { countTelemetry, type TelemetryEvent } from "@/lib/telemetry/service";
@@ -36,13 +37,16 @@ export async function recordCall(record: CallRecord): Promise<void> {
   if (code === "VERSION_CONFLICT") events.push({ metric: "conflict", tool, version, code });
   if (code === "OUTCOME_UNKNOWN") events.push({ metric: "unknown_outcome", tool, version, code });
   if (record.retries > 0 && contract) events.push({ metric: "retry", tool, version, code: contract.retry, count: record.retries });
-  await recordStep({
-    id: record.stepId, runId: run.id, organizationId: run.organizationId,
-    tool: contract?.key ?? (parseToolName(record.toolName) ? record.toolName : "(invalid tool name)"), version: contract?.version ?? null,
-    status: envelope.ok ? "ok" : "error", errorCode: code, errorField: field,
-    durationMs: record.durationMs, argumentsSha256: record.argumentsSha256, retries: record.retries, debugPayload: record.debugPayload,
+  // One transaction: the step and its counters are written together (and cost one commit).
+  await db.$transaction(async (tx) => {
+    await recordStep({
+      id: record.stepId, runId: run.id, organizationId: run.organizationId,
+      tool: contract?.key ?? (parseToolName(record.toolName) ? record.toolName : "(invalid tool name)"), version: contract?.version ?? null,
+      status: envelope.ok ? "ok" : "error", errorCode: code, errorField: field,
+      durationMs: record.durationMs, argumentsSha256: record.argumentsSha256, retries: record.retries, debugPayload: record.debugPayload,
+    }, tx);
+    await countTelemetry(run.organizationId, events, new Date(), tx);
   });
-  await countTelemetry(run.organizationId, events);
   console.log(JSON.stringify({
     level: code ? "warn" : "info", event: "tool_call", run: run.id, step: record.stepId, tool: tool || null, version: contract?.version ?? null,
     status: envelope.ok ? "ok" : "error", error_code: code, field, duration_ms: record.durationMs, retries: record.retries, arguments_sha256: record.argumentsSha256,
