@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { samplePdf } from "@/lib/executors/files/pdf-fixture";
 import { startTestServer, type TestServer } from "@/lib/net/test-http-server";
 import { callTool, createAgent, createRun, seedDataBases, upload } from "./dispatch-fixtures";
-import { createTenant, testDb, type Tenant } from "./helpers";
+import { api, createTenant, testDb, type Tenant } from "./helpers";
 
 // Each built-in tool for real, through the dispatcher: native tools against a
 // real local HTTP peer, file tools over uploaded files and documents, data
@@ -12,6 +12,7 @@ let acme: Tenant;
 let other: Tenant;
 let web: TestServer;
 let run: string;
+let hangs = 0;
 
 beforeAll(async () => {
   acme = await createTenant("pro");
@@ -20,7 +21,10 @@ beforeAll(async () => {
     const url = new URL(req.url ?? "/", "http://x");
     if (url.pathname === "/article") return res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end("<html><head><title>Guichet</title><script>steal()</script></head><body><h1>Frontière</h1><p>Les outils typés.</p></body></html>");
     if (url.pathname === "/big") return res.writeHead(200, { "content-type": "text/plain" }).end("é".repeat(60_000));
-    if (url.pathname === "/hang") return; // never answers
+    if (url.pathname === "/hang") {
+      hangs++;
+      return; // never answers
+    }
     if (url.pathname === "/to-article") return res.writeHead(302, { location: "/article" }).end();
     if (url.pathname === "/to-metadata") return res.writeHead(302, { location: "http://169.254.169.254/latest/meta-data/" }).end();
     if (url.pathname === "/to-private") return res.writeHead(301, { location: "http://10.1.2.3/admin" }).end();
@@ -93,6 +97,23 @@ describe("web_fetch", () => {
     const envelope = await callTool(acme, short, "web_fetch", { url: `${web.origin}/hang` });
     expect(envelope.error).toMatchObject({ code: "TIMEOUT", retryable: false });
     expect(Date.now() - started).toBeLessThan(10_000);
+  });
+});
+
+describe("cancellation", () => {
+  it("aborts a call in flight when its run is cancelled, and says it stopped it", async () => {
+    const agent = await createAgent(acme);
+    const { run: running } = await createRun(acme, { agent: agent.id });
+    const before = hangs;
+    const pending = callTool(acme, running.id, "web_fetch", { url: `${web.origin}/hang` });
+    // Cancel once the page server holds the request: the call is then in flight.
+    const deadline = Date.now() + 10_000;
+    while (hangs === before && Date.now() < deadline) await new Promise((resolve) => setImmediate(resolve));
+    const cancelled = await api(`/v1/runs/${running.id}/cancel`, { method: "POST", as: { key: acme.key } });
+    const stopped = cancelled.body.cancellation.stopped_calls;
+    expect(stopped).toBe(1);
+    const envelope = await pending;
+    expect(envelope).toEqual({ ok: false, error: { code: "CANCELLED", message: "The tool call was cancelled.", retryable: false, field: null } });
   });
 });
 
