@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Badge } from "@/components/ui/badge";
-import { apiFetch } from "@/lib/client/api";
+import { ApiClientError, apiFetch } from "@/lib/client/api";
 import { queryKeys } from "@/lib/client/query-keys";
 import type { ContractObject } from "@/lib/contracts/api";
 
@@ -24,7 +24,7 @@ export function ToolContractPanel({ toolKey }: { toolKey: string }) {
     queryFn: ({ signal }) => apiFetch<{ data: ContractObject }>(`/v1/tools/${encodeURIComponent(toolKey)}/contract${version ? `?version=${version}` : ""}`, { signal }),
   });
   if (contract.isPending) return <p className="text-sm text-slate-500">Chargement du contrat…</p>;
-  if (contract.isError) return <p className="text-sm text-slate-600">{contract.error.status === 404 ? "Aucun contrat publié : l’outil doit d’abord être revu." : contract.error.message}</p>;
+  if (contract.isError) return <p className="text-sm text-slate-600">{contract.error instanceof ApiClientError && contract.error.status === 404 ? "Aucun contrat publié : l’outil doit d’abord être revu." : contract.error.message}</p>;
   const c = contract.data.data;
   return (
     <section aria-labelledby={`contract-${toolKey}`} className="space-y-3 text-sm" data-testid="tool-contract">
