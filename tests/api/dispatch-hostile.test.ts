@@ -108,7 +108,6 @@ describe("capability set", () => {
     expect(await crmSnapshot()).toBe(before);
     const state = await crmState();
     expect(state.operations.some((op: { idempotency_key: string }) => op.idempotency_key.startsWith("hostile-write-run-"))).toBe(false);
-    expect(state.customers.find((c: { customer_id: string }) => c.customer_id === "C-1842").version).toBe(17);
   });
 });
 
@@ -156,8 +155,10 @@ describe("arguments", () => {
   });
 
   it("validates a well-formed call and lets it through: the refusals above are not a closed door", async () => {
+    // CRM Acme is shared by the suites: the customer's current version is whatever the service says now.
+    const version = (await crmState()).customers.find((c: { customer_id: string }) => c.customer_id === "C-1842").version;
     const ok = await callTool(acme, readRun, crm.key("preview_address_change"), { customer_id: "C-1842", destination: { kind: "saved", address_id: "ADDR-2" } });
-    expect(ok).toMatchObject({ ok: true, result: { target: { type: "customer", id: "C-1842", version: 17 } }, evidence: { untrusted: true, tool: `${crm.key("preview_address_change")}@1` } });
+    expect(ok).toMatchObject({ ok: true, result: { target: { type: "customer", id: "C-1842", version } }, evidence: { untrusted: true, tool: `${crm.key("preview_address_change")}@1` } });
     const before = pageHits;
     expect(await callTool(acme, readRun, "web_fetch", { url: `${page.origin}/ok` })).toMatchObject({ ok: true, result: { text: "page", untrusted: true } });
     expect(pageHits).toBe(before + 1);
