@@ -12,7 +12,7 @@ export function ChangesTable({ changes }: { changes: ProposalObject["changes"] }
         {changes.map((change) => (
           <tr key={change.field}>
             <Td className="font-mono text-xs">{change.field}</Td>
-            <Td className="text-slate-600"><del className="decoration-red-400">{formatValue(change.before)}</del></Td>
+            <Td className="text-slate-600">{change.before === null || change.before === undefined ? <span aria-label="aucune valeur">—</span> : <del className="decoration-red-400">{formatValue(change.before)}</del>}</Td>
             <Td className="font-medium"><ins className="no-underline">{formatValue(change.after)}</ins></Td>
           </tr>
         ))}

@@ -55,7 +55,7 @@ export function DecisionPanel({ proposal, expired, blockedReason }: { proposal: 
       <form onSubmit={refuse} className="space-y-2" noValidate>
         <Field label="Raison du refus" error={reasonError} hint="Obligatoire ; elle est transmise à l’agent.">
           {({ id, describedBy, invalid }) => (
-            <TextArea id={id} aria-describedby={describedBy} invalid={invalid} rows={3} maxLength={500} value={reason} onChange={(e) => setReason(e.target.value)} disabled={disabled} required />
+            <TextArea id={id} aria-describedby={describedBy} invalid={invalid} rows={3} maxLength={500} value={reason} onChange={(e) => { setReason(e.target.value); setReasonError(undefined); }} disabled={disabled} required />
           )}
         </Field>
         <Button type="submit" variant="danger" disabled={disabled}>Refuser</Button>

@@ -69,7 +69,7 @@ export function PolicyEditor({ canEdit }: { canEdit: boolean }) {
             {({ id, describedBy }) => <TextArea id={id} aria-describedby={describedBy} rows={24} spellCheck={false} className="font-mono text-xs" value={draft} onChange={(e) => setDraft(e.target.value)} />}
           </Field>
           {problems && (
-            <div role="alert" className="rounded-md border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-800">
+            <div role="alert" data-testid="policy-problems" className="rounded-md border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-800">
               <p className="font-medium">{problems.message}</p>
               {problems.errors.length > 0 && <ul className="mt-1 list-disc pl-5">{problems.errors.map((e) => <li key={`${e.field}-${e.code}`}><span className="font-mono text-xs">{whereInTable(e.field)}</span> : {e.message}</li>)}</ul>}
             </div>

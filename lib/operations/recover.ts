@@ -1,5 +1,5 @@
 import { checkAgainst } from "@/lib/contracts/schema";
-import { latestContract } from "@/lib/contracts/registry";
+import { getToolContract } from "@/lib/contracts/service";
 import type { Contract } from "@/lib/contracts/types";
 import { executorFor } from "@/lib/dispatch/availability";
 import { ExecutionFailure, executeUnderContract } from "@/lib/dispatch/execution";
@@ -17,8 +17,13 @@ const STATUS_DEADLINE_MS = 30_000;
 export async function askStatus(input: { organizationId: string; contract: Contract; idempotencyKey: string; context: ExecutionContext }): Promise<StatusReading> {
   const { contract } = input;
   if (!contract.status_tool || !contract.idempotency) return { kind: "unknown", why: "the tool has no status tool to ask" };
-  const statusContract = await latestContract(input.organizationId, contract.status_tool);
-  if (!statusContract) return { kind: "unknown", why: "the status tool is not registered" };
+  let statusContract: Contract;
+  try {
+    // The status tool need not be in the run: its reviewed contract is published on first use, as for any tool.
+    statusContract = await getToolContract(input.organizationId, contract.status_tool, undefined);
+  } catch {
+    return { kind: "unknown", why: "the status tool has no reviewed contract" };
+  }
   let result: unknown;
   try {
     const executor = await executorFor(input.organizationId, statusContract);

@@ -1,5 +1,5 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { callTool } from "./dispatch-fixtures";
+import { callTool, createAgent, createRun } from "./dispatch-fixtures";
 import { api, createTenant, crmFaults, crmState, testDb } from "./helpers";
 import {
   approvedAddressChange, callCrmDirectly, commit, crmCustomer, crmOperationsOf, getProposal, previewAddress, resetCrm, setupCrm, touchCustomer, type CrmSetup,
@@ -151,7 +151,9 @@ describe("idempotency", () => {
 
 describe("unknown outcomes (seed 000's fixed sequence)", () => {
   it("recovers the stored success by idempotency key after the connection was cut: no second write", async () => {
-    const run = await setup.run();
+    // The run does not carry the status tool: Guichet asks it on its own account.
+    const agent = await createAgent(setup.tenant, { tools: [setup.crm.key("preview_address_change"), setup.crm.key("commit_address_change")] });
+    const run = (await createRun(setup.tenant, { agent: agent.id, capabilities: "read_write" })).run.id as string;
     const proposal = await approvedAddressChange(setup, run, "ADDR-2");
     await crmFaults({ cut_after_commit: true });
     const envelope = await commit(setup, run, "commit_address_change", proposal.id);

@@ -1,0 +1,107 @@
+import type { APIRequestContext } from "@playwright/test";
+import { expect, test } from "./fixtures";
+
+// Contrôle › Approbations: an approver reads what an agent's writes would do —
+// the diff, the amount, the recipients — refuses one with a reason, approves
+// another, and watches a third run out of time. All three are real proposals
+// made through the dispatcher against the demo's CRM Acme.
+
+async function crmKeys(api: APIRequestContext) {
+  const tools = (await (await api.get("/v1/tools")).json()).data as { key: string }[];
+  const key = (name: string) => {
+    const found = tools.find((t) => new RegExp(`^mcp_\\d+_${name}$`).test(t.key));
+    if (!found) throw new Error(`CRM Acme tool ${name} is not in the demo catalog`);
+    return found.key;
+  };
+  return { preview: key("preview_address_change"), commit: key("commit_address_change"), email: key("send_email"), refund: key("refund_payment") };
+}
+
+async function agentRun(api: APIRequestContext, tools: string[]) {
+  const agent = await api.post("/v1/agents", { data: { name: `Approbations e2e ${Date.now()}`, tools } });
+  expect(agent.status()).toBe(201);
+  const run = await api.post("/v1/runs", { data: { agent: (await agent.json()).data.id, capabilities: "read_write" } });
+  expect(run.status()).toBe(201);
+  const runId: string = (await run.json()).data.id;
+  return (tool: string, args: unknown) => api.post(`/v1/runs/${runId}/tool_calls`, { data: { tool, arguments: args } }).then((r) => r.json());
+}
+
+test("an approver reads the effect, refuses one write with a reason, approves another and sees a third expire", async ({ pageAs, api, shot }) => {
+  const keys = await crmKeys(api);
+  const call = await agentRun(api, Object.values(keys));
+  const email = await call(keys.email, { to: ["camille.martin@example.com", "service.client@example.com"], subject: "Votre remboursement", body: "Bonjour Camille, nous vous remboursons 25 €.", customer_id: "C-1842" });
+  expect(email.error.code).toBe("APPROVAL_REQUIRED");
+  const refund = await call(keys.refund, { payment_id: "PAY-9002", amount: { value_minor: 2_500, currency: "EUR" }, reason: "Colis arrivé abîmé" });
+  expect(refund.error.code).toBe("APPROVAL_REQUIRED");
+
+  const page = await pageAs("approver");
+  await page.goto("/approbations");
+  await expect(page.getByRole("heading", { name: "Approbations", level: 1 })).toBeVisible();
+  const pending = page.getByTestId("pending-list");
+  await expect(pending.getByRole("link", { name: /Envoyer le courriel « Votre remboursement »/ })).toBeVisible();
+  await expect(pending.getByRole("row", { name: /Rembourser/ })).toContainText("25,00 €");
+
+  // Live: a proposal made now appears without reloading, and the count in the navigation follows.
+  const address = await call(keys.preview, { customer_id: "C-1842", destination: { kind: "saved", address_id: "ADDR-2" } });
+  expect(address.evidence.proposal.status).toBe("pending");
+  await expect(pending.getByRole("link", { name: /Replace the shipping address of customer C-1842/ })).toBeVisible();
+  const badge = page.getByRole("navigation", { name: "Navigation principale" }).getByTestId("pending-count");
+  await expect.poll(async () => Number((await badge.textContent())?.match(/\d+/)?.[0] ?? 0)).toBeGreaterThanOrEqual(3);
+  await shot(page, "approbations-inbox");
+
+  // The e-mail: recipients and what cannot be undone, then a refusal that needs a reason.
+  await pending.getByRole("link", { name: /Envoyer le courriel/ }).click();
+  await expect(page.getByTestId("effect")).toContainText("Envoyer le courriel « Votre remboursement »");
+  const recipients = page.getByRole("list", { name: "Destinataires" });
+  await expect(recipients.getByRole("listitem")).toHaveText(["camille.martin@example.com", "service.client@example.com"]);
+  await expect(page.getByTestId("consequences")).toContainText("il ne peut pas être rappelé");
+  await expect(page.getByTestId("quorum")).toContainText("0 approbation sur 1 requise");
+  await page.getByRole("button", { name: "Refuser" }).click();
+  await expect(page.getByText("Indiquez la raison du refus")).toBeVisible();
+  await page.getByLabel("Raison du refus").fill("Le montant n'est pas encore validé par la comptabilité.");
+  await shot(page, "approbation-courriel-refus");
+  await page.getByRole("button", { name: "Refuser" }).click();
+  await expect(page.getByText("Refusée", { exact: true }).first()).toBeVisible();
+  await expect(page.getByRole("list", { name: "Décisions" })).toContainText("« Le montant n'est pas encore validé par la comptabilité. »");
+  await expect(page.getByRole("button", { name: "Approuver cette modification" })).toBeDisabled();
+
+  // The refund: the amount in French, then an approval.
+  await page.goto(`/approbations/${refund.error.proposal_id}`);
+  await expect(page.getByTestId("amount")).toHaveText(/^25,00\s€$/);
+  await expect(page.getByTestId("consequences")).toContainText("quitteront l'entreprise");
+  await page.getByRole("button", { name: "Approuver cette modification" }).click();
+  await expect(page.getByText("Approuvée", { exact: true }).first()).toBeVisible();
+  await shot(page, "approbation-remboursement-approuve");
+
+  const decided = await Promise.all([email.error.proposal_id, refund.error.proposal_id].map(async (id: string) => (await (await api.get(`/v1/proposals/${id}`)).json()).data));
+  expect(decided[0]).toMatchObject({ status: "refused", decisions: [{ decision: "refuse", reason: "Le montant n'est pas encore validé par la comptabilité." }] });
+  expect(decided[1]).toMatchObject({ status: "approved", approvals: { count: 1, required: 1 } });
+  const committed = await call(keys.refund, { proposal_id: refund.error.proposal_id });
+  expect(committed).toMatchObject({ ok: true, result: { payment_id: "PAY-9002", amount: { value_minor: 2_500, currency: "EUR" } } });
+
+  // The address change: before and after per field; then the clock runs out and the decision closes.
+  const clocked = await pageAs("approver");
+  await clocked.clock.install();
+  await clocked.goto(`/approbations/${address.evidence.proposal.id}`);
+  const diff = clocked.getByRole("table", { name: "Champs modifiés : avant et après" });
+  await expect(diff.getByRole("row", { name: /shipping_address/ })).toContainText("8 rue des Lilas, 75011 Paris, FR");
+  await expect(diff.getByRole("row", { name: /shipping_address/ })).toContainText("24 quai Saint-Antoine, 69002 Lyon, FR");
+  await expect(clocked.getByTestId("countdown")).toContainText(/Expire dans (59 min|1 h)/);
+  await expect(clocked.getByRole("button", { name: "Approuver cette modification" })).toBeEnabled();
+  await shot(clocked, "approbation-adresse-diff");
+  await clocked.clock.fastForward("01:00:05");
+  await expect(clocked.getByTestId("countdown")).toHaveText("Expirée");
+  await expect(clocked.getByRole("button", { name: "Approuver cette modification" })).toBeDisabled();
+  await expect(clocked.getByRole("button", { name: "Refuser" })).toBeDisabled();
+  await expect(clocked.getByText("Le délai est écoulé")).toBeVisible();
+  await shot(clocked, "approbation-adresse-expiree");
+});
+
+test("a viewer sees why they cannot decide", async ({ pageAs, api }) => {
+  const keys = await crmKeys(api);
+  const call = await agentRun(api, [keys.preview, keys.commit]);
+  const preview = await call(keys.preview, { customer_id: "C-2001", destination: { kind: "saved", address_id: "ADDR-5" } });
+  const page = await pageAs("viewer");
+  await page.goto(`/approbations/${preview.evidence.proposal.id}`);
+  await expect(page.getByText("réserve cette décision aux rôles : Propriétaire, Administrateur, Approbateur")).toBeVisible();
+  await expect(page.getByRole("button", { name: "Approuver cette modification" })).toBeDisabled();
+});
