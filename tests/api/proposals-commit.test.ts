@@ -75,6 +75,19 @@ describe("an approved address change", () => {
   });
 });
 
+describe("which proposal a run may commit", () => {
+  it("answers PROPOSAL_NOT_FOUND for an unknown id, another run's proposal, or another tool's", async () => {
+    const [run, otherRun] = [await setup.run(), await setup.run()];
+    const proposal = await approvedAddressChange(setup, run, "ADDR-2");
+    const unknown = await commit(setup, run, "commit_address_change", "prop_00000000000000000000000000");
+    expect(unknown.error).toMatchObject({ code: "PROPOSAL_NOT_FOUND", field: "/proposal_id" });
+    expect((await commit(setup, otherRun, "commit_address_change", proposal.id)).error.code).toBe("PROPOSAL_NOT_FOUND");
+    expect((await commit(setup, run, "send_email", proposal.id)).error.code).toBe("PROPOSAL_NOT_FOUND");
+    expect(await crmCustomer("C-1842")).toMatchObject({ version: 17 });
+    expect((await crmState()).operations).toHaveLength(0);
+  });
+});
+
 describe("seed 000: the target changed after approval", () => {
   it("GIVEN a proposal on version 17 AND the customer now at 18, WHEN it commits THEN no address changes, VERSION_CONFLICT, the proposal stays unconsumed", async () => {
     const run = await setup.run();
