@@ -15,7 +15,7 @@ beforeAll(async () => {
   crm = await connectCrm(acme);
 });
 
-const keysOf = (run: { capability_set: { tool: string }[] }) => run.capability_set.map((c) => c.tool);
+const keysOf = (run: Record<string, any>): string[] => run.capability_set.map((c: { tool: string }) => c.tool);
 
 describe("POST /v1/runs", () => {
   it("freezes the agent's tools, the forced tools and their versions, with the agent's instructions first", async () => {
