@@ -16,6 +16,7 @@ const EnvSchema = z.object({
   GUICHET_DEMO_CRM_URL: z.string().url().default("http://127.0.0.1:4010/mcp"),
   REDIS_URL: z.string().optional(),
   GUICHET_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
+  GUICHET_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   GUICHET_MAX_BODY_BYTES: z.coerce.number().int().positive().default(1_048_576),
   // Tool calls through the dispatcher: per run and per organization, each a one-minute window shared by every instance.
   GUICHET_RUN_CALLS_PER_MINUTE: z.coerce.number().int().positive().default(120),

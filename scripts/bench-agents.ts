@@ -9,7 +9,7 @@ let agentId: string | undefined;
 
 async function benchAgent(baseUrl: string, key: string): Promise<string> {
   if (agentId) return agentId;
-  // The stack's database, reached from this process (lib/env reads these once, on first import).
+  // The stack's database (bench.ts points this process at it before any import of lib/).
   const { db } = await import("@/lib/db");
   await db.plan.update({ where: { id: "pro" }, data: { maxAgents: 1_000_000 } });
   const response = await fetch(`${baseUrl}/v1/agents`, {
@@ -22,16 +22,10 @@ async function benchAgent(baseUrl: string, key: string): Promise<string> {
   return agentId;
 }
 
-function useStackDatabase(stack: { databaseUrl: string; dataDir: string }) {
-  process.env.DATABASE_URL = stack.databaseUrl;
-  process.env.GUICHET_DATA_DIR = stack.dataDir;
-}
-
 export const agentScenarios: BenchScenario[] = [
   {
     name: "POST /v1/agents (validation against the catalog, insert)",
     async prepare(stack, key) {
-      useStackDatabase(stack);
       await benchAgent(stack.baseUrl, key);
       return {
         method: "POST",
@@ -44,7 +38,6 @@ export const agentScenarios: BenchScenario[] = [
   {
     name: "PATCH /v1/agents/{agent}",
     async prepare(stack, key) {
-      useStackDatabase(stack);
       const id = await benchAgent(stack.baseUrl, key);
       return { method: "PATCH", path: `/v1/agents/${id}`, headers: bearer(key), body: JSON.stringify({ temperature: 0.42, instructions: "Réponds brièvement." }) };
     },
@@ -52,7 +45,6 @@ export const agentScenarios: BenchScenario[] = [
   {
     name: "GET /v1/agents/{agent}",
     async prepare(stack, key) {
-      useStackDatabase(stack);
       return { path: `/v1/agents/${await benchAgent(stack.baseUrl, key)}`, headers: bearer(key) };
     },
   },

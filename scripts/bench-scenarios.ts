@@ -1,6 +1,7 @@
 import type { BenchScenario } from "./bench";
 import { agentScenarios } from "./bench-agents";
 import { catalogScenario } from "./bench-catalog";
+import { dispatchScenarios } from "./bench-dispatch";
 
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 
@@ -12,4 +13,5 @@ export const benchScenarios: BenchScenario[] = [
   },
   catalogScenario,
   ...agentScenarios,
+  ...dispatchScenarios,
 ];

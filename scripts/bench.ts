@@ -53,10 +53,10 @@ async function measure(baseUrl: string, request: BenchRequest): Promise<Figures>
 }
 
 async function main() {
-  const { stack, stop } = await startTestStack({
-    port: await freePort(),
-    env: { GUICHET_BENCH: "1", GUICHET_RATE_LIMIT_PER_MINUTE: "100000000" },
-  });
+  const limits = { GUICHET_RATE_LIMIT_PER_MINUTE: "100000000", GUICHET_RUN_CALLS_PER_MINUTE: "100000000", GUICHET_ORG_CALLS_PER_MINUTE: "100000000" };
+  const { stack, stop } = await startTestStack({ port: await freePort(), env: { GUICHET_BENCH: "1", ...limits } });
+  // This process reaches the same database for preparing data and the in-process measures.
+  Object.assign(process.env, { DATABASE_URL: stack.databaseUrl, GUICHET_DATA_DIR: stack.dataDir, GUICHET_ALLOW_LOOPBACK: "1", GUICHET_LOG_LEVEL: "warn", ...limits });
   try {
     const { readFileSync } = await import("node:fs");
     const demoKey = readFileSync(`${stack.dataDir}/demo-api-key`, "utf8").trim();
@@ -70,17 +70,44 @@ async function main() {
         headers: { ...(request.body ? { "content-type": "application/json" } : {}), ...request.headers },
         body: typeof request.body === "function" ? request.body() : request.body,
       });
-      const size = (await probe.arrayBuffer()).byteLength;
+      const probeText = await probe.text();
+      const size = Buffer.byteLength(probeText);
+      const probeBody = JSON.parse(probeText) as { ok?: boolean };
       if (!probe.ok) throw new Error(`${scenario.name}: HTTP ${probe.status} before measuring`);
+      if (probeBody.ok === false) throw new Error(`${scenario.name}: the tool call was refused before measuring: ${JSON.stringify(probeBody)}`);
       const ours = await measure(stack.baseUrl, request);
       const bare = await measure(stack.baseUrl, { path: `/api/bench/bare?bytes=${size}` });
       console.log(
         `| ${scenario.name} | ${ours.rps.toFixed(0)} | ${ours.p50} | ${ours.p99} | ${bare.rps.toFixed(0)} | ${bare.p50} | ${bare.p99} | ${(ours.rps / bare.rps).toFixed(2)} | ${ours.non2xx + ours.errors} |`,
       );
     }
+    await inProcessMeasures(stack);
   } finally {
     await stop();
   }
+}
+
+/** The dispatcher against its executors, and the write path, timed inside one process. */
+async function inProcessMeasures(stack: TestStack) {
+  const { measureDispatchOverhead } = await import("@/lib/dispatch/bench");
+  const { measureProposalFlow } = await import("@/lib/proposals/bench");
+  console.log("\nDispatcher overhead (in process, same executor called directly and through the dispatcher)\n");
+  console.log("| tool | direct p50 ms | dispatched p50 ms | direct p95 | dispatched p95 | overhead p50 ms |");
+  console.log("|---|---|---|---|---|---|");
+  for (const f of await measureDispatchOverhead({ iterations: Number(process.env.BENCH_ITERATIONS ?? 200), crmUrl: stack.crmUrl })) {
+    console.log(`| ${f.tool} | ${f.direct.p50_ms} | ${f.dispatched.p50_ms} | ${f.direct.p95_ms} | ${f.dispatched.p95_ms} | ${f.overhead_p50_ms} |`);
+  }
+  const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 50);
+  const flow = await measureProposalFlow({ crmUrl: stack.crmUrl, iterations: Number(process.env.BENCH_FLOW_ITERATIONS ?? 30), concurrency });
+  console.log(`\nWrite path: preview → approve → commit (${flow.iterations} times, in process, against CRM Acme)\n`);
+  console.log("| step | p50 ms | p95 ms | mean ms |");
+  console.log("|---|---|---|---|");
+  for (const step of ["preview", "approve", "commit", "total"] as const) {
+    console.log(`| ${step} | ${flow[step].p50_ms} | ${flow[step].p95_ms} | ${flow[step].mean_ms} |`);
+  }
+  const c = flow.contention;
+  console.log(`\nContention: ${c.concurrent_commits} concurrent commits of one approved proposal → ${c.succeeded} ok (${c.replayed} replayed), ${c.operations} operation(s), effects in CRM Acme: ${c.effects} (must be 1), ${c.wall_ms} ms wall`);
+  if (c.effects !== 1) process.exitCode = 1;
 }
 
 main().catch((error) => {

@@ -45,10 +45,10 @@ function hashFiles(paths) {
 }
 
 /** The two Prisma clients (SQLite and PostgreSQL), regenerated when the schema changed. */
-export function ensurePrismaClients() {
+export function ensurePrismaClients({ force = false } = {}) {
   const stamp = path.join(root, "lib/db/generated/.schema-hash");
   const wanted = hashFiles(["prisma/schema.base.prisma", "package-lock.json"]);
-  if (existsSync(stamp) && readFileSync(stamp, "utf8") === wanted) return;
+  if (!force && existsSync(stamp) && readFileSync(stamp, "utf8") === wanted) return;
   step("Generating the Prisma clients");
   sh(process.execPath, ["scripts/prisma-variants.mjs"]);
   const urls = { sqlite: "file:./data/prisma-cli.sqlite", postgresql: "postgresql://postgres@127.0.0.1:5432/postgres" };

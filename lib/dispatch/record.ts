@@ -1,3 +1,4 @@
+import { log } from "@/lib/log";
 import type { Contract } from "@/lib/contracts/types";
 import { db } from "@/lib/db";
 import { recordStep } from "@/lib/runs/steps";
@@ -47,8 +48,8 @@ export async function recordCall(record: CallRecord): Promise<void> {
     }, tx);
     await countTelemetry(run.organizationId, events, new Date(), tx);
   });
-  console.log(JSON.stringify({
-    level: code ? "warn" : "info", event: "tool_call", run: run.id, step: record.stepId, tool: tool || null, version: contract?.version ?? null,
+  log(code ? "warn" : "info", "tool_call", {
+    run: run.id, step: record.stepId, tool: tool || null, version: contract?.version ?? null,
     status: envelope.ok ? "ok" : "error", error_code: code, field, duration_ms: record.durationMs, retries: record.retries, arguments_sha256: record.argumentsSha256,
-  }));
+  });
 }

@@ -1,3 +1,5 @@
+import { log } from "@/lib/log";
+
 // One error class, one code → status table. Handlers throw; lib/http/handler.ts
 // turns every error into the single envelope.
 
@@ -97,7 +99,7 @@ export function toErrorEnvelope(error: unknown, requestId: string): { status: nu
   const prismaCode = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
   if (prismaCode === "P2025") return toErrorEnvelope(notFound(), requestId);
   if (prismaCode === "P2002") return toErrorEnvelope(new ApiError("conflict", "The resource already exists."), requestId);
-  console.error(JSON.stringify({ level: "error", request_id: requestId, error: error instanceof Error ? `${error.name}: ${error.message}` : "non-error thrown" }));
+  log("error", "unhandled_error", { request_id: requestId, error: error instanceof Error ? `${error.name}: ${error.message}` : "non-error thrown" });
   return {
     status: 500,
     body: { error: { code: "internal_error", message: "Something went wrong on our side.", request_id: requestId } },

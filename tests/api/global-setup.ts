@@ -42,7 +42,7 @@ export default async function setup(project: TestProject) {
   project.provide("dataDir", database.dataDir);
   project.provide("crmUrl", crm.url);
   project.provide("crmBaseUrl", crm.baseUrl);
-  console.log(`API tests on ${kind} at ${app.baseUrl}`);
+  console.log(`API tests on ${kind} at ${app.baseUrl} (build in ${process.env.GUICHET_DIST_DIR ?? ".next"})`);
   return async () => {
     await app.stop();
     await crm.close();
