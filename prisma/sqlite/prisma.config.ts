@@ -1,3 +1,4 @@
+import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { defineConfig } from "prisma/config";
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
@@ -8,6 +9,8 @@ export default defineConfig({
   engine: "js",
   schema: path.join(__dirname, "schema.prisma"),
   async adapter() {
+    // The CLI needs a database handle even for schema-to-schema diffs; on a fresh clone ./data does not exist yet.
+    mkdirSync("data", { recursive: true });
     const url = process.env.DATABASE_URL?.startsWith("file:") ? process.env.DATABASE_URL : "file:./data/prisma-cli.sqlite";
     return new PrismaBetterSQLite3({ url });
   },
