@@ -80,8 +80,8 @@ try {
 }
 
 if (built) {
-  run("API tests over HTTP — SQLite", node, vitest("vitest.api.config.ts", "test-results/api-sqlite.json"), { report: "test-results/api-sqlite.json", env: { TEST_DB: "sqlite" } });
-  run("API tests over HTTP — PostgreSQL", node, vitest("vitest.api.config.ts", "test-results/api-postgresql.json"), { report: "test-results/api-postgresql.json", env: { TEST_DB: "postgresql" } });
+  run("API tests over HTTP — SQLite", node, vitest("vitest.api.config.mts", "test-results/api-sqlite.json"), { report: "test-results/api-sqlite.json", env: { TEST_DB: "sqlite" } });
+  run("API tests over HTTP — PostgreSQL", node, vitest("vitest.api.config.mts", "test-results/api-postgresql.json"), { report: "test-results/api-postgresql.json", env: { TEST_DB: "postgresql" } });
   run("Browser journeys (Playwright, Chromium)", node, ["node_modules/@playwright/test/cli.js", "test", "--reporter=list,json"], {
     report: "test-results/e2e.json",
     env: { PLAYWRIGHT_JSON_OUTPUT_NAME: "test-results/e2e.json", CHROMIUM_PATH: chromium },
