@@ -63,7 +63,8 @@ async function main() {
     console.log(`Benchmarks: ${CONNECTIONS} connections, ${DURATION_S} s each, ${process.env.TEST_DB ?? "sqlite"} database\n`);
     console.log("| endpoint | req/s | p50 ms | p99 ms | bare req/s | bare p50 | bare p99 | ratio | non-2xx |");
     console.log("|---|---|---|---|---|---|---|---|---|");
-    for (const scenario of benchScenarios) {
+    const only = process.env.BENCH_ONLY?.toLowerCase();
+    for (const scenario of benchScenarios.filter((s) => !only || s.name.toLowerCase().includes(only))) {
       const request = await scenario.prepare(stack, demoKey);
       const probe = await fetch(stack.baseUrl + request.path, {
         method: request.method ?? "GET",
@@ -81,7 +82,7 @@ async function main() {
         `| ${scenario.name} | ${ours.rps.toFixed(0)} | ${ours.p50} | ${ours.p99} | ${bare.rps.toFixed(0)} | ${bare.p50} | ${bare.p99} | ${(ours.rps / bare.rps).toFixed(2)} | ${ours.non2xx + ours.errors} |`,
       );
     }
-    await inProcessMeasures(stack);
+    if (!only) await inProcessMeasures(stack);
   } finally {
     await stop();
   }
