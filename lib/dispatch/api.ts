@@ -41,4 +41,7 @@ export const toolCallEndpoint = defineEndpoint({
   summary: "Call a tool of the run: the only way any tool executes. Answers 200 with the tool envelope, success or refusal",
   auth: "both", scopes: ["runs:write"], params: RunParams, body: ToolCallBody,
   response: ToolEnvelopeObject, errors: ["not_found", "unknown_parameter"],
+  // Tool results are payloads we never store; a repeated call is safe by design
+  // (reads have no effect, a preview finds its card, a commit is exactly-once by proposal).
+  idempotencyReplay: "re-execute",
 });

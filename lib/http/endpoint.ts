@@ -31,6 +31,13 @@ export interface Endpoint<
   /** multipart/form-data endpoints read the request themselves. */
   multipart?: boolean;
   response?: z.ZodType;
+  /**
+   * What an Idempotency-Key replays. "stored" (default): the first response, kept
+   * 24 h. "re-execute": nothing of the response is kept — for endpoints whose
+   * responses are payloads we must not store (tool results) and whose effect is
+   * idempotent in the domain itself; a completed duplicate runs again.
+   */
+  idempotencyReplay?: "stored" | "re-execute";
   status?: number;
   errors?: ErrorCode[];
 }

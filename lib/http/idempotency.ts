@@ -20,9 +20,17 @@ function requestHash(request: Request, rawBody: unknown): string {
  * replayed for the same key and body; another body is `idempotency_key_reused`; a
  * duplicate that arrives while the first is still running is `request_in_progress`.
  * Refusals of the handler (4xx) are stored like successes; server errors (5xx)
- * are not, so the client may retry them.
+ * are not, so the client may retry them. In "re-execute" mode no response body is
+ * ever stored: a completed duplicate runs the handler again (the endpoint's own
+ * domain makes that safe), still one at a time and still bound to the same body.
  */
-export async function withIdempotency(request: Request, principal: Principal, rawBody: unknown, run: () => Promise<Response>): Promise<Response> {
+export async function withIdempotency(
+  request: Request,
+  principal: Principal,
+  rawBody: unknown,
+  run: () => Promise<Response>,
+  replay: "stored" | "re-execute" = "stored",
+): Promise<Response> {
   const key = request.headers.get("idempotency-key");
   if (key === null) return run();
   if (!KEY_PATTERN.test(key)) {
@@ -43,6 +51,7 @@ export async function withIdempotency(request: Request, principal: Principal, ra
     if (existing.state !== "done" || existing.responseStatus === null) {
       throw new ApiError("request_in_progress", "A request with this Idempotency-Key is still being processed.");
     }
+    if (replay === "re-execute") return reExecute(existing.id, run);
     return new Response(existing.responseBody, {
       status: existing.responseStatus,
       headers: { "content-type": "application/json; charset=utf-8", "idempotent-replayed": "true" },
@@ -69,7 +78,20 @@ export async function withIdempotency(request: Request, principal: Principal, ra
     await db.idempotentRequest.delete({ where: { id: recordId } });
     return response;
   }
-  const body = await response.clone().text();
+  const body = replay === "stored" ? await response.clone().text() : null;
   await db.idempotentRequest.update({ where: { id: recordId }, data: { state: "done", responseStatus: response.status, responseBody: body } });
   return response;
+}
+
+/** Runs a completed request again, claiming the record first so duplicates still queue up as 409. */
+async function reExecute(recordId: string, run: () => Promise<Response>): Promise<Response> {
+  const claimed = await db.idempotentRequest.updateMany({ where: { id: recordId, state: "done" }, data: { state: "in_progress" } });
+  if (claimed.count === 0) throw new ApiError("request_in_progress", "A request with this Idempotency-Key is still being processed.");
+  try {
+    const response = await run();
+    response.headers.set("idempotent-replayed", "re-executed");
+    return response;
+  } finally {
+    await db.idempotentRequest.update({ where: { id: recordId }, data: { state: "done" } });
+  }
 }
