@@ -34,11 +34,23 @@ async function migrateSqlite(url) {
   const applied = new Set(db.prepare(`SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL`).all().map((r) => r.migration_name));
   const todo = pendingMigrations("sqlite", applied);
   for (const m of todo) {
-    db.transaction(() => {
-      db.exec(m.sql);
-      db.prepare(`INSERT INTO _prisma_migrations (id, checksum, finished_at, migration_name, applied_steps_count, started_at) VALUES (?, ?, ?, ?, 1, ?)`)
-        .run(randomUUID(), m.checksum, Date.now(), m.name, Date.now());
-    })();
+    // Prisma rebuilds a SQLite table (create new, copy, DROP old, rename) under its own
+    // `PRAGMA foreign_keys=OFF`, which SQLite ignores inside a transaction: with enforcement
+    // on, dropping a parent table deletes its rows first and cascades to the children
+    // (rebuilding Run would empty Step). So enforcement is off around the transaction,
+    // and the migrated data must pass the foreign key check before it commits.
+    db.pragma("foreign_keys = OFF");
+    try {
+      db.transaction(() => {
+        db.exec(m.sql);
+        const broken = db.pragma("foreign_key_check");
+        if (broken.length > 0) throw new Error(`migration ${m.name} leaves ${broken.length} row(s) with a broken foreign key (first: ${JSON.stringify(broken[0])})`);
+        db.prepare(`INSERT INTO _prisma_migrations (id, checksum, finished_at, migration_name, applied_steps_count, started_at) VALUES (?, ?, ?, ?, 1, ?)`)
+          .run(randomUUID(), m.checksum, Date.now(), m.name, Date.now());
+      })();
+    } finally {
+      db.pragma("foreign_keys = ON");
+    }
   }
   db.close();
   return todo.map((m) => m.name);
