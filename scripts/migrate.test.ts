@@ -2,7 +2,9 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import Database from "better-sqlite3";
+// eslint-disable-next-line @typescript-eslint/ban-ts-comment -- @ts-expect-error would break once types are installed
+// @ts-ignore -- better-sqlite3 ships no types and @types/better-sqlite3 is not installed
+import BetterSqlite3 from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 
 // The SQLite migration runner on a database that already holds data: Prisma
@@ -10,13 +12,22 @@ import { afterAll, describe, expect, it } from "vitest";
 // transaction, where Prisma's own `PRAGMA foreign_keys=OFF` does nothing — so a
 // rebuilt parent table used to cascade-delete its children's rows.
 
+/** The few calls this test makes, typed here rather than as a global module declaration. */
+interface Sqlite {
+  exec(sql: string): void;
+  prepare(sql: string): { run(...params: unknown[]): unknown; get(): unknown; all(): unknown[] };
+  pragma(source: string, options?: { simple: boolean }): unknown;
+  close(): void;
+}
+const openSqlite = (file: string) => new (BetterSqlite3 as unknown as new (file: string) => Sqlite)(file);
+
 const dir = mkdtempSync(path.join(tmpdir(), "guichet-migrate-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const migrations = readdirSync(path.join("prisma", "sqlite", "migrations")).filter((d) => /^\d{14}_/.test(d)).sort();
 const REBUILD_OF_RUN = migrations.findIndex((name) => name.endsWith("_keep_runs_of_deleted_agents"));
 
-function applyUpTo(db: Database.Database, count: number): void {
+function applyUpTo(db: Sqlite, count: number): void {
   db.exec(`CREATE TABLE "_prisma_migrations" ("id" TEXT PRIMARY KEY NOT NULL, "checksum" TEXT NOT NULL, "finished_at" DATETIME,
     "migration_name" TEXT NOT NULL, "logs" TEXT, "rolled_back_at" DATETIME, "started_at" DATETIME NOT NULL DEFAULT current_timestamp,
     "applied_steps_count" INTEGER UNSIGNED NOT NULL DEFAULT 0)`);
@@ -30,7 +41,7 @@ describe("scripts/migrate.mjs on SQLite", () => {
   it("keeps every run and step through the rebuild of Run, whose agent is then nulled on delete", () => {
     expect(REBUILD_OF_RUN).toBeGreaterThan(0);
     const file = path.join(dir, "before.sqlite");
-    const db = new Database(file);
+    const db = openSqlite(file);
     applyUpTo(db, REBUILD_OF_RUN);
     const now = Date.now();
     db.prepare(`INSERT INTO Plan (id, name, features, storageBytes, maxFiles, maxAgents, maxFileBytes, fileTtlDays) VALUES ('p', 'p', '[]', 1, 1, 1, 1, 1)`).run();
@@ -48,7 +59,7 @@ describe("scripts/migrate.mjs on SQLite", () => {
     expect(result.status).toBe(0);
     expect(result.stdout).toContain(migrations[REBUILD_OF_RUN]);
 
-    const after = new Database(file);
+    const after = openSqlite(file);
     try {
       expect(after.pragma("foreign_keys", { simple: true })).toBe(1);
       expect(after.prepare(`SELECT id, agentId FROM Run ORDER BY id`).all()).toEqual([{ id: "run_a", agentId: "agt" }, { id: "run_b", agentId: "agt" }]);
