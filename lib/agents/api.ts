@@ -102,7 +102,7 @@ export const updateAgentEndpoint = defineEndpoint({
 });
 
 export const deleteAgentEndpoint = defineEndpoint({
-  method: "DELETE", path: "/v1/agents/{agent}", tag, summary: "Delete an agent with its knowledge documents and their bytes",
+  method: "DELETE", path: "/v1/agents/{agent}", tag, summary: "Delete an agent with its knowledge documents and their bytes; its runs, steps and proposals are kept, with `agent: null`",
   auth: "both", scopes: [...writeScopes], params: AgentParams, response: Deleted, errors: ["not_found"],
 });
 

@@ -181,7 +181,11 @@ export async function updateAgent(organizationId: string, agentId: string, body:
   }
 }
 
-/** Deletes the agent, its documents' rows (cascade) and then their bytes. */
+/**
+ * Deletes the agent, its documents' rows (cascade) and then their bytes. Its
+ * runs and their steps stay (the database sets their agent to null): they are
+ * the record of what the agent did, and the dispatcher refuses their calls.
+ */
 export async function deleteAgent(organizationId: string, agentId: string): Promise<void> {
   const keys = await db.$transaction(async (tx) => {
     // The lock keeps a document upload from landing between the listing and the delete.

@@ -58,18 +58,21 @@ interface CallState {
   retries: number;
 }
 
-function operatorSettings(signal: AbortSignal, run: RunRow): ExecutionContext {
+function operatorSettings(signal: AbortSignal, run: RunRow, agentId: string): ExecutionContext {
   return {
     signal,
-    run: { organizationId: run.organizationId, runId: run.id, agentId: run.agentId, fileIds: fileIdsOf(run) },
+    run: { organizationId: run.organizationId, runId: run.id, agentId, fileIds: fileIdsOf(run) },
     dataDir: env.dataDir,
     web: { allowLoopback: env.allowLoopback, allowPrivate: env.allowPrivate },
     search: { searchUrl: env.GUICHET_SEARCH_URL ?? null },
   };
 }
 
-/** Refusals that depend only on the run: its state and its limits. */
-async function admitCall(run: RunRow): Promise<void> {
+/** Refusals that depend only on the run: its agent, its state and its limits. Answers the agent the call is made for. */
+async function admitCall(run: RunRow): Promise<string> {
+  // A deleted agent's run is kept as the record of what it did, but it ended with its agent:
+  // the code of a finished run (as cancelled or expired), whatever its stored status says.
+  if (run.agentId === null) throw new ToolError("CANCELLED", "The agent of this run was deleted: the run is kept as a record and accepts no more tool calls.");
   const status = effectiveStatus(run);
   if (status === "suspended") throw new ToolError("OUTCOME_UNKNOWN", "The run is suspended until an operator resolves an unknown outcome.");
   if (status !== "active") throw new ToolError("CANCELLED", `The run is ${status}: it accepts no more tool calls.`);
@@ -77,6 +80,7 @@ async function admitCall(run: RunRow): Promise<void> {
   if (refusal) {
     throw new ToolError("RATE_LIMITED", `Too many tool calls for this ${refusal.scope === "run" ? "run" : "organization"}; retry in ${Math.ceil(refusal.retryAfterMs / 1000)} s.`, { retryable: true, retry_after_ms: refusal.retryAfterMs });
   }
+  return run.agentId;
 }
 
 /** Parse, size, registry, capability set: the contract this call may use, or the refusal. */
@@ -132,15 +136,15 @@ export async function dispatchToolCall(request: ToolCallRequest): Promise<ToolEn
   let envelope: ToolEnvelope;
   let viewed: unknown;
   try {
-    await admitCall(run);
+    const agentId = await admitCall(run);
     const contract = await resolveCall(run, request.tool, request.arguments);
     state.contract = contract;
     const executor = await executorFor(run.organizationId, contract);
     validateArguments(contract, request.arguments);
-    const context = operatorSettings(tracked.signal, run);
+    const context = operatorSettings(tracked.signal, run, agentId);
     const deadline = run.expiresAt;
     const outcome: WriteOutcome = contract.effect === "write"
-      ? await handleWriteCall({ run: { id: run.id, organizationId: run.organizationId, agentId: run.agentId, capabilities: "read_write" }, contract, executor, arguments: request.arguments, argumentsSha256: hash, stepId, context, runDeadline: deadline })
+      ? await handleWriteCall({ run: { id: run.id, organizationId: run.organizationId, agentId, capabilities: "read_write" }, contract, executor, arguments: request.arguments, argumentsSha256: hash, stepId, context, runDeadline: deadline })
       : await executeUnderContract(contract, executor, request.arguments, context, deadline);
     state.retries = outcome.retries;
     viewed = validateOutput(contract, outcome.result);

@@ -154,7 +154,7 @@ export const RefuseBody = z.strictObject({
 export const approveProposalEndpoint = defineEndpoint({
   method: "POST", path: "/v1/proposals/{proposal}/approve", tag: "Proposals", summary: "Approve the exact change shown (signed-in people only)",
   auth: "session", params: ProposalParams, body: ApproveBody,
-  response: z.object({ data: ProposalObject }), errors: [...decisionErrors, "self_approval_forbidden", "arguments_hash_mismatch"],
+  response: z.object({ data: ProposalObject }), errors: [...decisionErrors, "self_approval_forbidden", "arguments_hash_mismatch", "agent_deleted"],
 });
 
 export const refuseProposalEndpoint = defineEndpoint({

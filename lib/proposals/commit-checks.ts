@@ -2,14 +2,15 @@ import { canonicalSha256 } from "@/lib/canonical";
 import type { Contract } from "@/lib/contracts/types";
 import { db } from "@/lib/db";
 import { ToolError } from "@/lib/executors";
+import { runLostItsAgent } from "@/lib/runs/service";
 import { isoOffset } from "@/lib/time";
 import { markExpired, proposalInclude, storedPolicy, type ProposalRow } from "./service";
 import { effectiveStatus } from "./state";
 
 // What the commit checks before anything is sent (SPEC §6.3), again under the
 // target's lock: the proposal is this run's and this tool's, approved, not
-// expired, its approvers still have the right to approve it, and its stored
-// arguments still hash to what they approved.
+// expired, its approvers still have the right to approve it, its stored
+// arguments still hash to what they approved — and its run still has its agent.
 
 export async function loadProposalForCommit(runId: string, organizationId: string, proposalId: string, contract: Pick<Contract, "key" | "version">): Promise<ProposalRow> {
   const proposal = await db.proposal.findFirst({ where: { id: proposalId, organizationId }, include: proposalInclude });
@@ -42,6 +43,17 @@ export async function assertCommittable(proposal: ProposalRow, now = new Date())
   await assertApproversStillEntitled(proposal);
   if (canonicalSha256(proposal.arguments) !== proposal.argumentsSha256) {
     throw new ToolError("PROPOSAL_NOT_APPROVED", "The stored arguments no longer hash to what was approved: nothing was sent.", { proposal_id: proposalId });
+  }
+}
+
+/**
+ * The dispatcher refuses every call of a run whose agent was deleted; this is
+ * asked again under the lock, just before sending, for an agent deleted while
+ * the commit waited its turn. Same code as the dispatcher's: a finished run.
+ */
+export async function assertRunKeepsItsAgent(proposal: Pick<ProposalRow, "id" | "organizationId" | "runId">): Promise<void> {
+  if (await runLostItsAgent(proposal.organizationId, proposal.runId)) {
+    throw new ToolError("CANCELLED", "The agent of this run was deleted: nothing was sent.", { proposal_id: proposal.id });
   }
 }
 

@@ -10,7 +10,7 @@ import {
   claimOperation, findOperationByKey, openOperation, recordFailure, recordSuccess, recordUnknown, settledStatuses,
   asStatus, type OperationRow, type OutcomeTrail, type StoredError,
 } from "@/lib/operations/service";
-import { assertCommittable, loadProposalForCommit } from "./commit-checks";
+import { assertCommittable, assertRunKeepsItsAgent, loadProposalForCommit } from "./commit-checks";
 import type { ProposalRow } from "./service";
 
 // The commit (SPEC §6.3–6.5): the arguments come from the stored proposal, the
@@ -118,8 +118,9 @@ async function commitUnderLock(call: WriteCall, proposalId: string, key: string)
   }
   try {
     await assertCommittable(proposal);
+    await assertRunKeepsItsAgent(proposal);
   } catch (error) {
-    // The proposal changed while the operation waited its turn: nothing is sent.
+    // The proposal (or its run's agent) changed while the operation waited its turn: nothing is sent.
     await recordFailure(operation, storedError(asToolError(error)));
     throw error;
   }

@@ -1,6 +1,7 @@
 import { db, isUniqueViolation } from "@/lib/db";
 import { ApiError } from "@/lib/http/errors";
 import type { Role } from "@/lib/auth/scopes";
+import { runLostItsAgent } from "@/lib/runs/service";
 import { countTelemetry } from "@/lib/telemetry/service";
 import { isoOffset } from "@/lib/time";
 import { getProposal, markExpired, storedPolicy, type ProposalRow } from "./service";
@@ -45,6 +46,12 @@ async function decide(approver: Approver, proposalId: string, decision: Decision
   assertDecidable(proposal, approver, now);
   const policy = storedPolicy(proposal);
   if (decision.kind === "approve") {
+    // An approval of a write that can never be committed would only mislead; refusing it still closes the card.
+    if (await runLostItsAgent(proposal.organizationId, proposal.runId)) {
+      throw new ApiError("agent_deleted", "The agent that proposed this write was deleted: its run commits nothing more, so this proposal cannot be approved. Refuse it to close it.", {
+        reason: { run: proposal.runId },
+      });
+    }
     if (proposal.requestedBy === approver.memberId && !policy.requester_can_approve) {
       throw new ApiError("self_approval_forbidden", "You asked for this write: someone else must approve it.");
     }

@@ -17,7 +17,9 @@ export const RunCreateBody = z.strictObject({
 });
 export type RunCreateBody = z.infer<typeof RunCreateBody>;
 
-export const RunListQuery = ListQuery.extend({ agent: z.string().min(1).max(64).optional() });
+export const RunListQuery = ListQuery.extend({
+  agent: z.string().min(1).max(64).optional().meta({ description: "Only the runs of this agent. A deleted agent's runs are kept with `agent: null` and match no id." }),
+});
 export type RunListQuery = z.infer<typeof RunListQuery>;
 
 export const RunParams = z.strictObject({ run: z.string().min(1).max(64) });
@@ -26,7 +28,7 @@ const WarningObject = z.object({ code: z.string(), tool: z.string(), reason: z.o
 
 export const RunObject = z.object({
   id: z.string(),
-  agent: z.string(),
+  agent: z.string().nullable().meta({ description: "The agent the run executes; null once that agent was deleted (the run, its steps and its proposals are kept, and it accepts no more tool calls)." }),
   status: z.enum(["active", "suspended", "cancelled", "completed", "expired"]),
   capabilities: RunCapabilities,
   instructions: z.string(),

@@ -63,6 +63,12 @@ export async function getRun(organizationId: string, runId: string, tx: DbOrTx =
   return run;
 }
 
+/** Whether the run outlived its agent: kept as a record with `agent: null`, it executes and commits nothing more. */
+export async function runLostItsAgent(organizationId: string, runId: string, tx: DbOrTx = db): Promise<boolean> {
+  const run = await tx.run.findFirst({ where: { id: runId, organizationId }, select: { agentId: true } });
+  return run !== null && run.agentId === null;
+}
+
 /** One page of the organization's runs, newest first (limit + 1 rows, for `page`). */
 export async function listRuns(organizationId: string, query: RunListQuery, tx: DbOrTx = db): Promise<RunRow[]> {
   return tx.run.findMany({
