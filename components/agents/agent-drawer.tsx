@@ -64,7 +64,7 @@ function DeleteAgent({ agent, onDeleted }: { agent: AgentObject; onDeleted: () =
       <h3 id="delete-title" className="text-sm font-semibold text-red-800">Supprimer l’agent</h3>
       {confirming ? (
         <div className="space-y-2" role="alertdialog" aria-labelledby="delete-confirm">
-          <p id="delete-confirm" className="text-sm">Supprimer « {agent.name} », ses documents et leurs fichiers ? C’est définitif ; ses runs passés sont supprimés aussi.</p>
+          <p id="delete-confirm" className="text-sm">Supprimer « {agent.name} », ses documents et leurs fichiers ? C’est définitif. L’historique de ses runs est conservé (le Journal les montre avec « Agent supprimé ») ; ils n’acceptent plus d’appel d’outil.</p>
           <div className="flex gap-2">
             <Button variant="danger" disabled={remove.isPending} onClick={() => remove.mutate()}>Supprimer définitivement</Button>
             <Button variant="secondary" onClick={() => setConfirming(false)}>Annuler</Button>

@@ -8,6 +8,9 @@ export const runStatusLabels: Record<string, { label: string; tone: "success" | 
   expired: { label: "Expiré", tone: "neutral" },
 };
 
+/** A run outlives its agent: the Journal names the deleted agent this way. */
+export const deletedAgentLabel = "Agent supprimé";
+
 export const capabilityLabels: Record<string, string> = { read: "Lecture", read_write: "Lecture et écriture" };
 
 export const dateTime = new Intl.DateTimeFormat("fr-FR", { dateStyle: "short", timeStyle: "medium" });

@@ -11,13 +11,14 @@ import { queryKeys } from "@/lib/client/query-keys";
 import type { RunObject } from "@/lib/runs/api";
 import type { StepObject } from "@/lib/runs/step-object";
 import { ChartView, isChartData } from "./chart-view";
-import { capabilityLabels, dateTime, runStatusLabels } from "./labels";
+import { capabilityLabels, dateTime, deletedAgentLabel, runStatusLabels } from "./labels";
 import { ToolCallForm } from "./tool-call-form";
 
 // One run: its frozen tools, what was left out, its steps (without payloads,
-// unless the run keeps debug payloads), and a form to call one of its tools.
+// unless the run keeps debug payloads), and a form to call one of its tools —
+// unless its agent was deleted: the run is kept as a record and calls nothing more.
 
-export function RunDrawer({ runId, agentName, canWrite, onClose }: { runId: string; agentName: (id: string) => string; canWrite: boolean; onClose: () => void }) {
+export function RunDrawer({ runId, agentName, canWrite, onClose }: { runId: string; agentName: (id: string | null) => string; canWrite: boolean; onClose: () => void }) {
   const queryClient = useQueryClient();
   const run = useQuery({ queryKey: [...queryKeys.runs.all, "detail", runId], queryFn: ({ signal }) => apiFetch<{ data: RunObject }>(`/v1/runs/${runId}`, { signal }) });
   const steps = useQuery({ queryKey: queryKeys.runs.steps(runId), queryFn: ({ signal }) => apiFetch<{ data: StepObject[] }>(`/v1/runs/${runId}/steps?limit=100`, { signal }) });
@@ -37,7 +38,7 @@ export function RunDrawer({ runId, agentName, canWrite, onClose }: { runId: stri
   const status = data ? (runStatusLabels[data.status] ?? { label: data.status, tone: "neutral" as const }) : null;
 
   return (
-    <Drawer open onOpenChange={(open) => !open && onClose()} title={`Run ${runId}`} description={data ? `Agent ${agentName(data.agent)}` : undefined}>
+    <Drawer open onOpenChange={(open) => !open && onClose()} title={`Run ${runId}`} description={data ? (data.agent === null ? `${deletedAgentLabel} : le run et ses étapes sont conservés, il n’accepte plus d’appel d’outil.` : `Agent ${agentName(data.agent)}`) : undefined}>
       {!data ? (
         <p className="text-sm text-slate-500">{run.isError ? run.error.message : "Chargement…"}</p>
       ) : (
@@ -59,7 +60,7 @@ export function RunDrawer({ runId, agentName, canWrite, onClose }: { runId: stri
               </ul>
             )}
           </section>
-          {canWrite && data.status === "active" && (
+          {canWrite && data.status === "active" && data.agent !== null && (
             <section aria-labelledby="call-title" className="rounded-lg border border-slate-200 p-4">
               <h3 id="call-title" className="text-sm font-semibold">Appeler un outil</h3>
               <ToolCallForm runId={runId} tools={data.capability_set.map((c) => c.tool)} onCalled={refresh} />

@@ -9,7 +9,7 @@ import { Table, Td, Th } from "@/components/ui/table";
 import { apiFetch } from "@/lib/client/api";
 import { queryKeys } from "@/lib/client/query-keys";
 import type { RunObject } from "@/lib/runs/api";
-import { capabilityLabels, dateTime, runStatusLabels } from "./labels";
+import { capabilityLabels, dateTime, deletedAgentLabel, runStatusLabels } from "./labels";
 import { NewRunDrawer } from "./new-run-drawer";
 import { RunDrawer } from "./run-drawer";
 
@@ -27,7 +27,7 @@ export function RunsPanel({ canWrite }: { canWrite: boolean }) {
     queryKey: queryKeys.agents.all,
     queryFn: ({ signal }) => apiFetch<{ data: { id: string; name: string; active: boolean }[] }>("/v1/agents?limit=100", { signal }),
   });
-  const agentName = (id: string) => agents.data?.data.find((a) => a.id === id)?.name ?? id;
+  const agentName = (id: string | null) => (id === null ? deletedAgentLabel : (agents.data?.data.find((a) => a.id === id)?.name ?? id));
 
   return (
     <section aria-labelledby="runs-title" className="space-y-3">
@@ -51,7 +51,7 @@ export function RunsPanel({ canWrite }: { canWrite: boolean }) {
                 return (
                   <tr key={run.id}>
                     <Td><code className="text-xs">{run.id}</code></Td>
-                    <Td>{agentName(run.agent)}</Td>
+                    <Td className={run.agent === null ? "italic text-slate-500" : undefined}>{agentName(run.agent)}</Td>
                     <Td><Badge tone={status.tone}>{status.label}</Badge>{run.debug && <span className="ml-1"><Badge tone="warning">débogage</Badge></span>}</Td>
                     <Td>{capabilityLabels[run.capabilities]}</Td>
                     <Td className="tabular-nums">{run.capability_set.length}{run.warnings.length > 0 && <span className="ml-1 text-xs text-amber-700">({run.warnings.length} écarté{run.warnings.length > 1 ? "s" : ""})</span>}</Td>
