@@ -120,6 +120,7 @@ test("a saved tool that becomes unavailable stays on the agent, marked with the 
 
     await drawer.getByRole("button", { name: "Supprimer…" }).click();
     await expect(drawer.getByRole("alertdialog")).toContainText("C’est définitif");
+    await expect(drawer.getByRole("alertdialog")).toContainText("L’historique de ses runs est conservé");
     await drawer.getByRole("button", { name: "Supprimer définitivement" }).click();
     await expect(page.getByRole("row", { name: new RegExp(name) })).toHaveCount(0);
     expect((await api.get(`/v1/agents/${agentId}`)).status()).toBe(404);

@@ -92,3 +92,24 @@ test("a developer starts a run from the console and sees what was left out", asy
   await expect(run.getByText("calculate@1")).toBeVisible();
   await shot(page, "journal-new-run-read-only");
 });
+
+test("a deleted agent's run stays in the Journal as « Agent supprimé », with its steps and no tool call", async ({ pageAs, api, shot }) => {
+  const agent = await api.post("/v1/agents", { data: { name: `Supprimé e2e ${Date.now()}` } });
+  const agentId: string = (await agent.json()).data.id;
+  const created = await api.post("/v1/runs", { data: { agent: agentId } });
+  const runId: string = (await created.json()).data.id;
+  expect((await (await api.post(`/v1/runs/${runId}/tool_calls`, { data: { tool: "calculate", arguments: { expression: "2 + 2" } } })).json()).ok).toBe(true);
+  expect((await api.delete(`/v1/agents/${agentId}`)).status()).toBe(200);
+
+  const page = await pageAs("dev");
+  await page.goto("/journal");
+  const row = page.getByRole("row", { name: new RegExp(runId) });
+  await expect(row).toContainText("Agent supprimé");
+  await row.getByRole("button", { name: `Ouvrir le run ${runId}` }).click();
+  const drawer = page.getByRole("dialog", { name: `Run ${runId}` });
+  await expect(drawer).toContainText("Agent supprimé : le run et ses étapes sont conservés");
+  await expect(drawer.getByTestId("step-row")).toHaveCount(1);
+  await expect(drawer.getByRole("row", { name: /calculate@1/ })).toContainText("OK");
+  await expect(drawer.getByRole("button", { name: "Appeler" })).toHaveCount(0);
+  await shot(page, "journal-deleted-agent-run");
+});
