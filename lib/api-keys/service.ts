@@ -51,10 +51,18 @@ export async function revokeApiKey(organizationId: string, id: string, tx: DbOrT
   return tx.apiKey.update({ where: { id }, data: { revokedAt: new Date() }, select: apiKeySelect });
 }
 
-/** Resolves a bearer secret to a principal; null for unknown or revoked keys. */
+// Built once: on every authenticated request, only the columns the check reads.
+const StoredScopes = z.array(Scope).catch([]);
+const authSelect = { id: true, organizationId: true, scopes: true, lastUsedAt: true, revokedAt: true } as const;
+
+/**
+ * Resolves a bearer secret to a principal; null for unknown or revoked keys. Read
+ * from the database on every request, never cached: a revocation takes effect at
+ * once on every instance.
+ */
 export async function authenticateApiKey(secret: string): Promise<Principal | null> {
   if (!secret.startsWith(SECRET_PREFIX) || secret.length > 200) return null;
-  const key = await db.apiKey.findUnique({ where: { secretHash: hashSecret(secret) } });
+  const key = await db.apiKey.findUnique({ where: { secretHash: hashSecret(secret) }, select: authSelect });
   if (!key || key.revokedAt) return null;
   const now = new Date();
   if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() >= LAST_USED_GRANULARITY_MS) {
@@ -64,5 +72,5 @@ export async function authenticateApiKey(secret: string): Promise<Principal | nu
       data: { lastUsedAt: now },
     });
   }
-  return { kind: "apiKey", organizationId: key.organizationId, apiKeyId: key.id, scopes: z.array(Scope).catch([]).parse(key.scopes) };
+  return { kind: "apiKey", organizationId: key.organizationId, apiKeyId: key.id, scopes: StoredScopes.parse(key.scopes) };
 }
