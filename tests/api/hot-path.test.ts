@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { api, createTenant, type Tenant } from "./helpers";
+import { api, baseUrl, createTenant, testDb, type Tenant } from "./helpers";
 import { arrangePlan, models, setPlan } from "./agents-helpers";
 import { startApp } from "./server";
 
 // The authenticated request's common path keeps reference data (plan → models) in
 // process. What must stay immediate is proven here, across two app instances on one
 // database: a revoked key is refused at once by the instance that did not revoke it,
-// and an organization moved to another plan sees that plan's models at once.
+// an organization moved to another plan sees that plan's models at once, and the
+// per-key count (one SQL upsert) loses no request when both instances write at once.
 let second: Awaited<ReturnType<typeof startApp>>;
 let tenant: Tenant;
 
@@ -50,4 +51,19 @@ it("serves the organization's current plan's models right after a plan change", 
   await arrangePlan(tenant, {}, [{ modelId: models.sonnet, isDefault: true }]);
   expect(ids((await modelsOn(second.baseUrl, tenant.key)).body)).toEqual([[models.sonnet, true]]);
   expect(ids((await api("/v1/models", { as: { key: tenant.key } })).body)).toEqual([[models.sonnet, true]]);
+});
+
+it("counts every request of a key exactly once when two instances write the same window at once", async () => {
+  const secret = await tenant.keyWith(["agents:read"]);
+  const { hashSecret } = await import("@/lib/api-keys/service");
+  const db = await testDb();
+  const { id } = await db.apiKey.findUniqueOrThrow({ where: { secretHash: hashSecret(secret) } });
+  const requests = 40;
+  const statuses = await Promise.all(
+    Array.from({ length: requests }, async (_, i) => (await modelsOn(i % 2 === 0 ? second.baseUrl : baseUrl, secret)).status),
+  );
+  expect(statuses.every((status) => status === 200)).toBe(true);
+  // Summed over windows: the minute may turn during the burst.
+  const windows = await db.rateLimitWindow.findMany({ where: { key: `api:${id}` } });
+  expect(windows.reduce((sum, w) => sum + w.count, 0)).toBe(requests);
 });
