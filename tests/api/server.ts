@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -27,7 +27,7 @@ export async function createTestDatabase(kind: "sqlite" | "postgresql"): Promise
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "guichet-test-"));
   writeFileSync(path.join(dataDir, "auth-secret"), randomBytes(32).toString("hex"));
   if (kind === "sqlite") {
-    return { url: `file:${path.join(dataDir, "guichet.sqlite")}`, dataDir, drop: async () => {} };
+    return { url: `file:${path.join(dataDir, "guichet.sqlite")}`, dataDir, drop: async () => rmSync(dataDir, { recursive: true, force: true }) };
   }
   const { default: pg } = await import("pg");
   const admin = process.env.TEST_PG_ADMIN_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
@@ -46,6 +46,7 @@ export async function createTestDatabase(kind: "sqlite" | "postgresql"): Promise
       await dropper.connect();
       await dropper.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
       await dropper.end();
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
