@@ -9,6 +9,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import { CallToolResultSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, beforeEach } from "vitest";
 import { startAcmeCrm, type AcmeCrmOptions, type AcmeCrmServer } from "./server";
 
 export interface TestCrm {
@@ -102,3 +103,25 @@ export function outputValidator(tools: Tool[]) {
 
 let counter = 0;
 export const key = (label = "k") => `test:${label}:${process.pid}:${Date.now()}:${++counter}`;
+
+export interface CrmFixture {
+  t: TestCrm;
+  client: Client;
+  checkOutput: ReturnType<typeof outputValidator>;
+}
+
+/** One CRM and one connected client per test file, its data re-seeded before each test. Fields are set once beforeAll ran. */
+export function setUpTestCrm(): CrmFixture {
+  const fixture = {} as CrmFixture;
+  beforeAll(async () => {
+    fixture.t = await startTestCrm();
+    fixture.client = await connect(fixture.t.crm.url);
+    fixture.checkOutput = outputValidator((await fixture.client.listTools()).tools);
+  });
+  afterAll(async () => {
+    await fixture.client?.close();
+    await fixture.t?.close();
+  });
+  beforeEach(() => resetAll(fixture.t.crm.baseUrl));
+  return fixture;
+}

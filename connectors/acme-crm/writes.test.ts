@@ -1,23 +1,16 @@
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { call, connect, fails, key, ok, outputValidator, resetAll, startTestCrm, state, type TestCrm } from "./test-helpers";
+import { describe, expect, it } from "vitest";
+import {
+  call,
+  fails,
+  key,
+  ok,
+  setUpTestCrm,
+  state,
+} from "./test-helpers";
 
-let t: TestCrm;
-let client: Client;
-let checkOutput: ReturnType<typeof outputValidator>;
+const crm = setUpTestCrm();
 
-beforeAll(async () => {
-  t = await startTestCrm();
-  client = await connect(t.crm.url);
-  checkOutput = outputValidator((await client.listTools()).tools);
-});
-afterAll(async () => {
-  await client?.close();
-  await t?.close();
-});
-beforeEach(() => resetAll(t.crm.baseUrl));
-
-const payment = async (id: string) => (await state(t.crm.baseUrl)).payments.find((p: any) => p.payment_id === id);
+const payment = async (id: string) => (await state(crm.t.crm.baseUrl)).payments.find((p: any) => p.payment_id === id);
 
 describe("refund_payment", () => {
   it("refunds part of PAY-9001 (12 500 EUR minor, 2 500 already refunded)", async () => {
@@ -25,28 +18,28 @@ describe("refund_payment", () => {
       amount: { value_minor: 12500, currency: "EUR" },
       refunded_total: { value_minor: 2500, currency: "EUR" },
     });
-    const r = await ok(client, "refund_payment", {
+    const r = await ok(crm.client, "refund_payment", {
       payment_id: "PAY-9001",
       amount: { value_minor: 4000, currency: "EUR" },
       reason: "Colis endommagé",
       idempotency_key: key("refund"),
     });
-    expect(checkOutput("refund_payment", r)).toBeNull();
+    expect(crm.checkOutput("refund_payment", r)).toBeNull();
     expect(r).toMatchObject({
       payment_id: "PAY-9001",
       amount: { value_minor: 4000, currency: "EUR" },
       refunded_total: { value_minor: 6500, currency: "EUR" },
       remaining_refundable: { value_minor: 6000, currency: "EUR" },
     });
-    const s = await state(t.crm.baseUrl);
+    const s = await state(crm.t.crm.baseUrl);
     expect(s.refunds.filter((x: any) => x.operation_id === r.operation_id)).toEqual([
       expect.objectContaining({ refund_id: r.refund_id, amount: { value_minor: 4000, currency: "EUR" } }),
     ]);
   });
 
   it("refuses more than the remaining refundable amount, and writes nothing", async () => {
-    const before = await state(t.crm.baseUrl);
-    const err = await fails(client, "refund_payment", {
+    const before = await state(crm.t.crm.baseUrl);
+    const err = await fails(crm.client, "refund_payment", {
       payment_id: "PAY-9001",
       amount: { value_minor: 10001, currency: "EUR" },
       idempotency_key: key("over"),
@@ -56,11 +49,11 @@ describe("refund_payment", () => {
       field: "/amount/value_minor",
       details: { remaining: { value_minor: 10000, currency: "EUR" } },
     });
-    const after = await state(t.crm.baseUrl);
+    const after = await state(crm.t.crm.baseUrl);
     expect(after.payments).toEqual(before.payments);
     expect(after.refunds).toEqual(before.refunds);
     // Exactly the remaining amount is fine.
-    await ok(client, "refund_payment", {
+    await ok(crm.client, "refund_payment", {
       payment_id: "PAY-9001",
       amount: { value_minor: 10000, currency: "EUR" },
       idempotency_key: key("exact"),
@@ -70,14 +63,14 @@ describe("refund_payment", () => {
 
   it("refuses another currency and an unknown payment", async () => {
     expect(
-      await fails(client, "refund_payment", {
+      await fails(crm.client, "refund_payment", {
         payment_id: "PAY-9001",
         amount: { value_minor: 100, currency: "USD" },
         idempotency_key: key("usd"),
       }),
     ).toMatchObject({ code: "CURRENCY_MISMATCH", field: "/amount/currency" });
     expect(
-      await fails(client, "refund_payment", {
+      await fails(crm.client, "refund_payment", {
         payment_id: "PAY-1",
         amount: { value_minor: 100, currency: "EUR" },
         idempotency_key: key("nopay"),
@@ -87,7 +80,7 @@ describe("refund_payment", () => {
 
   it("a retried refund (same key) does not refund twice", async () => {
     const args = { payment_id: "PAY-9002", amount: { value_minor: 990, currency: "EUR" }, idempotency_key: key("twice") };
-    const [a, b] = await Promise.all([call(client, "refund_payment", args), call(client, "refund_payment", args)]);
+    const [a, b] = await Promise.all([call(crm.client, "refund_payment", args), call(crm.client, "refund_payment", args)]);
     expect(a.structuredContent).toEqual(b.structuredContent);
     expect((await payment("PAY-9002")).refunded_total.value_minor).toBe(990);
   });
@@ -103,12 +96,12 @@ describe("send_email", () => {
       customer_id: "C-1842",
       idempotency_key: k,
     };
-    const r = await ok(client, "send_email", args);
-    expect(checkOutput("send_email", r)).toBeNull();
+    const r = await ok(crm.client, "send_email", args);
+    expect(crm.checkOutput("send_email", r)).toBeNull();
     expect(r.recipients).toEqual(args.to);
     expect(r.message_id).toMatch(/^msg_/);
-    await ok(client, "send_email", args); // retry: same message, not a second one
-    const s = await state(t.crm.baseUrl);
+    await ok(crm.client, "send_email", args); // retry: same message, not a second one
+    const s = await state(crm.t.crm.baseUrl);
     expect(s.outbox).toEqual([
       {
         message_id: r.message_id,
@@ -124,7 +117,7 @@ describe("send_email", () => {
 
   it("refuses an unknown customer_id", async () => {
     expect(
-      await fails(client, "send_email", {
+      await fails(crm.client, "send_email", {
         to: ["x@example.com"],
         subject: "s",
         body: "b",
@@ -132,7 +125,7 @@ describe("send_email", () => {
         idempotency_key: key("nomail"),
       }),
     ).toMatchObject({ code: "NOT_FOUND", field: "/customer_id" });
-    expect((await state(t.crm.baseUrl)).outbox).toEqual([]);
+    expect((await state(crm.t.crm.baseUrl)).outbox).toEqual([]);
   });
 });
 
@@ -140,30 +133,30 @@ describe("suspend_invoice_delivery", () => {
   const ids = Array.from({ length: 12 }, (_, i) => `INV-1842-${String(i + 1).padStart(3, "0")}`);
 
   it("suspends many invoices in one operation", async () => {
-    await ok(client, "suspend_invoice_delivery", {
+    await ok(crm.client, "suspend_invoice_delivery", {
       customer_id: "C-1842",
       invoice_ids: ids.slice(0, 2),
       idempotency_key: key("first"),
     });
-    const r = await ok(client, "suspend_invoice_delivery", {
+    const r = await ok(crm.client, "suspend_invoice_delivery", {
       customer_id: "C-1842",
       invoice_ids: [...ids].reverse(),
       idempotency_key: key("bulk"),
     });
-    expect(checkOutput("suspend_invoice_delivery", r)).toBeNull();
+    expect(crm.checkOutput("suspend_invoice_delivery", r)).toBeNull();
     expect(r).toMatchObject({ customer_id: "C-1842", suspended_count: 10, already_suspended: ids.slice(0, 2), invoice_ids: ids });
-    const inv = (await state(t.crm.baseUrl)).invoices.filter((i: any) => i.customer_id === "C-1842");
+    const inv = (await state(crm.t.crm.baseUrl)).invoices.filter((i: any) => i.customer_id === "C-1842");
     expect(inv.every((i: any) => i.delivery_suspended)).toBe(true);
     expect(inv.filter((i: any) => i.suspended_by_operation === r.operation_id)).toHaveLength(10);
   });
 
   it("changes nothing when one invoice is not the customer's", async () => {
-    const err = await fails(client, "suspend_invoice_delivery", {
+    const err = await fails(crm.client, "suspend_invoice_delivery", {
       customer_id: "C-1842",
       invoice_ids: ["INV-1842-001", "INV-2001-001"],
       idempotency_key: key("foreign"),
     });
     expect(err).toMatchObject({ code: "NOT_FOUND", field: "/invoice_ids/1" });
-    expect((await state(t.crm.baseUrl)).invoices.some((i: any) => i.delivery_suspended)).toBe(false);
+    expect((await state(crm.t.crm.baseUrl)).invoices.some((i: any) => i.delivery_suspended)).toBe(false);
   });
 });
