@@ -7,6 +7,7 @@ import { toast } from "sonner";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { EmptyState } from "@/components/ui/empty-state";
+import { QueryState } from "@/components/ui/query-state";
 import { Field, TextInput } from "@/components/ui/field";
 import { Table, Td, Th } from "@/components/ui/table";
 import { ApiClientError, apiFetch } from "@/lib/client/api";
@@ -62,17 +63,12 @@ export function ApiKeysPanel() {
     <div className="grid gap-8 lg:grid-cols-[1fr_22rem]">
       <section aria-labelledby="keys-title">
         <h2 id="keys-title" className="sr-only">Clés existantes</h2>
-        {keys.isPending ? (
-          <p className="text-sm text-slate-500">Chargement…</p>
-        ) : keys.isError ? (
-          <p role="alert" className="text-sm text-red-700">{keys.error.message}</p>
-        ) : keys.data.data.length === 0 ? (
-          <EmptyState title="Aucune clé API">Créez une clé pour appeler l’API depuis un programme.</EmptyState>
-        ) : (
+        <QueryState query={keys} isEmpty={(page) => page.data.length === 0} empty={<EmptyState title="Aucune clé API">Créez une clé pour appeler l’API depuis un programme.</EmptyState>}>
+          {(page) => (
           <Table caption="Clés API">
             <thead><tr><Th>Nom</Th><Th>Clé</Th><Th>Droits</Th><Th>Dernière utilisation</Th><Th><span className="sr-only">Actions</span></Th></tr></thead>
             <tbody className="divide-y divide-slate-100">
-              {keys.data.data.map((key) => (
+              {page.data.map((key) => (
                 <tr key={key.id}>
                   <Td className="font-medium">{key.name}</Td>
                   <Td><code className="text-xs">{key.prefix}…</code></Td>
@@ -91,7 +87,8 @@ export function ApiKeysPanel() {
               ))}
             </tbody>
           </Table>
-        )}
+          )}
+        </QueryState>
       </section>
 
       <section aria-labelledby="new-key-title" className="h-fit rounded-lg border border-slate-200 bg-white p-5">

@@ -7,6 +7,7 @@ import { toast } from "sonner";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { EmptyState } from "@/components/ui/empty-state";
+import { QueryState } from "@/components/ui/query-state";
 import { Table, Td, Th } from "@/components/ui/table";
 import { ApiClientError, apiFetch } from "@/lib/client/api";
 import { queryKeys } from "@/lib/client/query-keys";
@@ -63,17 +64,12 @@ export function ConnectorsPanel() {
     <div className="grid gap-8 xl:grid-cols-[1fr_22rem]">
       <section aria-labelledby="servers-title">
         <h2 id="servers-title" className="sr-only">Serveurs connectés</h2>
-        {servers.isPending ? (
-          <p className="text-sm text-slate-500">Chargement…</p>
-        ) : servers.isError ? (
-          <p role="alert" className="text-sm text-red-700">{servers.error.message}</p>
-        ) : servers.data.data.length === 0 ? (
-          <EmptyState title="Aucun connecteur">Ajoutez un serveur MCP pour proposer ses outils à vos agents.</EmptyState>
-        ) : (
+        <QueryState query={servers} isEmpty={(page) => page.data.length === 0} empty={<EmptyState title="Aucun connecteur">Ajoutez un serveur MCP pour proposer ses outils à vos agents.</EmptyState>}>
+          {(page) => (
           <Table caption="Connecteurs MCP">
             <thead><tr><Th>Serveur</Th><Th>Authentification</Th><Th>Outils</Th><Th>Synchronisation</Th><Th><span className="sr-only">Actions</span></Th></tr></thead>
             <tbody className="divide-y divide-slate-100">
-              {servers.data.data.map((server) => (
+              {page.data.map((server) => (
                 <tr key={server.id} data-server={server.name}>
                   <Td>
                     <p className="flex items-center gap-2 font-medium">{server.name} {server.active ? <Badge tone="success">Actif</Badge> : <Badge>Inactif</Badge>}</p>
@@ -104,7 +100,8 @@ export function ConnectorsPanel() {
               ))}
             </tbody>
           </Table>
-        )}
+          )}
+        </QueryState>
       </section>
 
       <section aria-labelledby="new-server-title" className="h-fit rounded-lg border border-slate-200 bg-white p-5">
