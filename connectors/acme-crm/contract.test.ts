@@ -1,7 +1,6 @@
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { contractCases, type ContractCase, type JsonSchema } from "./contract-cases";
-import { call, connect, startTestCrm, type TestCrm } from "./test-helpers";
+import { call, setUpTestCrm } from "./test-helpers";
 import { listTools } from "./tools";
 
 // Contract tests generated from each tool's published input schema and one
@@ -30,17 +29,8 @@ const examples: Record<string, Record<string, unknown>[]> = {
 const published = listTools(1);
 const schemas = new Map(published.map((tool) => [tool.name, tool.inputSchema as JsonSchema]));
 
-let t: TestCrm;
-let client: Client;
-
-beforeAll(async () => {
-  t = await startTestCrm();
-  client = await connect(t.crm.url);
-});
-afterAll(async () => {
-  await client?.close();
-  await t?.close();
-});
+// Data is not reset between cases: each one is refused before it could change anything.
+const crm = setUpTestCrm({ resetEachTest: false });
 
 function casesOf(tool: string): ContractCase[] {
   return examples[tool].flatMap((example) => contractCases(schemas.get(tool)!, example));
@@ -48,7 +38,7 @@ function casesOf(tool: string): ContractCase[] {
 
 describe("the generated contract cases", () => {
   it("are built from exactly the schemas a client reads over MCP, for every tool", async () => {
-    const listed = (await client.listTools()).tools.map((tool) => [tool.name, tool.inputSchema]);
+    const listed = (await crm.client.listTools()).tools.map((tool) => [tool.name, tool.inputSchema]);
     expect(listed).toEqual(published.map((tool) => [tool.name, tool.inputSchema]));
     expect([...schemas.keys()].sort()).toEqual(Object.keys(examples).sort());
   });
@@ -79,7 +69,7 @@ describe("the generated contract cases", () => {
 
 describe.each(Object.keys(examples))("%s", (tool) => {
   it.each(casesOf(tool).map((c) => ({ ...c, name: c.label })))("$name → $expect", async (c) => {
-    const result = await call(client, tool, JSON.parse(JSON.stringify(c.args)));
+    const result = await call(crm.client, tool, JSON.parse(JSON.stringify(c.args)));
     const error = result.isError ? (result.structuredContent as { error: { code: string; field?: string } }).error : null;
     if (c.expect === "invalid") expect(error).toMatchObject({ code: "INVALID_ARGUMENTS", field: c.pointer });
     else expect(error?.code ?? "success").not.toBe("INVALID_ARGUMENTS");

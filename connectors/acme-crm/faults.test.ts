@@ -91,7 +91,7 @@ describe("malformed_success", () => {
 });
 
 describe("slow_ms", () => {
-  it("delays tools/call: a crm.client timeout shorter than the delay fires", async () => {
+  it("delays tools/call: a client timeout shorter than the delay fires", async () => {
     await setFaults(crm.t.crm.baseUrl, { slow_ms: 30_000 });
     const err = await call(crm.client, "get_customer", { customer_id: "C-1842" }, { timeout: 150 }).catch((e) => e);
     expect(err).toBeInstanceOf(McpError);

@@ -110,8 +110,11 @@ export interface CrmFixture {
   checkOutput: ReturnType<typeof outputValidator>;
 }
 
-/** One CRM and one connected client per test file, its data re-seeded before each test. Fields are set once beforeAll ran. */
-export function setUpTestCrm(): CrmFixture {
+/**
+ * One CRM and one connected client per test file, its data re-seeded before each
+ * test unless `resetEachTest` is false. Fields are set once beforeAll ran.
+ */
+export function setUpTestCrm({ resetEachTest = true } = {}): CrmFixture {
   const fixture = {} as CrmFixture;
   beforeAll(async () => {
     fixture.t = await startTestCrm();
@@ -122,6 +125,6 @@ export function setUpTestCrm(): CrmFixture {
     await fixture.client?.close();
     await fixture.t?.close();
   });
-  beforeEach(() => resetAll(fixture.t.crm.baseUrl));
+  if (resetEachTest) beforeEach(() => resetAll(fixture.t.crm.baseUrl));
   return fixture;
 }

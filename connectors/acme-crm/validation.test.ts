@@ -1,21 +1,11 @@
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connect, fails, ok, startTestCrm, state, type TestCrm } from "./test-helpers";
+import { describe, expect, it } from "vitest";
+import { fails, ok, setUpTestCrm, state } from "./test-helpers";
 
 // The server is the authority: it refuses bad input even when the client did
 // not validate (the SDK client sends arguments as they are).
 
-let t: TestCrm;
-let client: Client;
-
-beforeAll(async () => {
-  t = await startTestCrm();
-  client = await connect(t.crm.url);
-});
-afterAll(async () => {
-  await client?.close();
-  await t?.close();
-});
+// Data is not reset between cases: each one is refused before it could change anything.
+const crm = setUpTestCrm({ resetEachTest: false });
 
 const K = "valid-key-0001";
 const commit = (over: Record<string, unknown>) => ({
@@ -108,23 +98,23 @@ describe("server-side input validation", () => {
   const table = cases.map(([label, tool, args, field]) => ({ label, tool, args, field }));
   it.each(table)("$label ($tool) → INVALID_ARGUMENTS at $field", async ({ tool, args, field }) => {
     const clean = JSON.parse(JSON.stringify(args)); // drops the undefined fields
-    const err = await fails(client, tool, clean);
+    const err = await fails(crm.client, tool, clean);
     expect(err).toMatchObject({ code: "INVALID_ARGUMENTS", field, retryable: false });
     expect(err.message).toContain(field);
   });
 
   it("wrote nothing for any of the refused calls", async () => {
-    const s = await state(t.crm.baseUrl);
+    const s = await state(crm.t.crm.baseUrl);
     expect(s.operations).toEqual([]);
     expect(s.outbox).toEqual([]);
     expect(s.customers.find((c: any) => c.customer_id === "C-1842").version).toBe(17);
   });
 
   it("accepts the boundaries themselves", async () => {
-    await ok(client, "list_orders", { customer_id: "C-1842", limit: 1 });
-    await ok(client, "list_orders", { customer_id: "C-1842", limit: 50 });
-    await ok(client, "preview_address_change", newAddr({ line1: "x".repeat(200), city: "y".repeat(100), postal_code: "1".repeat(20) }));
-    await ok(client, "get_operation_status", { idempotency_key: "k".repeat(8) });
-    await ok(client, "get_operation_status", { idempotency_key: "k".repeat(200) });
+    await ok(crm.client, "list_orders", { customer_id: "C-1842", limit: 1 });
+    await ok(crm.client, "list_orders", { customer_id: "C-1842", limit: 50 });
+    await ok(crm.client, "preview_address_change", newAddr({ line1: "x".repeat(200), city: "y".repeat(100), postal_code: "1".repeat(20) }));
+    await ok(crm.client, "get_operation_status", { idempotency_key: "k".repeat(8) });
+    await ok(crm.client, "get_operation_status", { idempotency_key: "k".repeat(200) });
   });
 });
