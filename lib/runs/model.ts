@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Prisma } from "@/lib/db";
 
 // The run as stored, and the facts derived from it without a database: pure,
-// so the endpoint declarations (and the method table the proxy builds from
+// so the endpoint declarations (and the method table the method gate builds from
 // them) never pull the database client in.
 
 export const runSelect = {

@@ -1,0 +1,110 @@
+import http, { type IncomingMessage, type ServerResponse } from "node:http";
+import { newId } from "@/lib/ids";
+import { allowedMethods } from "./methods";
+
+// Some requests never reach our route handlers in a usable shape, so they are
+// answered here, on Node's own request, before Next builds a web Request:
+// - TRACE and TRACK cannot become a web Request at all (the constructor throws,
+//   and Next answers 500 with a stack trace in the log);
+// - methods no route exports (QUERY, PROPFIND…) get an empty 400 or 405 from Next;
+// - a path that is not valid percent-encoded UTF-8 (`/approbations/%ff`) makes
+//   Next's parameter decoding throw (500).
+// Nothing here reads the body, so a multipart upload with a wrong method is
+// refused before a byte of it is buffered.
+
+/** Non-/v1 routes with the methods they export. */
+const OTHER_ROUTES: { pattern: RegExp; methods: string[] }[] = [
+  { pattern: /^\/v1\/openapi\.json\/?$/, methods: ["GET"] },
+  { pattern: /^\/api\/health\/?$/, methods: ["GET"] },
+  { pattern: /^\/api\/bench\/bare\/?$/, methods: ["GET"] },
+  { pattern: /^\/api\/auth\//, methods: ["GET", "POST"] },
+];
+
+/** The methods Next can route (the /v1 catch-all exports them; HEAD and OPTIONS are derived). */
+const ROUTABLE = new Set(["GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE"]);
+
+/** What the gate does with a request: let it through, answer it, or hand Next its 404 page. */
+export type GateDecision =
+  | { kind: "pass" }
+  | { kind: "method_not_allowed"; allow: string[] }
+  | { kind: "not_found" }
+  | { kind: "not_found_page" };
+
+function isApiPath(pathname: string): boolean {
+  return pathname === "/v1" || pathname.startsWith("/v1/") || pathname.startsWith("/api/");
+}
+
+function decodable(pathname: string): boolean {
+  try {
+    decodeURIComponent(pathname);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Pure decision from the method and the raw request target, for the server hook and for tests. */
+export function gateDecision(method: string, target: string): GateDecision {
+  const pathname = target.split("?")[0];
+  const api = isApiPath(pathname);
+  if (!decodable(pathname)) return api ? { kind: "not_found" } : { kind: "not_found_page" };
+  // Console pages answer any method themselves (a 405 with Allow, or a redirect).
+  if (!api) return { kind: "pass" };
+  const allowed = OTHER_ROUTES.find((route) => route.pattern.test(pathname))?.methods ?? allowedMethods(pathname);
+  if (!allowed) {
+    // An unknown path is a 404 whatever the method: the /v1 catch-all route (or
+    // Next) says so for the methods Next can route, the gate for the others.
+    return ROUTABLE.has(method) ? { kind: "pass" } : { kind: "not_found" };
+  }
+  // HEAD and OPTIONS are answered by Next itself from the exported handlers.
+  if (allowed.includes(method) || method === "HEAD" || method === "OPTIONS") return { kind: "pass" };
+  return { kind: "method_not_allowed", allow: allowed };
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string>) {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { ...headers, "content-type": "application/json; charset=utf-8", "content-length": String(Buffer.byteLength(text)) });
+  res.end(text);
+}
+
+function answer(req: IncomingMessage, res: ServerResponse, decision: GateDecision & { kind: "method_not_allowed" | "not_found" }) {
+  // The body is never buffered: its bytes are dropped as they arrive, and the
+  // connection closes after the answer so an upload does not run on for long.
+  req.resume();
+  res.shouldKeepAlive = false;
+  const requestId = newId("req");
+  if (decision.kind === "not_found") {
+    return sendJson(res, 404, { error: { code: "not_found", message: "No such endpoint.", request_id: requestId } }, { "x-request-id": requestId });
+  }
+  const allow = decision.allow.join(", ");
+  const message = `${req.method} is not allowed here; use ${allow}.`;
+  sendJson(res, 405, { error: { code: "method_not_allowed", message, request_id: requestId } }, { allow, "x-request-id": requestId });
+}
+
+const installed = Symbol.for("guichet.methodGate");
+
+/**
+ * Puts the gate in front of every Node HTTP server of this process (`next start`
+ * creates its server before the instrumentation hook runs, so the hook wraps the
+ * request event rather than the server's creation).
+ */
+export function installMethodGate(): void {
+  const proto = http.Server.prototype as http.Server & { [installed]?: boolean };
+  if (proto[installed]) return;
+  proto[installed] = true;
+  const emit = proto.emit as (this: http.Server, event: string | symbol, ...args: unknown[]) => boolean;
+  proto.emit = function gatedEmit(this: http.Server, event: string | symbol, ...args: unknown[]): boolean {
+    if (event === "request") {
+      const [req, res] = args as [IncomingMessage, ServerResponse];
+      const decision = gateDecision(req.method ?? "GET", req.url ?? "/");
+      if (decision.kind === "not_found_page") {
+        // Next's own 404 page, which the undecodable path itself cannot reach.
+        req.url = "/_not-found";
+      } else if (decision.kind !== "pass") {
+        answer(req, res, decision);
+        return true;
+      }
+    }
+    return emit.call(this, event, ...args);
+  } as typeof proto.emit;
+}
