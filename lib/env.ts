@@ -21,6 +21,10 @@ const EnvSchema = z.object({
   // Tool calls through the dispatcher: per run and per organization, each a one-minute window shared by every instance.
   GUICHET_RUN_CALLS_PER_MINUTE: z.coerce.number().int().positive().default(120),
   GUICHET_ORG_CALLS_PER_MINUTE: z.coerce.number().int().positive().default(1200),
+  // The console's public URL: links handed to MCP clients (approval pages) and the Origin the MCP endpoint trusts.
+  NEXTAUTH_URL: z.string().url().optional(),
+  // Comma-separated browser origins besides the console's that may call /mcp (DNS-rebinding protection refuses the rest).
+  GUICHET_MCP_ALLOWED_ORIGINS: z.string().default(""),
 });
 
 function readEnv() {

@@ -16,7 +16,10 @@ export { capabilitySetOf, effectiveStatus, fileIdsOf, runSelect, type RunRow, ty
 
 export const RUN_TTL_MS = 60 * 60 * 1000;
 
-export async function createRun(principal: Principal, body: RunCreateBody, tx: DbOrTx = db): Promise<{ run: RunRow; warnings: RunWarning[] }> {
+/** Who drives a run: an API client (`POST /v1/runs`) or an MCP session, recorded with the client it named. */
+export type RunOrigin = { source: "api" } | { source: "mcp"; clientName: string; clientVersion: string; mcpSessionHash: string };
+
+export async function createRun(principal: Principal, body: RunCreateBody, tx: DbOrTx = db, origin: RunOrigin = { source: "api" }): Promise<{ run: RunRow; warnings: RunWarning[] }> {
   const { organizationId } = principal;
   const agent = await tx.agent.findFirst({ where: { id: body.agent, organizationId }, select: { id: true, active: true, instructions: true, tools: true, _count: { select: { documents: true } } } });
   if (!agent) throw notFound("Agent");
@@ -40,6 +43,7 @@ export async function createRun(principal: Principal, body: RunCreateBody, tx: D
       fileIds, debug: body.debug ?? false, expiresAt: new Date(now.getTime() + RUN_TTL_MS),
       apiKeyId: principal.kind === "apiKey" ? principal.apiKeyId : null,
       memberId: principal.kind === "member" ? principalId(principal) : null,
+      ...(origin.source === "mcp" ? { source: "mcp", clientName: origin.clientName, clientVersion: origin.clientVersion, mcpSessionHash: origin.mcpSessionHash, mcpSeenAt: now } : {}),
     },
     select: runSelect,
   });

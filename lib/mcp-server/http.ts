@@ -1,0 +1,79 @@
+import { env } from "@/lib/env";
+import { ApiError } from "@/lib/http/errors";
+
+// The HTTP frame of the MCP endpoint before the SDK sees a message: where a
+// request may come from, how big it may be, and how a refusal is written —
+// a JSON-RPC error object (what MCP clients parse) whose `data` carries the
+// same typed code and request id as the /v1 envelope.
+
+export type JsonRpcId = string | number | null;
+
+export function jsonRpcError(status: number, code: number, message: string, extra: { data?: Record<string, unknown>; headers?: Record<string, string>; id?: JsonRpcId } = {}): Response {
+  const error: Record<string, unknown> = { code, message };
+  if (extra.data) error.data = extra.data;
+  return new Response(JSON.stringify({ jsonrpc: "2.0", error, id: extra.id ?? null }), {
+    status, headers: { "content-type": "application/json", ...extra.headers },
+  });
+}
+
+/** A Guichet refusal (auth, scope, tenancy, rate limit, parameters) in the protocol's HTTP terms. */
+export function refusal(error: ApiError, requestId: string): Response {
+  const headers: Record<string, string> = { ...error.headers };
+  if (error.code === "unauthenticated") headers["www-authenticate"] = 'Bearer realm="guichet"';
+  if (error.code === "insufficient_scope") headers["www-authenticate"] = 'Bearer realm="guichet", error="insufficient_scope", scope="runs:write"';
+  const data: Record<string, unknown> = { code: error.code, request_id: requestId };
+  if (error.errors) data.errors = error.errors;
+  if (error.reason) data.reason = error.reason;
+  // -32001 is the SDK's "not found" for sessions; other HTTP refusals use the generic server error range.
+  return jsonRpcError(error.status, error.status === 404 ? -32001 : -32000, error.message, { data, headers });
+}
+
+/** The origin links in MCP answers point to: the configured console URL, else the one this request reached. */
+export function consoleOrigin(request: Request): string {
+  return env.NEXTAUTH_URL ? new URL(env.NEXTAUTH_URL).origin : new URL(request.url).origin;
+}
+
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/**
+ * DNS-rebinding protection: a browser page may call the endpoint only from the
+ * console's own origin or an origin the operator listed. Requests without an
+ * Origin header come from programs, not pages, and pass (the API key still
+ * decides). Without a configured console URL, only loopback origins are
+ * trusted: a rebinding page always carries its own, non-loopback, host name.
+ */
+export function originAllowed(request: Request): boolean {
+  const origin = request.headers.get("origin");
+  if (origin === null) return true;
+  const allowed = env.GUICHET_MCP_ALLOWED_ORIGINS.split(",").map((item) => item.trim()).filter(Boolean);
+  if (env.NEXTAUTH_URL) allowed.push(new URL(env.NEXTAUTH_URL).origin);
+  if (allowed.includes(origin)) return true;
+  if (env.NEXTAUTH_URL) return false;
+  try {
+    const url = new URL(origin);
+    return LOOPBACK_HOSTS.has(url.hostname) && url.host === new URL(request.url).host;
+  } catch {
+    return false;
+  }
+}
+
+/** The body as text, read no further than the limit: a too-large body is refused before it is buffered whole. */
+export async function readBoundedBody(request: Request): Promise<{ text: string } | { tooLarge: true }> {
+  const limit = env.GUICHET_MAX_BODY_BYTES;
+  if (Number(request.headers.get("content-length") ?? "0") > limit) return { tooLarge: true };
+  if (!request.body) return { text: "" };
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      return { tooLarge: true };
+    }
+    chunks.push(value);
+  }
+  return { text: Buffer.concat(chunks).toString("utf8") };
+}

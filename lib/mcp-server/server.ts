@@ -1,0 +1,54 @@
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { CallToolRequestSchema, ListToolsRequestSchema, type ServerNotification } from "@modelcontextprotocol/sdk/types.js";
+import type { RunRow } from "@/lib/runs/service";
+import type { RunWarning } from "@/lib/runs/capabilities";
+import { callRunTool, listRunTools } from "./tools";
+
+// The SDK server of one request of one session: a fresh low-level `Server`
+// whose handlers read the session's run. Nothing is kept between requests (the
+// run in the database is the session), so any instance answers any request.
+
+export const SERVER_INFO = { name: "guichet", title: "Guichet", version: "1.0.0" } as const;
+
+/** Progress every second while a call runs, for clients that asked for it with a progress token. */
+const PROGRESS_INTERVAL_MS = 1000;
+
+/** `initialize`'s instructions: what the run left out and why, so the model knows before it tries. */
+export function sessionInstructions(warnings: RunWarning[]): string {
+  const lines = [
+    "Tools governed by Guichet. A tool that changes data answers with a proposal card: a person approves it in the console, then call the same tool with only {\"proposal_id\"}.",
+    "A refused call comes back with isError and a typed code (structuredContent.error): read it and re-plan.",
+  ];
+  for (const warning of warnings) lines.push(`Not available in this session: ${warning.tool} — ${warning.reason.message}`);
+  return lines.join("\n");
+}
+
+export interface SessionServerOptions {
+  consoleOrigin: string;
+  /** Only on `initialize`. */
+  instructions?: string;
+}
+
+export function buildSessionServer(run: RunRow | null, options: SessionServerOptions): Server {
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: { listChanged: false } },
+    ...(options.instructions ? { instructions: options.instructions } : {}),
+  });
+  if (!run) return server;
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await listRunTools(run) }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const progressToken = request.params._meta?.progressToken;
+    let ticks = 0;
+    const timer = progressToken === undefined ? null : setInterval(() => {
+      ticks += 1;
+      const notification: ServerNotification = { method: "notifications/progress", params: { progressToken, progress: ticks, message: `${request.params.name} is still running (${ticks} s).` } };
+      void extra.sendNotification(notification).catch(() => undefined);
+    }, PROGRESS_INTERVAL_MS);
+    try {
+      return await callRunTool(run, request.params.name, request.params.arguments, { consoleOrigin: options.consoleOrigin });
+    } finally {
+      if (timer) clearInterval(timer);
+    }
+  });
+  return server;
+}

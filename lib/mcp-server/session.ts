@@ -1,0 +1,70 @@
+import { createHash, randomBytes } from "node:crypto";
+import type { Principal } from "@/lib/auth/principal";
+import { db } from "@/lib/db";
+import { abortRunCalls } from "@/lib/runs/active-calls";
+import type { RunCreateBody } from "@/lib/runs/api";
+import { createRun, effectiveStatus, runSelect, type RunRow } from "@/lib/runs/service";
+import type { RunWarning } from "@/lib/runs/capabilities";
+
+// One MCP session is one Guichet run. The session id is ours (issued on
+// `initialize`), stored only as its SHA-256 on the run, and looked up on every
+// request: any instance serves any session, and nothing lives in memory.
+
+/** A session nobody used for this long ends: its run is marked expired and the client must initialize again. */
+export const MCP_SESSION_IDLE_MS = 30 * 60 * 1000;
+// Writing "last seen" on every request would cost a write per call; once a minute is enough to judge idleness.
+const SEEN_GRANULARITY_MS = 60 * 1000;
+
+export function newSessionId(): string {
+  return `mcps_${randomBytes(32).toString("base64url")}`;
+}
+
+export function sessionHash(sessionId: string): string {
+  return createHash("sha256").update(sessionId).digest("hex");
+}
+
+export interface ClientInfo {
+  name: string;
+  version: string;
+}
+
+/** `initialize`: a new run of the agent, decided exactly as `POST /v1/runs` decides one (a missing agent is 404). */
+export async function openSession(
+  principal: Principal, agentId: string, capabilities: RunCreateBody["capabilities"], client: ClientInfo, sessionId: string,
+): Promise<{ run: RunRow; warnings: RunWarning[] }> {
+  const body: RunCreateBody = { agent: agentId, capabilities, debug: false };
+  return createRun(principal, body, db, {
+    source: "mcp", clientName: client.name.slice(0, 200), clientVersion: client.version.slice(0, 100), mcpSessionHash: sessionHash(sessionId),
+  });
+}
+
+
+/**
+ * The live run behind a session id, for this organization and agent only: an
+ * unknown id, another tenant's session, or a run that ended (cancelled,
+ * completed, expired, or idle too long) all read as "no such session".
+ */
+export async function findSession(organizationId: string, agentId: string, sessionId: string, now = new Date()): Promise<RunRow | null> {
+  const row = await db.run.findFirst({
+    where: { mcpSessionHash: sessionHash(sessionId), organizationId, agentId, source: "mcp" },
+    select: { ...runSelect, mcpSeenAt: true },
+  });
+  if (!row) return null;
+  const { mcpSeenAt, ...run } = row;
+  const status = effectiveStatus(run, now);
+  if (status !== "active" && status !== "suspended") return null;
+  if (mcpSeenAt && now.getTime() - mcpSeenAt.getTime() > MCP_SESSION_IDLE_MS) {
+    await db.run.updateMany({ where: { id: run.id, status: { in: ["active", "suspended"] } }, data: { status: "expired" } });
+    return null;
+  }
+  if (!mcpSeenAt || now.getTime() - mcpSeenAt.getTime() >= SEEN_GRANULARITY_MS) {
+    await db.run.updateMany({ where: { id: run.id }, data: { mcpSeenAt: now } });
+  }
+  return run;
+}
+
+/** `DELETE`: the client ends its session; the run is completed and this instance's calls in flight stop. */
+export async function endSession(run: RunRow): Promise<void> {
+  await db.run.updateMany({ where: { id: run.id, status: { in: ["active", "suspended"] } }, data: { status: "completed" } });
+  abortRunCalls(run.id);
+}
