@@ -18,6 +18,8 @@ const EnvSchema = z.object({
   GUICHET_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
   GUICHET_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   GUICHET_MAX_BODY_BYTES: z.coerce.number().int().positive().default(1_048_576),
+  // Deepest nesting of arrays/objects a /v1 JSON body may have; checked before parsing.
+  GUICHET_MAX_JSON_DEPTH: z.coerce.number().int().positive().default(64),
   // Tool calls through the dispatcher: per run and per organization, each a one-minute window shared by every instance.
   GUICHET_RUN_CALLS_PER_MINUTE: z.coerce.number().int().positive().default(120),
   GUICHET_ORG_CALLS_PER_MINUTE: z.coerce.number().int().positive().default(1200),

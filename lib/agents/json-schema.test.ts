@@ -27,3 +27,33 @@ describe("jsonSchemaProblem", () => {
     expect(jsonSchemaProblem({ $id: "https://example.test/x", type: "object" })).toBeNull();
   });
 });
+
+describe("hostile schemas", () => {
+  const nested = (levels: number) => {
+    let schema: Record<string, unknown> = { type: "string" };
+    for (let i = 0; i < levels; i++) schema = { type: "array", items: schema };
+    return schema;
+  };
+
+  it("refuses a schema nested deeper than MAX_SCHEMA_DEPTH with a clean message", () => {
+    expect(jsonSchemaProblem(nested(20))).toBeNull();
+    expect(jsonSchemaProblem(nested(62))).toMatch(/deeper than 32 levels/);
+  });
+
+  it.each([
+    [{ $ref: "#" }],
+    [{ $defs: { a: { $ref: "#/$defs/b" }, b: { $ref: "#/$defs/a" } }, $ref: "#/$defs/a" }],
+    [{ $defs: { a: { allOf: [{ $ref: "#/$defs/a" }] } }, properties: { x: { $ref: "#/$defs/a" } } }],
+    [{ $defs: { a: { not: { anyOf: [{ $ref: "#/$defs/a" }] } } } }],
+  ])("refuses the loop %j without leaking a stack overflow", (schema) => {
+    const problem = jsonSchemaProblem(schema);
+    expect(problem).toMatch(/refers to itself in a loop/);
+    expect(problem).not.toMatch(/call stack/i);
+  });
+
+  it("accepts recursive schemas that describe a value at each step (a tree)", () => {
+    const tree = { type: "object", properties: { label: { type: "string" }, children: { type: "array", items: { $ref: "#" } } } };
+    expect(jsonSchemaProblem(tree)).toBeNull();
+    expect(jsonSchemaProblem({ $defs: { "a/b": { type: "string" } }, properties: { x: { $ref: "#/$defs/a~1b" }, y: { $ref: "#/$defs/%ff" } } })).not.toBeNull();
+  });
+});

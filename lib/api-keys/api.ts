@@ -45,8 +45,8 @@ export const listApiKeysEndpoint = defineEndpoint({
 
 export const createApiKeyEndpoint = defineEndpoint({
   method: "POST", path: "/v1/api_keys", tag: "API keys", summary: "Create an API key; the secret is returned once",
-  auth: "session", roles: [...keyManagers], body: ApiKeyCreateBody, status: 201,
-  response: z.object({ data: ApiKeyObject.extend({ secret: z.string() }) }),
+  auth: "session", roles: [...keyManagers], body: ApiKeyCreateBody, status: 201, returnsSecret: true,
+  response: z.object({ data: ApiKeyObject.extend({ secret: z.string() }) }), errors: ["idempotency_secret_not_replayable"],
 });
 
 export const revokeApiKeyEndpoint = defineEndpoint({

@@ -38,6 +38,12 @@ export interface Endpoint<
    * idempotent in the domain itself; a completed duplicate runs again.
    */
   idempotencyReplay?: "stored" | "re-execute";
+  /**
+   * The success response carries a secret shown once (an API key). It is never
+   * stored for Idempotency-Key replays: the record keeps only a marker and a
+   * completed duplicate answers 409 idempotency_secret_not_replayable.
+   */
+  returnsSecret?: boolean;
   status?: number;
   errors?: ErrorCode[];
 }

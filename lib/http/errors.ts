@@ -6,6 +6,7 @@ import { log } from "@/lib/log";
 export const errorStatus = {
   bad_request: 400,
   invalid_json: 400,
+  json_too_deep: 400,
   unknown_parameter: 400,
   invalid_parameter: 400,
   agent_inactive: 400,
@@ -18,6 +19,7 @@ export const errorStatus = {
   agent_name_taken: 409,
   file_in_use: 409,
   request_in_progress: 409,
+  idempotency_secret_not_replayable: 409,
   conflict: 409,
   payload_too_large: 413,
   file_too_large: 413,

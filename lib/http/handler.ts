@@ -4,9 +4,9 @@ import { authOptions } from "@/lib/auth/options";
 import type { Principal } from "@/lib/auth/principal";
 import { hasAnyScope, scopesForRole } from "@/lib/auth/scopes";
 import { authenticateApiKey } from "@/lib/api-keys/service";
-import { env } from "@/lib/env";
 import { newId } from "@/lib/ids";
 import type { Endpoint } from "./endpoint";
+import { readJsonBody } from "./body";
 import { ApiError, toErrorEnvelope } from "./errors";
 import { withIdempotency } from "./idempotency";
 import { enforceRateLimit } from "./rate-limit";
@@ -52,11 +52,15 @@ async function authenticate(request: Request, endpoint: Endpoint): Promise<Princ
   throw new ApiError("unauthenticated", endpoint.auth === "session" ? "Sign in to continue." : "Missing API key: send Authorization: Bearer <key>.");
 }
 
-/** Cookie-authenticated writes must come from our own pages. */
+/**
+ * Cookie-authenticated writes must come from our own pages. An Origin we cannot
+ * read ("null" from a sandboxed frame or a data: URL, or garbage) is not ours either.
+ */
 function assertSameOrigin(request: Request) {
   if (request.method === "GET" || request.method === "HEAD") return;
   const origin = request.headers.get("origin");
-  if (origin && new URL(origin).host !== request.headers.get("host")) {
+  if (origin === null) return;
+  if (!URL.canParse(origin) || new URL(origin).host !== request.headers.get("host")) {
     throw new ApiError("forbidden", "Cross-site request refused.");
   }
 }
@@ -71,25 +75,6 @@ function authorize(principal: Principal, endpoint: Endpoint) {
     throw new ApiError("forbidden", "Your role does not allow this action.");
   }
 }
-
-async function readJsonBody(request: Request): Promise<unknown> {
-  const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > env.GUICHET_MAX_BODY_BYTES) throw tooLarge();
-  const text = await request.text();
-  if (Buffer.byteLength(text) > env.GUICHET_MAX_BODY_BYTES) throw tooLarge();
-  if (text.trim() === "") return {};
-  const type = request.headers.get("content-type") ?? "";
-  if (!type.toLowerCase().startsWith("application/json")) {
-    throw new ApiError("unsupported_media_type", "Send JSON with Content-Type: application/json.");
-  }
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new ApiError("invalid_json", "The body is not valid JSON.");
-  }
-}
-
-const tooLarge = () => new ApiError("payload_too_large", `The body exceeds ${env.GUICHET_MAX_BODY_BYTES} bytes.`);
 
 function errorResponse(error: unknown, requestId: string): Response {
   const { status, body, headers } = toErrorEnvelope(error, requestId);
@@ -138,7 +123,7 @@ export function handle<P extends z.ZodType, Q extends z.ZodType, B extends z.Zod
           return errorResponse(error, requestId);
         }
       };
-      response = request.method === "POST" ? await withIdempotency(request, principal, rawBody, run, endpoint.idempotencyReplay ?? "stored") : await run();
+      response = request.method === "POST" ? await withIdempotency(request, principal, rawBody, run, endpoint.returnsSecret ? "secret" : (endpoint.idempotencyReplay ?? "stored")) : await run();
     } catch (error) {
       response = errorResponse(error, requestId);
     }

@@ -5,6 +5,8 @@ import { ApiError } from "./errors";
 
 const KEY_TTL_MS = 24 * 60 * 60 * 1000;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+/** What a "secret" record holds instead of the response body. */
+export const SECRET_WITHHELD = "secret-withheld";
 
 function requestHash(request: Request, rawBody: unknown): string {
   const url = new URL(request.url);
@@ -23,13 +25,16 @@ function requestHash(request: Request, rawBody: unknown): string {
  * are not, so the client may retry them. In "re-execute" mode no response body is
  * ever stored: a completed duplicate runs the handler again (the endpoint's own
  * domain makes that safe), still one at a time and still bound to the same body.
+ * In "secret" mode a success response (which carries a secret shown once) is not
+ * stored either: the record keeps SECRET_WITHHELD and a duplicate is refused, so
+ * the secret can neither be fetched again nor read from the table.
  */
 export async function withIdempotency(
   request: Request,
   principal: Principal,
   rawBody: unknown,
   run: () => Promise<Response>,
-  replay: "stored" | "re-execute" = "stored",
+  replay: "stored" | "re-execute" | "secret" = "stored",
 ): Promise<Response> {
   const key = request.headers.get("idempotency-key");
   if (key === null) return run();
@@ -52,6 +57,9 @@ export async function withIdempotency(
       throw new ApiError("request_in_progress", "A request with this Idempotency-Key is still being processed.");
     }
     if (replay === "re-execute") return reExecute(existing.id, run);
+    if (existing.responseBody === SECRET_WITHHELD) {
+      throw new ApiError("idempotency_secret_not_replayable", "The first request with this Idempotency-Key succeeded and its response held a secret that is shown only once.");
+    }
     return new Response(existing.responseBody, {
       status: existing.responseStatus,
       headers: { "content-type": "application/json; charset=utf-8", "idempotent-replayed": "true" },
@@ -78,7 +86,8 @@ export async function withIdempotency(
     await db.idempotentRequest.delete({ where: { id: recordId } });
     return response;
   }
-  const body = replay === "stored" ? await response.clone().text() : null;
+  const withholds = replay === "secret" && response.status < 300;
+  const body = withholds ? SECRET_WITHHELD : replay === "re-execute" ? null : await response.clone().text();
   await db.idempotentRequest.update({ where: { id: recordId }, data: { state: "done", responseStatus: response.status, responseBody: body } });
   return response;
 }

@@ -19,6 +19,7 @@ const commonErrors = ["unauthenticated", "insufficient_scope", "rate_limited", "
 function errorResponses(endpoint: Endpoint) {
   const codes = [...commonErrors, ...(endpoint.errors ?? [])];
   if (endpoint.body || endpoint.params || endpoint.query) codes.push("invalid_parameter", "unknown_parameter");
+  if (endpoint.body && !endpoint.multipart) codes.push("invalid_json", "json_too_deep", "unsupported_media_type", "payload_too_large");
   const byStatus = new Map<number, string[]>();
   for (const code of codes) byStatus.set(errorStatus[code], [...(byStatus.get(errorStatus[code]) ?? []), code]);
   return Object.fromEntries(

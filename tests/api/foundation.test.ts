@@ -165,17 +165,16 @@ describe("strict input", () => {
 });
 
 describe("Idempotency-Key", () => {
-  it("replays the first response for the same key and body, and creates one key", async () => {
-    const admin = await acme.as("admin");
-    const body = { name: "idem", scopes: ["tools:read"] };
-    const first = await api("/v1/api_keys", { json: body, headers: { "idempotency-key": "idem-1" }, as: admin });
-    const second = await api("/v1/api_keys", { json: body, headers: { "idempotency-key": "idem-1" }, as: admin });
+  it("replays the first response for the same key and body, and creates one agent", async () => {
+    const body = { name: "idem agent" };
+    const first = await api("/v1/agents", { json: body, headers: { "idempotency-key": "idem-1" }, as: { key: acme.key } });
+    const second = await api("/v1/agents", { json: body, headers: { "idempotency-key": "idem-1" }, as: { key: acme.key } });
     expect(first.status).toBe(201);
     expect(second.status).toBe(201);
     expect(second.body).toEqual(first.body);
     expect(second.headers.get("idempotent-replayed")).toBe("true");
     const db = await testDb();
-    expect(await db.apiKey.count({ where: { organizationId: acme.organizationId, name: "idem" } })).toBe(1);
+    expect(await db.agent.count({ where: { organizationId: acme.organizationId, name: "idem agent" } })).toBe(1);
   });
 
   it("refuses the same key with another body: 422 idempotency_key_reused", async () => {

@@ -1,0 +1,91 @@
+import { env } from "@/lib/env";
+import { ApiError } from "./errors";
+
+// The one JSON body reader of /v1. Everything a hostile body can do to the parser
+// or to the code after it is bounded here, before a handler sees the value: size,
+// media type, nesting depth, and strings that are not valid Unicode.
+
+/** `application/json` and any `application/<something>+json`; nothing that merely starts like them. */
+export function isJsonMediaType(contentType: string): boolean {
+  const mediaType = contentType.split(";")[0].trim().toLowerCase();
+  return mediaType === "application/json" || /^application\/[a-z0-9!#$&^_.-]+\+json$/.test(mediaType);
+}
+
+/**
+ * The deepest nesting of arrays and objects in a JSON text, counted without
+ * parsing it (brackets inside strings do not count), so a body nested 20 000
+ * levels is refused before JSON.parse or any recursive walk can blow the stack.
+ * Stops counting as soon as `limit` is exceeded.
+ */
+export function jsonDepthExceeds(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x7b || c === 0x5b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x7d || c === 0x5d) {
+      depth--;
+    }
+  }
+  return false;
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** The path of the first key or string holding a lone UTF-16 surrogate (which no database or hash can store faithfully), or null. */
+export function findLoneSurrogate(value: unknown, path = "body"): string | null {
+  if (typeof value === "string") return LONE_SURROGATE.test(value) ? path : null;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = findLoneSurrogate(value[i], `${path}[${i}]`);
+      if (found) return found;
+    }
+    return null;
+  }
+  if (value !== null && typeof value === "object") {
+    for (const [key, item] of Object.entries(value)) {
+      if (LONE_SURROGATE.test(key)) return path;
+      const found = findLoneSurrogate(item, path === "body" ? key : `${path}.${key}`);
+      if (found) return found;
+    }
+  }
+  return null;
+}
+
+const tooLarge = () => new ApiError("payload_too_large", `The body exceeds ${env.GUICHET_MAX_BODY_BYTES} bytes.`);
+
+/** Reads and parses a /v1 JSON body, or throws the typed 4xx that says why not. An empty body reads as `{}`. */
+export async function readJsonBody(request: Request): Promise<unknown> {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > env.GUICHET_MAX_BODY_BYTES) throw tooLarge();
+  const text = await request.text();
+  if (Buffer.byteLength(text) > env.GUICHET_MAX_BODY_BYTES) throw tooLarge();
+  if (text.trim() === "") return {};
+  if (!isJsonMediaType(request.headers.get("content-type") ?? "")) {
+    throw new ApiError("unsupported_media_type", "Send JSON with Content-Type: application/json.");
+  }
+  if (jsonDepthExceeds(text, env.GUICHET_MAX_JSON_DEPTH)) {
+    throw new ApiError("json_too_deep", `The body nests arrays and objects deeper than ${env.GUICHET_MAX_JSON_DEPTH} levels.`, {
+      reason: { max_depth: env.GUICHET_MAX_JSON_DEPTH },
+    });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new ApiError("invalid_json", "The body is not valid JSON.");
+  }
+  const field = findLoneSurrogate(value);
+  if (field) {
+    throw new ApiError("invalid_parameter", "The body holds a string that is not valid Unicode (a lone UTF-16 surrogate).", {
+      errors: [{ field, code: "invalid_unicode", message: "Lone UTF-16 surrogates are not allowed." }],
+    });
+  }
+  return value;
+}
