@@ -44,4 +44,7 @@ export const toolCallEndpoint = defineEndpoint({
   // Tool results are payloads we never store; a repeated call is safe by design
   // (reads have no effect, a preview finds its card, a commit is exactly-once by proposal).
   idempotencyReplay: "re-execute",
+  // Arguments of any depth reach the dispatcher, which refuses the deep ones as
+  // ARGUMENTS_TOO_LARGE and records the step (the body size limit still applies).
+  maxJsonDepth: Number.POSITIVE_INFINITY,
 });

@@ -1,5 +1,6 @@
 import { canonicalJson } from "@/lib/json/canonical";
 import { createHash } from "node:crypto";
+import { stringifyDeep } from "@/lib/json/deep";
 
 // What the dispatcher keeps of a call's arguments: their size and a hash.
 // Raw arguments are never stored or logged; a run's explicit debug flag keeps a
@@ -7,9 +8,11 @@ import { createHash } from "node:crypto";
 
 /** No contract accepts more; checked before the registry is even asked. */
 export const MAX_ARGUMENT_BYTES = 262_144;
+/** No contract's schema, no executor needs deeper arguments; deeper ones are refused before anything walks them. */
+export const MAX_ARGUMENT_DEPTH = 64;
 
 export function argumentBytes(args: unknown): number {
-  return Buffer.byteLength(JSON.stringify(args ?? null), "utf8");
+  return Buffer.byteLength(stringifyDeep(args ?? null), "utf8");
 }
 
 /** SHA-256 of the RFC 8785 canonical JSON of the arguments: equal arguments, equal hash, whatever the key order. */
@@ -18,7 +21,8 @@ export function argumentsSha256(args: unknown): string {
   try {
     text = canonicalJson(args ?? null);
   } catch {
-    text = JSON.stringify(args ?? null);
+    // Not canonicalisable (too deep for the recursive canonical form): still one stable hash of what was sent.
+    text = stringifyDeep(args ?? null);
   }
   return createHash("sha256").update(text, "utf8").digest("hex");
 }

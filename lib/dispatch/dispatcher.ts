@@ -6,10 +6,11 @@ import type { Contract } from "@/lib/contracts/types";
 import { env } from "@/lib/env";
 import { asToolError, ToolError, type ExecutionContext } from "@/lib/executors";
 import { newId } from "@/lib/ids";
+import { nestsDeeperThan } from "@/lib/json/deep";
 import { takeCallSlot } from "@/lib/limits/calls";
 import { trackCall } from "@/lib/runs/active-calls";
 import { capabilitySetOf, effectiveStatus, fileIdsOf, getRun, type RunRow } from "@/lib/runs/service";
-import { argumentBytes, argumentsSha256, MAX_ARGUMENT_BYTES, parseToolName, redactArguments } from "./arguments";
+import { argumentBytes, argumentsSha256, MAX_ARGUMENT_BYTES, MAX_ARGUMENT_DEPTH, parseToolName, redactArguments } from "./arguments";
 import { executorFor } from "./availability";
 import { findEngineDirective } from "./directives";
 import { ExecutionFailure, executeUnderContract } from "./execution";
@@ -87,6 +88,7 @@ async function admitCall(run: RunRow): Promise<string> {
 async function resolveCall(run: RunRow, toolName: string, args: unknown): Promise<Contract> {
   const parsed = parseToolName(toolName);
   if (!parsed) throw new ToolError("UNKNOWN_TOOL", "This is not a tool name: a key, optionally followed by @version.");
+  if (nestsDeeperThan(args, MAX_ARGUMENT_DEPTH)) throw new ToolError("ARGUMENTS_TOO_LARGE", `Arguments may nest arrays and objects ${MAX_ARGUMENT_DEPTH} levels deep at most.`);
   if (argumentBytes(args) > MAX_ARGUMENT_BYTES) throw new ToolError("ARGUMENTS_TOO_LARGE", `Arguments are limited to ${MAX_ARGUMENT_BYTES} bytes.`);
   const granted = capabilitySetOf(run).find((entry) => entry.key === parsed.key);
   // A key the run froze was registered then; only other keys need the registry's answer.

@@ -38,21 +38,23 @@ export function jsonDepthExceeds(text: string, limit: number): boolean {
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-/** The path of the first key or string holding a lone UTF-16 surrogate (which no database or hash can store faithfully), or null. */
-export function findLoneSurrogate(value: unknown, path = "body"): string | null {
-  if (typeof value === "string") return LONE_SURROGATE.test(value) ? path : null;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = findLoneSurrogate(value[i], `${path}[${i}]`);
-      if (found) return found;
-    }
-    return null;
-  }
-  if (value !== null && typeof value === "object") {
-    for (const [key, item] of Object.entries(value)) {
-      if (LONE_SURROGATE.test(key)) return path;
-      const found = findLoneSurrogate(item, path === "body" ? key : `${path}.${key}`);
-      if (found) return found;
+/**
+ * The path of the first key or string holding a lone UTF-16 surrogate (which no
+ * database or hash can store faithfully), or null. Iterative: a body may nest
+ * deeper than the call stack when its endpoint lets the handler bound the depth.
+ */
+export function findLoneSurrogate(value: unknown): string | null {
+  const stack: [unknown, string][] = [[value, "body"]];
+  while (stack.length > 0) {
+    const [item, path] = stack.pop()!;
+    if (typeof item === "string") {
+      if (LONE_SURROGATE.test(item)) return path;
+    } else if (Array.isArray(item)) {
+      for (let i = item.length - 1; i >= 0; i--) stack.push([item[i], `${path}[${i}]`]);
+    } else if (item !== null && typeof item === "object") {
+      const entries = Object.entries(item);
+      for (const [key] of entries) if (LONE_SURROGATE.test(key)) return path;
+      for (let i = entries.length - 1; i >= 0; i--) stack.push([entries[i][1], path === "body" ? entries[i][0] : `${path}.${entries[i][0]}`]);
     }
   }
   return null;
@@ -60,8 +62,11 @@ export function findLoneSurrogate(value: unknown, path = "body"): string | null 
 
 const tooLarge = () => new ApiError("payload_too_large", `The body exceeds ${env.GUICHET_MAX_BODY_BYTES} bytes.`);
 
-/** Reads and parses a /v1 JSON body, or throws the typed 4xx that says why not. An empty body reads as `{}`. */
-export async function readJsonBody(request: Request): Promise<unknown> {
+/**
+ * Reads and parses a /v1 JSON body, or throws the typed 4xx that says why not. An
+ * empty body reads as `{}`. `maxDepth` defaults to GUICHET_MAX_JSON_DEPTH.
+ */
+export async function readJsonBody(request: Request, maxDepth: number = env.GUICHET_MAX_JSON_DEPTH): Promise<unknown> {
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > env.GUICHET_MAX_BODY_BYTES) throw tooLarge();
   const text = await request.text();
@@ -70,10 +75,8 @@ export async function readJsonBody(request: Request): Promise<unknown> {
   if (!isJsonMediaType(request.headers.get("content-type") ?? "")) {
     throw new ApiError("unsupported_media_type", "Send JSON with Content-Type: application/json.");
   }
-  if (jsonDepthExceeds(text, env.GUICHET_MAX_JSON_DEPTH)) {
-    throw new ApiError("json_too_deep", `The body nests arrays and objects deeper than ${env.GUICHET_MAX_JSON_DEPTH} levels.`, {
-      reason: { max_depth: env.GUICHET_MAX_JSON_DEPTH },
-    });
+  if (Number.isFinite(maxDepth) && jsonDepthExceeds(text, maxDepth)) {
+    throw new ApiError("json_too_deep", `The body nests arrays and objects deeper than ${maxDepth} levels.`, { reason: { max_depth: maxDepth } });
   }
   let value: unknown;
   try {

@@ -44,6 +44,12 @@ export interface Endpoint<
    * completed duplicate answers 409 idempotency_secret_not_replayable.
    */
   returnsSecret?: boolean;
+  /**
+   * Deepest nesting the body reader lets through (default GUICHET_MAX_JSON_DEPTH).
+   * Raised only where the handler bounds depth itself and must answer in its own
+   * terms (tool-call arguments: a refused call is still a step of the run).
+   */
+  maxJsonDepth?: number;
   status?: number;
   errors?: ErrorCode[];
 }

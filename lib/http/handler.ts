@@ -114,7 +114,7 @@ export function handle<P extends z.ZodType, Q extends z.ZodType, B extends z.Zod
       await enforceRateLimit(principal);
       const params = endpoint.params ? parseInput(endpoint.params, await context.params) : {};
       const query = endpoint.query ? parseInput(endpoint.query, queryObject(new URL(request.url))) : {};
-      const rawBody = endpoint.body && !endpoint.multipart ? await readJsonBody(request) : undefined;
+      const rawBody = endpoint.body && !endpoint.multipart ? await readJsonBody(request, endpoint.maxJsonDepth) : undefined;
       const body = endpoint.body && rawBody !== undefined ? parseInput(endpoint.body, rawBody) : undefined;
       const run = async () => {
         try {

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { db, isUniqueViolation } from "@/lib/db";
 import { principalId, type Principal } from "@/lib/auth/principal";
+import { stringifyDeep } from "@/lib/json/deep";
 import { ApiError } from "./errors";
 
 const KEY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -13,7 +14,7 @@ function requestHash(request: Request, rawBody: unknown): string {
   // Multipart bodies are streamed, not buffered: their media type and length stand
   // for them (without the boundary, which a client draws anew on every retry).
   const mediaType = (request.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
-  const body = rawBody === undefined ? `${mediaType}|${request.headers.get("content-length")}` : JSON.stringify(rawBody);
+  const body = rawBody === undefined ? `${mediaType}|${request.headers.get("content-length")}` : stringifyDeep(rawBody);
   return createHash("sha256").update(`${request.method} ${url.pathname}${url.search}\n${body}`).digest("hex");
 }
 

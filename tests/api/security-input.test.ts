@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { createAgent, createRun, storedSteps } from "./dispatch-fixtures";
 import { api, baseUrl, createTenant, testDb, type Tenant } from "./helpers";
 
 // Hostile request shapes and secrets that must not be kept: each case is an attack
@@ -125,6 +126,28 @@ describe("JSON Schemas saved with an agent", () => {
       expect(JSON.stringify(response.body)).not.toMatch(/call stack/i);
       expect(await (await testDb()).agent.count({ where: { organizationId: tenant.organizationId, name } })).toBe(0);
     }
+  });
+});
+
+describe("tool-call arguments nested far too deep", () => {
+  it("answers ARGUMENTS_TOO_LARGE and records the step, at 65, 5 000 and 20 000 levels, with or without Idempotency-Key", async () => {
+    const agent = await createAgent(tenant, { tools: ["calculate"] });
+    const runId: string = (await createRun(tenant, { agent: agent.id })).run.id;
+    const cases: [number, Record<string, string>][] = [[65, {}], [5_000, {}], [20_000, { "idempotency-key": "deep-args-1" }]];
+    for (const [levels, headers] of cases) {
+      const before = (await storedSteps(runId)).length;
+      const body = `{"tool":"calculate","arguments":{"expression":${"[".repeat(levels)}${"]".repeat(levels)}}}`;
+      const response = await api(`/v1/runs/${runId}/tool_calls`, { body, headers: { "content-type": "application/json", ...headers }, as: { key: tenant.key } });
+      expect(response.status, String(levels)).toBe(200);
+      expect(response.body).toMatchObject({ ok: false, error: { code: "ARGUMENTS_TOO_LARGE", retryable: false } });
+      const steps = await storedSteps(runId);
+      expect(steps).toHaveLength(before + 1);
+      expect(steps.at(-1)).toMatchObject({ status: "error", errorCode: "ARGUMENTS_TOO_LARGE" });
+      expect(steps.at(-1)!.argumentsSha256).toMatch(/^[0-9a-f]{64}$/);
+    }
+    // Shallow arguments still run.
+    const ok = await api(`/v1/runs/${runId}/tool_calls`, { json: { tool: "calculate", arguments: { expression: "2 * 3" } }, as: { key: tenant.key } });
+    expect(ok.body).toMatchObject({ ok: true, result: { result: 6 } });
   });
 });
 
