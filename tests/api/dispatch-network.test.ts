@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "@/lib/net/test-http-server";
 import { callTool, connectCrm, createAgent, createRun, storedSteps, type ConnectedCrm } from "./dispatch-fixtures";
-import { createTenant, testDb, type Tenant } from "./helpers";
+import { createTenant, storedText, type Tenant } from "./helpers";
 import { startApp } from "./server";
 
 // A second app instance on the same database, configured as a production
@@ -111,26 +111,8 @@ describe("no raw argument is stored or logged", () => {
 
     expect(app.log()).toContain(`"run":"${fresh.id}"`);
     expect(app.log()).not.toContain(planted);
-    const stored = await databaseText();
+    const stored = await storedText();
     expect(stored).toContain(fresh.id); // the dump does hold the run's steps…
     expect(stored).not.toContain(planted); // …and nothing of what the calls carried
   });
 });
-
-/** Every row of every table, as text: the value must be nowhere. */
-async function databaseText(): Promise<string> {
-  const db = await testDb();
-  const sqlite = (process.env.DATABASE_URL ?? "").startsWith("file:");
-  const tables = sqlite
-    ? await db.$queryRawUnsafe<{ name: string }[]>("SELECT name FROM sqlite_master WHERE type = 'table'")
-    : await db.$queryRawUnsafe<{ name: string }[]>("SELECT table_name::text AS name FROM information_schema.tables WHERE table_schema = 'public'");
-  const dumps: string[] = [];
-  for (const { name } of tables) {
-    const table = `"${name.replace(/"/g, "")}"`;
-    // PostgreSQL: each row as JSON text, whatever its column types.
-    const rows = sqlite ? await db.$queryRawUnsafe<unknown[]>(`SELECT * FROM ${table}`) : await db.$queryRawUnsafe<unknown[]>(`SELECT row_to_json(t)::text AS row FROM ${table} t`);
-    dumps.push(JSON.stringify(rows, (_k, v) => (typeof v === "bigint" ? v.toString() : v)));
-  }
-  expect(dumps.length).toBeGreaterThan(10);
-  return dumps.join("\n");
-}

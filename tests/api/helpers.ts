@@ -119,3 +119,21 @@ export async function crmFaults(faults: Record<string, unknown>): Promise<void> 
   const response = await fetch(`${crmBaseUrl}/__control/faults`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(faults) });
   if (!response.ok) throw new Error(`faults: HTTP ${response.status}`);
 }
+
+/** Every row of every table of the application's database, as text: to prove a value (a secret, a planted string) is stored nowhere. */
+export async function storedText(): Promise<string> {
+  const db = await testDb();
+  const sqlite = (process.env.DATABASE_URL ?? "").startsWith("file:");
+  const tables = sqlite
+    ? await db.$queryRawUnsafe<{ name: string }[]>("SELECT name FROM sqlite_master WHERE type = 'table'")
+    : await db.$queryRawUnsafe<{ name: string }[]>("SELECT table_name::text AS name FROM information_schema.tables WHERE table_schema = 'public'");
+  const dumps: string[] = [];
+  for (const { name } of tables) {
+    const table = `"${name.replace(/"/g, "")}"`;
+    // PostgreSQL: each row as JSON text, whatever its column types.
+    const rows = sqlite ? await db.$queryRawUnsafe<unknown[]>(`SELECT * FROM ${table}`) : await db.$queryRawUnsafe<unknown[]>(`SELECT row_to_json(t)::text AS row FROM ${table} t`);
+    dumps.push(JSON.stringify(rows, (_k, v) => (typeof v === "bigint" ? v.toString() : v)));
+  }
+  if (dumps.length < 10) throw new Error(`only ${dumps.length} tables found`);
+  return dumps.join("\n");
+}

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { createAgent, createRun, storedSteps } from "./dispatch-fixtures";
-import { api, baseUrl, createTenant, testDb, type Tenant } from "./helpers";
+import { api, baseUrl, createTenant, storedText, testDb, type Tenant } from "./helpers";
 
 // Hostile request shapes and secrets that must not be kept: each case is an attack
 // that once worked (a replayable secret, a 500, a lax media type).
@@ -10,23 +10,6 @@ let tenant: Tenant;
 beforeAll(async () => {
   tenant = await createTenant("pro");
 });
-
-/** Every row of every table of the application's database, as text, to look for a value anywhere. */
-async function everyStoredRow(): Promise<string> {
-  const db = await testDb();
-  const { provider } = await import("@/lib/db");
-  const tables =
-    provider === "sqlite"
-      ? await db.$queryRawUnsafe<{ name: string }[]>("SELECT name FROM sqlite_master WHERE type = 'table'")
-      : await db.$queryRawUnsafe<{ name: string }[]>("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'");
-  expect(tables.length).toBeGreaterThan(10);
-  const dumps: string[] = [];
-  for (const { name } of tables) {
-    const rows = await db.$queryRawUnsafe<unknown[]>(`SELECT * FROM "${name.replaceAll('"', '""')}"`);
-    dumps.push(JSON.stringify(rows, (_key, value) => (typeof value === "bigint" ? String(value) : value)));
-  }
-  return dumps.join("\n");
-}
 
 describe("Idempotency-Key on a response that carries a secret", () => {
   it("never replays an API key secret and never stores it: 409 idempotency_secret_not_replayable, one key", async () => {
@@ -45,7 +28,7 @@ describe("Idempotency-Key on a response that carries a secret", () => {
     const record = await db.idempotentRequest.findFirstOrThrow({ where: { organizationId: tenant.organizationId, key: "secret-1" } });
     expect(record.state).toBe("done");
     expect(record.responseStatus).toBe(201);
-    expect(await everyStoredRow()).not.toContain(secret);
+    expect(await storedText()).not.toContain(secret);
     // The key still works: what was withheld is the copy, not the key. A new Idempotency-Key creates a new key.
     expect((await api("/v1/models", { as: { key: secret } })).status).toBe(200);
     const next = await api("/v1/api_keys", { json: body, headers: { "idempotency-key": "secret-2" }, as: admin });
