@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   call,
   control,
+  errorOf,
   fails,
   key,
   ok,
@@ -141,7 +142,7 @@ describe("commit_address_change", () => {
     const results = await Promise.all(
       Array.from({ length: 50 }, (_, i) => call(crm.client, "commit_address_change", commitArgs(key(`race${i}`)))),
     );
-    const codes = results.map((r) => (r.isError ? (r.structuredContent as any).error.code : "OK"));
+    const codes = results.map((r) => (r.isError ? errorOf(r).code : "OK"));
     expect(codes.filter((c) => c === "OK")).toHaveLength(1);
     expect(codes.filter((c) => c === "VERSION_CONFLICT")).toHaveLength(49);
     expect((await customer()).version).toBe(18);

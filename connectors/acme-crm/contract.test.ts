@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { contractCases, type ContractCase, type JsonSchema } from "./contract-cases";
-import { call, setUpTestCrm } from "./test-helpers";
+import { call, errorOf, setUpTestCrm } from "./test-helpers";
 import { listTools } from "./tools";
 
 // Contract tests generated from each tool's published input schema and one
@@ -70,7 +70,7 @@ describe("the generated contract cases", () => {
 describe.each(Object.keys(examples))("%s", (tool) => {
   it.each(casesOf(tool).map((c) => ({ ...c, name: c.label })))("$name → $expect", async (c) => {
     const result = await call(crm.client, tool, JSON.parse(JSON.stringify(c.args)));
-    const error = result.isError ? (result.structuredContent as { error: { code: string; field?: string } }).error : null;
+    const error: { code: string; field?: string } | null = result.isError ? errorOf(result) : null;
     if (c.expect === "invalid") expect(error).toMatchObject({ code: "INVALID_ARGUMENTS", field: c.pointer });
     else expect(error?.code ?? "success").not.toBe("INVALID_ARGUMENTS");
   });

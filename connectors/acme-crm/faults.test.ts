@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import {
   call,
   control,
+  errorOf,
   key,
   ok,
   outputValidator,
@@ -140,7 +141,6 @@ describe("tool_schema_variant", () => {
     expect(outputValidator(v2)("get_customer", c)).toBeNull();
     await setFaults(crm.t.crm.baseUrl, { tool_schema_variant: 1 });
     const r = await call(crm.client, "get_customer", { customer_id: "C-1842", include: ["orders_count"] });
-    expect(r.isError).toBe(true);
-    expect((r.structuredContent as any).error).toMatchObject({ code: "INVALID_ARGUMENTS", field: "/include" });
+    expect(errorOf(r)).toMatchObject({ code: "INVALID_ARGUMENTS", field: "/include" });
   });
 });

@@ -67,11 +67,18 @@ export async function ok(client: Client, name: string, args: Record<string, unkn
   return r.structuredContent;
 }
 
+/** The typed error of an error result: `{"error": {...}}` in its one text block, and no structuredContent. */
+export function errorOf(result: CallToolResult): any {
+  if (!result.isError) throw new Error(`expected an error result, got ${JSON.stringify(result.structuredContent)}`);
+  if (result.structuredContent !== undefined) throw new Error("an error result must not carry structuredContent");
+  const [block] = result.content;
+  if (result.content.length !== 1 || block.type !== "text") throw new Error(`expected one text block, got ${JSON.stringify(result.content)}`);
+  return (JSON.parse(block.text) as { error: unknown }).error;
+}
+
 /** The error body of a failed call (fails the test on a success). */
 export async function fails(client: Client, name: string, args: Record<string, unknown>): Promise<any> {
-  const r = await call(client, name, args);
-  if (!r.isError) throw new Error(`${name} unexpectedly succeeded: ${JSON.stringify(r.structuredContent)}`);
-  return (r.structuredContent as { error: unknown }).error;
+  return errorOf(await call(client, name, args));
 }
 
 export async function control(baseUrl: string, method: "GET" | "POST", p: string, body?: unknown): Promise<any> {

@@ -230,9 +230,14 @@ export function toolSuccess(structured: Record<string, unknown>, replayed = fals
   };
 }
 
+/**
+ * An error result carries its typed body as JSON in a text block and no
+ * structuredContent: structuredContent must match the tool's outputSchema, which
+ * describes successes only, and MCP clients (the official SDK among them) reject
+ * a result whose structuredContent does not.
+ */
 export function toolFailure(err: ToolError): CallToolResult {
-  const structured = { error: err.toBody() };
-  return { isError: true, content: [{ type: "text", text: JSON.stringify(structured) }], structuredContent: structured };
+  return { isError: true, content: [{ type: "text", text: JSON.stringify({ error: err.toBody() }) }] };
 }
 
 export interface DispatchOutcome {

@@ -107,9 +107,36 @@ function transportFailure(error: unknown, signal: AbortSignal): ToolFailure {
   return new ToolFailure("UPSTREAM_ERROR", "The MCP server could not be reached or closed the connection.", { retryable: true });
 }
 
+interface TypedError {
+  code?: unknown;
+  message?: unknown;
+  retryable?: unknown;
+  field?: unknown;
+}
+
+/**
+ * The typed error of an error result. MCP puts an error's details in `content`
+ * (structuredContent must match the tool's outputSchema, which describes
+ * successes), so servers like CRM Acme send `{"error": {...}}` as the text of a
+ * block; older servers sent it as structuredContent, still read.
+ */
+function typedError(result: CallToolResult): TypedError | undefined {
+  const structured = (result.structuredContent as { error?: unknown } | undefined)?.error;
+  if (structured && typeof structured === "object") return structured as TypedError;
+  for (const block of result.content) {
+    if (block.type !== "text" || !block.text.trimStart().startsWith("{")) continue;
+    try {
+      const parsed = JSON.parse(block.text) as { error?: unknown };
+      if (parsed && typeof parsed.error === "object" && parsed.error !== null) return parsed.error as TypedError;
+    } catch {
+      // plain text that happens to start with a brace: the message below uses it
+    }
+  }
+  return undefined;
+}
+
 function upstreamRefusal(result: CallToolResult): ToolError {
-  const body = result.structuredContent as { error?: { code?: unknown; message?: unknown; retryable?: unknown; field?: unknown } } | undefined;
-  const error = body?.error;
+  const error = typedError(result);
   const code = typeof error?.code === "string" ? error.code : "ERROR";
   const message = truncateText(typeof error?.message === "string" ? error.message : textOf(result) || "The tool reported an error.", 300);
   const field = typeof error?.field === "string" && error.field.startsWith("/") ? error.field : undefined;
