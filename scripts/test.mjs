@@ -1,6 +1,7 @@
 // npm test — every test, from a fresh clone: lint, types, schema and OpenAPI
-// drift, unit tests, the production build, API tests over HTTP on SQLite and on
-// PostgreSQL, and Playwright journeys in Debian's Chromium.
+// drift, unit tests, the MCP conformance suite on CRM Acme, the production
+// build, API tests over HTTP on SQLite and on PostgreSQL, and Playwright
+// journeys in Debian's Chromium.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
@@ -41,6 +42,23 @@ function run(name, command, args, { env = {}, report } = {}) {
   return ok;
 }
 
+// The official MCP conformance suite against CRM Acme. Exit 3 means the suite could
+// not be fetched (no npm cache and no registry): reported as skipped, not failed.
+function mcpConformance() {
+  const name = "MCP conformance suite on CRM Acme (tools-only server scenarios)";
+  step(name);
+  const started = Date.now();
+  const result = spawnSync(node, ["scripts/mcp-conformance.mjs"], { cwd: root, stdio: "inherit" });
+  const seconds = Math.round((Date.now() - started) / 1000);
+  if (result.status === 3) {
+    results.push({ name: `${name} — skipped: suite unavailable offline`, ok: true, seconds });
+    counts.skipped++;
+    return;
+  }
+  results.push({ name, ok: result.status === 0, seconds });
+  counts[result.status === 0 ? "passed" : "failed"]++;
+}
+
 function countReport(file) {
   const data = JSON.parse(readFileSync(file, "utf8"));
   if (data.stats) {
@@ -66,6 +84,7 @@ run("Type-check (tsc)", node, ["node_modules/typescript/bin/tsc", "--noEmit"]);
 run("Prisma variants in sync with the schema source", node, ["scripts/prisma-variants.mjs", "--check"]);
 run("Committed OpenAPI document in sync", node, ["node_modules/tsx/dist/cli.mjs", "scripts/openapi.ts", "--check"]);
 run("Unit tests (vitest)", node, vitest(null, "test-results/unit.json"), { report: "test-results/unit.json" });
+mcpConformance();
 
 let built = false;
 step("Production build");
