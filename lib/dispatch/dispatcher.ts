@@ -51,6 +51,8 @@ export interface ToolCallRequest {
   runId: string;
   tool: string;
   arguments: unknown;
+  /** The caller gave up (an MCP client's notifications/cancelled): the call stops as when its run is cancelled. */
+  signal?: AbortSignal;
 }
 
 interface CallState {
@@ -143,7 +145,7 @@ export async function dispatchToolCall(request: ToolCallRequest): Promise<ToolEn
     state.contract = contract;
     const executor = await executorFor(run.organizationId, contract);
     validateArguments(contract, request.arguments);
-    const context = operatorSettings(tracked.signal, run, agentId);
+    const context = operatorSettings(request.signal ? AbortSignal.any([tracked.signal, request.signal]) : tracked.signal, run, agentId);
     const deadline = run.expiresAt;
     const outcome: WriteOutcome = contract.effect === "write"
       ? await handleWriteCall({ run: { id: run.id, organizationId: run.organizationId, agentId, capabilities: "read_write" }, contract, executor, arguments: request.arguments, argumentsSha256: hash, stepId, context, runDeadline: deadline })

@@ -1,7 +1,8 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ListToolsRequestSchema, type ServerNotification } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, CancelledNotificationSchema, ListToolsRequestSchema, type ServerNotification } from "@modelcontextprotocol/sdk/types.js";
 import type { RunRow } from "@/lib/runs/service";
 import type { RunWarning } from "@/lib/runs/capabilities";
+import { cancelMcpCall, trackMcpCall } from "./cancellation";
 import { callRunTool, listRunTools } from "./tools";
 
 // The SDK server of one request of one session: a fresh low-level `Server`
@@ -44,11 +45,18 @@ export function buildSessionServer(run: RunRow | null, options: SessionServerOpt
       const notification: ServerNotification = { method: "notifications/progress", params: { progressToken, progress: ticks, message: `${request.params.name} is still running (${ticks} s).` } };
       void extra.sendNotification(notification).catch(() => undefined);
     }, PROGRESS_INTERVAL_MS);
+    const tracked = trackMcpCall(run.id, extra.requestId);
     try {
-      return await callRunTool(run, request.params.name, request.params.arguments, { consoleOrigin: options.consoleOrigin });
+      return await callRunTool(run, request.params.name, request.params.arguments, { consoleOrigin: options.consoleOrigin, signal: tracked.signal });
     } finally {
+      tracked.done();
       if (timer) clearInterval(timer);
     }
+  });
+  // The cancelled call was asked on another request, so another SDK server holds it: reach it through this instance's table.
+  server.setNotificationHandler(CancelledNotificationSchema, async (notification) => {
+    const { requestId } = notification.params;
+    if (requestId !== undefined) cancelMcpCall(run.id, requestId);
   });
   return server;
 }

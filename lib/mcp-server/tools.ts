@@ -77,6 +77,8 @@ export async function listRunTools(run: RunRow): Promise<Tool[]> {
 export interface ToolCallOptions {
   /** The console's origin, for the approval link of a proposal card. */
   consoleOrigin: string;
+  /** Aborted when the client cancels the call. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -84,7 +86,7 @@ export interface ToolCallOptions {
  * `isError` (models read it and re-plan), never a JSON-RPC error.
  */
 export async function callRunTool(run: RunRow, name: string, args: unknown, options: ToolCallOptions): Promise<CallToolResult> {
-  const envelope = await dispatchToolCall({ organizationId: run.organizationId, runId: run.id, tool: name, arguments: args === undefined ? {} : args });
+  const envelope = await dispatchToolCall({ organizationId: run.organizationId, runId: run.id, tool: name, arguments: args === undefined ? {} : args, signal: options.signal });
   return toCallToolResult(run, envelope, options);
 }
 
