@@ -4,6 +4,7 @@ import { authenticateApiKey } from "@/lib/api-keys/service";
 import type { Principal } from "@/lib/auth/principal";
 import { hasAnyScope } from "@/lib/auth/scopes";
 import { env } from "@/lib/env";
+import { findLoneSurrogate, jsonDepthExceeds } from "@/lib/http/body";
 import { ApiError } from "@/lib/http/errors";
 import { enforceRateLimit } from "@/lib/http/rate-limit";
 import { newId } from "@/lib/ids";
@@ -36,6 +37,10 @@ async function authenticate(request: Request): Promise<Principal> {
 type ParsedBody = { message: JSONRPCMessage } | { response: Response };
 
 function parseMessage(text: string): ParsedBody {
+  // The same bounds as every /v1 body, before JSON.parse or the SDK's schemas walk the value.
+  if (jsonDepthExceeds(text, env.GUICHET_MAX_JSON_DEPTH)) {
+    return { response: jsonRpcError(400, -32600, `Invalid Request: the message nests deeper than ${env.GUICHET_MAX_JSON_DEPTH} levels.`, { data: { code: "json_too_deep" } }) };
+  }
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -43,6 +48,7 @@ function parseMessage(text: string): ParsedBody {
     return { response: jsonRpcError(400, -32700, "Parse error: the body is not valid JSON.") };
   }
   // Batches left the protocol in 2025-06-18; one message per request keeps one run's calls in order.
+  if (findLoneSurrogate(raw)) return { response: jsonRpcError(400, -32600, "Invalid Request: a string is not valid Unicode (a lone UTF-16 surrogate).", { data: { code: "invalid_parameter" } }) };
   if (Array.isArray(raw)) return { response: jsonRpcError(400, -32600, "Invalid Request: batches are not supported; send one JSON-RPC message per request.") };
   const parsed = JSONRPCMessageSchema.safeParse(raw);
   if (!parsed.success) return { response: jsonRpcError(400, -32600, "Invalid Request: not a JSON-RPC 2.0 message.") };

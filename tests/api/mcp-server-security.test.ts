@@ -98,6 +98,8 @@ describe("what may be sent", () => {
     expect([batch.status, (await batch.json()).error.code]).toEqual([400, -32600]);
     const notRpc = await post(mcpUrl(setup.agentId), { hello: "world" }, auth());
     expect([notRpc.status, (await notRpc.json()).error.code]).toEqual([400, -32600]);
+    const deep = await post(mcpUrl(setup.agentId), `${"[".repeat(5000)}${"]".repeat(5000)}`, auth());
+    expect([deep.status, (await deep.json()).error.data.code]).toEqual([400, "json_too_deep"]);
     const huge = await post(mcpUrl(setup.agentId), { ...initialize(), padding: "x".repeat(1_100_000) }, auth());
     expect(huge.status).toBe(413);
     expect((await huge.json()).error.data.code).toBe("payload_too_large");
