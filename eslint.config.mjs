@@ -18,6 +18,22 @@ const config = [
     rules: { "@typescript-eslint/no-explicit-any": "off" },
   },
   {
+    // The console reaches /v1 only through lib/client/call.ts and the endpoint
+    // declarations, and keeps its React Query keys in each domain's queries.ts
+    // (one key, one shape): a hand-written URL or key is how two pages came to
+    // cache different shapes under the same key.
+    files: ["components/**/*.{ts,tsx}", "app/(console)/**/*.{ts,tsx}"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        { selector: "CallExpression[callee.name='fetch']", message: "Call /v1 with call(endpoint, …) from lib/client/call.ts." },
+        { selector: "Literal[value=/^\\/v1(\\/|$)/]", message: "No hand-written /v1 URL: use the endpoint declaration (call, endpointUrl)." },
+        { selector: "TemplateElement[value.raw=/^\\/v1(\\/|$)/]", message: "No hand-written /v1 URL: use the endpoint declaration (call, endpointUrl)." },
+        { selector: "Property[key.name='queryKey'] > ArrayExpression", message: "Build query keys with the domain's key factory in components/<domain>/queries.ts." },
+      ],
+    },
+  },
+  {
     // Playwright fixtures call `use`, which is not React's hook.
     files: ["e2e/**"],
     rules: { "react-hooks/rules-of-hooks": "off" },

@@ -3,7 +3,7 @@
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { useState, type ReactNode } from "react";
 import { Toaster } from "sonner";
-import { ApiClientError } from "@/lib/client/api";
+import { ApiClientError } from "@/lib/client/errors";
 
 export function Providers({ children }: { children: ReactNode }) {
   const [client] = useState(

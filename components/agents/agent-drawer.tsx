@@ -5,12 +5,11 @@ import { useState } from "react";
 import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
 import { Drawer } from "@/components/ui/drawer";
-import type { AgentObject } from "@/lib/agents/api";
-import { queryKeys } from "@/lib/client/query-keys";
+import type { AgentObject } from "@/lib/agents/schemas";
 import { AgentForm } from "./agent-form";
 import { CurlSnippet } from "./curl-snippet";
 import { DocumentsSection } from "./documents-section";
-import { deleteAgent, useCatalog, useModels } from "./queries";
+import { agentKeys, deleteAgent, useCatalog, useModels } from "./queries";
 
 /** The agent drawer: create or edit every field, documents, API snippet, delete. */
 export function AgentDrawer({ open, agent, canWrite, onOpenChange, onSaved }: {
@@ -53,8 +52,8 @@ function DeleteAgent({ agent, onDeleted }: { agent: AgentObject; onDeleted: () =
     mutationFn: () => deleteAgent(agent.id),
     onSuccess: () => {
       toast.success(`Agent « ${agent.name} » supprimé.`);
-      queryClient.removeQueries({ queryKey: queryKeys.agents.detail(agent.id) });
-      void queryClient.invalidateQueries({ queryKey: queryKeys.agents.all, exact: true });
+      queryClient.removeQueries({ queryKey: agentKeys.detail(agent.id) });
+      void queryClient.invalidateQueries({ queryKey: agentKeys.list() });
       onDeleted();
     },
     onError: (error) => toast.error(error.message),

@@ -6,13 +6,12 @@ import { toast } from "sonner";
 import type { CatalogEntry } from "@/components/catalog/labels";
 import { Button } from "@/components/ui/button";
 import { Field, TextArea, TextInput } from "@/components/ui/field";
-import type { AgentObject } from "@/lib/agents/api";
-import { ApiClientError } from "@/lib/client/api";
-import { queryKeys } from "@/lib/client/query-keys";
-import type { ModelObject } from "@/lib/models/api";
+import type { AgentObject } from "@/lib/agents/schemas";
+import { ApiClientError } from "@/lib/client/errors";
+import type { ModelObject } from "@/lib/models/schemas";
 import { JsonField, parseJsonText } from "./json-field";
 import { fieldErrors } from "./messages";
-import { saveAgent, type AgentWrite } from "./queries";
+import { agentKeys, saveAgent, type AgentWrite } from "./queries";
 import { TemperatureField } from "./temperature-field";
 import { ToolPicker } from "./tool-picker";
 
@@ -91,8 +90,8 @@ export function AgentForm({ agent, catalog, models, canWrite, onSaved }: {
     onSuccess: ({ data }) => {
       setServerError(undefined);
       setDraft(draftOf(data));
-      queryClient.setQueryData(queryKeys.agents.detail(data.id), data);
-      void queryClient.invalidateQueries({ queryKey: queryKeys.agents.all, exact: true });
+      queryClient.setQueryData(agentKeys.detail(data.id), data);
+      void queryClient.invalidateQueries({ queryKey: agentKeys.list() });
       toast.success(agent ? "Agent enregistré." : "Agent créé.");
       onSaved(data);
     },

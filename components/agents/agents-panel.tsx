@@ -6,7 +6,7 @@ import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { EmptyState } from "@/components/ui/empty-state";
 import { Table, Td, Th } from "@/components/ui/table";
-import type { AgentObject } from "@/lib/agents/api";
+import type { AgentObject } from "@/lib/agents/schemas";
 import { forcedToolKeys } from "@/lib/catalog/builtin";
 import { AgentDrawer } from "./agent-drawer";
 import { useAgents, useModels } from "./queries";

@@ -4,25 +4,30 @@ import { Copy } from "lucide-react";
 import { useSyncExternalStore } from "react";
 import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
+import { createRunEndpoint } from "@/lib/runs/api";
+import { getAgentEndpoint, updateAgentEndpoint } from "@/lib/agents/api";
+import { endpointUrl } from "@/lib/client/call";
 
 const noSubscription = () => () => undefined;
 
 /** The API calls for this agent, ready to paste; the key stays a variable, never a real secret. */
 export function CurlSnippet({ agentId }: { agentId: string }) {
   const origin = useSyncExternalStore(noSubscription, () => window.location.origin, () => "https://guichet.example");
+  // Paths and methods come from the endpoint declarations, so the snippet cannot drift from the API.
+  const agentUrl = `${origin}${endpointUrl(getAgentEndpoint, { agent: agentId })}`;
   const snippet = [
     `# Lire l’agent`,
-    `curl ${origin}/v1/agents/${agentId} \\`,
+    `curl ${agentUrl} \\`,
     `  -H "Authorization: Bearer $GUICHET_API_KEY"`,
     ``,
     `# Changer sa température`,
-    `curl -X PATCH ${origin}/v1/agents/${agentId} \\`,
+    `curl -X ${updateAgentEndpoint.method} ${agentUrl} \\`,
     `  -H "Authorization: Bearer $GUICHET_API_KEY" \\`,
     `  -H "Content-Type: application/json" \\`,
     `  -d '{"temperature": 0.2}'`,
     ``,
     `# Lancer un run`,
-    `curl ${origin}/v1/runs \\`,
+    `curl ${origin}${endpointUrl(createRunEndpoint)} \\`,
     `  -H "Authorization: Bearer $GUICHET_API_KEY" \\`,
     `  -H "Content-Type: application/json" \\`,
     `  -d '{"agent": "${agentId}"}'`,

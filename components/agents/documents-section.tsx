@@ -5,10 +5,11 @@ import { FileText, Trash2, Upload } from "lucide-react";
 import { useRef, useState } from "react";
 import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
-import { ApiClientError } from "@/lib/client/api";
-import { queryKeys } from "@/lib/client/query-keys";
+import { endpointUrl } from "@/lib/client/call";
+import { ApiClientError } from "@/lib/client/errors";
+import { getFileContentEndpoint } from "@/lib/files/api";
 import { formatBytes, uploadErrorText } from "./messages";
-import { deleteDocument, uploadDocument, useDocuments } from "./queries";
+import { agentKeys, deleteDocument, uploadDocument, useDocuments } from "./queries";
 
 const MAX_DOCUMENTS = 20;
 const dateFormat = new Intl.DateTimeFormat("fr-FR", { dateStyle: "medium" });
@@ -21,7 +22,7 @@ export function DocumentsSection({ agentId, canWrite }: { agentId: string; canWr
   const [progress, setProgress] = useState<{ name: string; fraction: number; abort: () => void } | null>(null);
   const [uploadError, setUploadError] = useState<string>();
   const [confirming, setConfirming] = useState<string | null>(null);
-  const refresh = () => queryClient.invalidateQueries({ queryKey: queryKeys.agents.documents(agentId) });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: agentKeys.documents(agentId) });
 
   const remove = useMutation({
     mutationFn: (fileId: string) => deleteDocument(agentId, fileId),
@@ -64,7 +65,7 @@ export function DocumentsSection({ agentId, canWrite }: { agentId: string; canWr
           {list.map((doc) => (
             <li key={doc.id} className="flex flex-wrap items-center gap-2 px-3 py-2 text-sm">
               <FileText size={14} aria-hidden className="text-slate-500" />
-              <a href={`/v1/files/${doc.id}/content`} className="font-medium text-brand-700 hover:underline">{doc.filename}</a>
+              <a href={endpointUrl(getFileContentEndpoint, { file: doc.id })} className="font-medium text-brand-700 hover:underline">{doc.filename}</a>
               <span className="text-xs text-slate-500">{doc.mime_type} · {formatBytes(doc.bytes)} · {dateFormat.format(new Date(doc.created_at))}</span>
               {canWrite && (confirming === doc.id ? (
                 <span className="ml-auto flex items-center gap-2">

@@ -1,5 +1,5 @@
 import { reasonText, type CatalogEntry } from "@/components/catalog/labels";
-import type { ApiClientError, ApiFieldError } from "@/lib/client/api";
+import type { ApiClientError, ApiFieldError } from "@/lib/client/errors";
 
 // The API's refusals in the console's words. The codes are the API's; a code
 // this table does not know shows the server's own message.

@@ -1,87 +1,86 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import type { CatalogEntry } from "@/components/catalog/labels";
-import type { AgentObject } from "@/lib/agents/api";
-import { ApiClientError, apiFetch, type ApiFieldError } from "@/lib/client/api";
-import { queryKeys } from "@/lib/client/query-keys";
-import type { FileObject } from "@/lib/files/api";
-import type { ModelObject } from "@/lib/models/api";
+import {
+  createAgentEndpoint,
+  deleteAgentEndpoint,
+  deleteDocumentEndpoint,
+  listAgentsEndpoint,
+  listDocumentsEndpoint,
+  updateAgentEndpoint,
+  uploadDocumentEndpoint,
+  type AgentCreateBody,
+  type AgentObject,
+} from "@/lib/agents/api";
+import { call, callAllPages, endpointUrl } from "@/lib/client/call";
+import { ApiClientError, errorFromResponse } from "@/lib/client/errors";
+import type { FileObject } from "@/lib/files/schemas";
+import { listModelsEndpoint } from "@/lib/models/api";
 
-// The drawer's reads and writes: the same /v1 routes an API client uses.
+export { useCatalog } from "@/components/catalog/queries";
 
-interface Page<T> {
-  data: T[];
-  next_cursor: string | null;
-}
+// The agents' reads and writes: the same /v1 routes an API client uses. Every
+// key under ["agents"] and ["models"] is built here and holds one shape only.
+export const agentKeys = {
+  all: ["agents"] as const,
+  list: () => [...agentKeys.all, "list"] as const,
+  detail: (id: string) => [...agentKeys.all, "detail", id] as const,
+  documents: (id: string) => [...agentKeys.all, "detail", id, "documents"] as const,
+};
 
-/** Every agent of the organization (a plan allows at most a few hundred): follows the cursors. */
-async function allAgents(signal: AbortSignal): Promise<AgentObject[]> {
-  const agents: AgentObject[] = [];
-  let cursor: string | null = null;
-  do {
-    const page: Page<AgentObject> = await apiFetch(`/v1/agents?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, { signal });
-    agents.push(...page.data);
-    cursor = page.next_cursor;
-  } while (cursor);
-  return agents;
-}
+export const modelKeys = { list: () => ["models", "list"] as const };
 
+/** Every agent of the organization (a plan allows at most a few hundred). */
 export function useAgents() {
-  return useQuery({ queryKey: queryKeys.agents.all, queryFn: ({ signal }) => allAgents(signal) });
-}
-
-export function useCatalog() {
-  return useQuery({ queryKey: queryKeys.tools.all, queryFn: ({ signal }) => apiFetch<Page<CatalogEntry>>("/v1/tools", { signal }).then((page) => page.data) });
+  return useQuery({ queryKey: agentKeys.list(), queryFn: ({ signal }) => callAllPages(listAgentsEndpoint, { signal }) });
 }
 
 export function useModels() {
-  return useQuery({ queryKey: queryKeys.models.all, queryFn: ({ signal }) => apiFetch<Page<ModelObject>>("/v1/models", { signal }).then((page) => page.data) });
+  return useQuery({ queryKey: modelKeys.list(), queryFn: ({ signal }) => call(listModelsEndpoint, { signal }).then((page) => page.data) });
 }
 
 export function useDocuments(agentId: string) {
-  return useQuery({
-    queryKey: queryKeys.agents.documents(agentId),
-    queryFn: ({ signal }) => apiFetch<Page<FileObject>>(`/v1/agents/${agentId}/documents?limit=100`, { signal }).then((page) => page.data),
-  });
+  return useQuery({ queryKey: agentKeys.documents(agentId), queryFn: ({ signal }) => callAllPages(listDocumentsEndpoint, { params: { agent: agentId }, signal }) });
 }
 
 export type AgentWrite = Partial<Omit<AgentObject, "id" | "unavailable_tools" | "created_at" | "updated_at" | "client_tools">> & { client_tools?: unknown };
 
 export function saveAgent(agentId: string | null, body: AgentWrite): Promise<{ data: AgentObject }> {
-  return agentId ? apiFetch(`/v1/agents/${agentId}`, { method: "PATCH", json: body }) : apiFetch("/v1/agents", { method: "POST", json: body });
+  // client_tools is whatever the person typed as JSON: the API's validation answers field by field.
+  const sent = body as AgentCreateBody;
+  return agentId ? call(updateAgentEndpoint, { params: { agent: agentId }, body: sent }) : call(createAgentEndpoint, { body: sent });
 }
 
 export function deleteAgent(agentId: string) {
-  return apiFetch(`/v1/agents/${agentId}`, { method: "DELETE" });
+  return call(deleteAgentEndpoint, { params: { agent: agentId } });
 }
 
 export function deleteDocument(agentId: string, fileId: string) {
-  return apiFetch(`/v1/agents/${agentId}/documents/${fileId}`, { method: "DELETE" });
+  return call(deleteDocumentEndpoint, { params: { agent: agentId, file: fileId } });
 }
 
 /**
  * Uploads a document with XMLHttpRequest, the one browser API that reports
- * upload progress; failures become the same ApiClientError as apiFetch's.
+ * upload progress; failures become the same ApiClientError as call()'s.
  */
 export function uploadDocument(agentId: string, file: File, onProgress: (fraction: number) => void): { promise: Promise<FileObject>; abort: () => void } {
   const request = new XMLHttpRequest();
   const promise = new Promise<FileObject>((resolve, reject) => {
-    request.open("POST", `/v1/agents/${agentId}/documents`);
+    request.open(uploadDocumentEndpoint.method, endpointUrl(uploadDocumentEndpoint, { agent: agentId }));
     request.setRequestHeader("accept", "application/json");
     request.upload.onprogress = (event) => {
       if (event.lengthComputable) onProgress(event.loaded / event.total);
     };
     request.onload = () => {
-      let payload: { data?: FileObject; error?: { code: string; message: string; errors?: ApiFieldError[]; reason?: Record<string, unknown>; request_id?: string } } | null = null;
+      let payload: unknown = null;
       try {
         payload = JSON.parse(request.responseText);
       } catch {
         // not JSON: reported below
       }
-      if (request.status === 201 && payload?.data) return resolve(payload.data);
-      const error = payload?.error;
-      reject(new ApiClientError(request.status, error?.code ?? "internal_error", error?.message ?? `HTTP ${request.status}`, error?.errors ?? [], error?.reason, error?.request_id));
+      const data = (payload as { data?: FileObject } | null)?.data;
+      if (request.status === 201 && data) return resolve(data);
+      reject(errorFromResponse(request.status, payload));
     };
     request.onerror = () => reject(new ApiClientError(0, "network_error", "La connexion a été interrompue."));
     request.onabort = () => reject(new ApiClientError(0, "aborted", "Envoi annulé."));

@@ -1,6 +1,6 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Copy, KeyRound } from "lucide-react";
 import { useState, type FormEvent } from "react";
 import { toast } from "sonner";
@@ -10,9 +10,9 @@ import { EmptyState } from "@/components/ui/empty-state";
 import { QueryState } from "@/components/ui/query-state";
 import { Field, TextInput } from "@/components/ui/field";
 import { Table, Td, Th } from "@/components/ui/table";
-import { ApiClientError, apiFetch } from "@/lib/client/api";
-import { queryKeys } from "@/lib/client/query-keys";
-import type { ApiKeyObject } from "@/lib/api-keys/api";
+import type { Scope } from "@/lib/auth/scopes";
+import { ApiClientError } from "@/lib/client/errors";
+import { apiKeyKeys, createApiKey, revokeApiKey, useApiKeys } from "./queries";
 
 const scopeLabels: Record<string, string> = {
   "agents:read": "Agents — lecture",
@@ -28,27 +28,24 @@ const dateFormat = new Intl.DateTimeFormat("fr-FR", { dateStyle: "medium", timeS
 
 export function ApiKeysPanel() {
   const queryClient = useQueryClient();
-  const keys = useQuery({
-    queryKey: queryKeys.apiKeys.all,
-    queryFn: ({ signal }) => apiFetch<{ data: ApiKeyObject[] }>("/v1/api_keys", { signal }),
-  });
+  const keys = useApiKeys();
   const [created, setCreated] = useState<{ name: string; secret: string }>();
   const [formError, setFormError] = useState<ApiClientError>();
 
   const create = useMutation({
-    mutationFn: (body: { name: string; scopes: string[] }) => apiFetch<{ data: ApiKeyObject & { secret: string } }>("/v1/api_keys", { method: "POST", json: body }),
-    onSuccess: ({ data }) => {
+    mutationFn: createApiKey,
+    onSuccess: (data) => {
       setCreated({ name: data.name, secret: data.secret });
       setFormError(undefined);
-      void queryClient.invalidateQueries({ queryKey: queryKeys.apiKeys.all });
+      void queryClient.invalidateQueries({ queryKey: apiKeyKeys.list() });
     },
     onError: (error) => setFormError(error instanceof ApiClientError ? error : undefined),
   });
   const revoke = useMutation({
-    mutationFn: (id: string) => apiFetch(`/v1/api_keys/${id}`, { method: "DELETE" }),
+    mutationFn: revokeApiKey,
     onSuccess: () => {
       toast.success("Clé révoquée.");
-      void queryClient.invalidateQueries({ queryKey: queryKeys.apiKeys.all });
+      void queryClient.invalidateQueries({ queryKey: apiKeyKeys.list() });
     },
     onError: (error) => toast.error(error.message),
   });
@@ -56,19 +53,19 @@ export function ApiKeysPanel() {
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    create.mutate({ name: String(form.get("name") ?? ""), scopes: form.getAll("scopes").map(String) });
+    create.mutate({ name: String(form.get("name") ?? ""), scopes: form.getAll("scopes").map(String) as Scope[] });
   }
 
   return (
     <div className="grid gap-8 lg:grid-cols-[1fr_22rem]">
       <section aria-labelledby="keys-title">
         <h2 id="keys-title" className="sr-only">Clés existantes</h2>
-        <QueryState query={keys} isEmpty={(page) => page.data.length === 0} empty={<EmptyState title="Aucune clé API">Créez une clé pour appeler l’API depuis un programme.</EmptyState>}>
-          {(page) => (
+        <QueryState query={keys} isEmpty={(list) => list.length === 0} empty={<EmptyState title="Aucune clé API">Créez une clé pour appeler l’API depuis un programme.</EmptyState>}>
+          {(list) => (
           <Table caption="Clés API">
             <thead><tr><Th>Nom</Th><Th>Clé</Th><Th>Droits</Th><Th>Dernière utilisation</Th><Th><span className="sr-only">Actions</span></Th></tr></thead>
             <tbody className="divide-y divide-slate-100">
-              {page.data.map((key) => (
+              {list.map((key) => (
                 <tr key={key.id}>
                   <Td className="font-medium">{key.name}</Td>
                   <Td><code className="text-xs">{key.prefix}…</code></Td>

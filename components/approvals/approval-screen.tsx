@@ -5,7 +5,7 @@ import { Badge } from "@/components/ui/badge";
 import { roleLabels, type Role } from "@/lib/auth/scopes";
 import { consequencesInWords } from "@/lib/proposals/consequences";
 import { formatMoney } from "@/lib/proposals/money";
-import type { ProposalObject } from "@/lib/proposals/api";
+import type { ProposalObject } from "@/lib/proposals/schemas";
 import { ChangesTable } from "./changes-table";
 import { Countdown, useRemaining } from "./countdown";
 import { DecisionPanel } from "./decision-panel";

@@ -1,5 +1,5 @@
 import { Table, Td, Th } from "@/components/ui/table";
-import type { ProposalObject } from "@/lib/proposals/api";
+import type { ProposalObject } from "@/lib/proposals/schemas";
 import { formatValue } from "./format";
 
 /** Before and after, field by field, exactly as the stored proposal holds them. */

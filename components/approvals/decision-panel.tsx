@@ -4,8 +4,8 @@ import { useState, type FormEvent } from "react";
 import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
 import { Field, TextArea } from "@/components/ui/field";
-import { ApiClientError } from "@/lib/client/api";
-import type { ProposalObject } from "@/lib/proposals/api";
+import { ApiClientError } from "@/lib/client/errors";
+import type { ProposalObject } from "@/lib/proposals/schemas";
 import { decisionErrorMessage } from "./format";
 import { useDecide } from "./queries";
 

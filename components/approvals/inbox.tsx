@@ -5,7 +5,7 @@ import { Badge } from "@/components/ui/badge";
 import { EmptyState } from "@/components/ui/empty-state";
 import { Table, Td, Th } from "@/components/ui/table";
 import { formatMoney } from "@/lib/proposals/money";
-import type { ProposalObject } from "@/lib/proposals/api";
+import type { ProposalObject } from "@/lib/proposals/schemas";
 import { ExpiryCountdown } from "./countdown";
 import { environmentLabels, proposalStatusLabels, proposalStatusTones } from "./format";
 import { usePendingProposals, useRecentProposals } from "./queries";

@@ -1,48 +1,51 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { apiFetch } from "@/lib/client/api";
-import { queryKeys } from "@/lib/client/query-keys";
-import type { ProposalObject } from "@/lib/proposals/api";
+import { call } from "@/lib/client/call";
+import { approveProposalEndpoint, countProposalsEndpoint, getProposalEndpoint, listProposalsEndpoint, refuseProposalEndpoint } from "@/lib/proposals/api";
 
 // The approval screens read and decide through the same /v1 routes as any
 // client. Lists refresh on their own: a new proposal appears without reload.
+// Every key under ["proposals"] is built here and holds one shape only.
 
 export const LIVE_REFRESH_MS = 3_000;
 
-interface Page<T> {
-  data: T[];
-  next_cursor: string | null;
-}
+export const proposalKeys = {
+  all: ["proposals"] as const,
+  pending: () => [...proposalKeys.all, "list", "pending"] as const,
+  recent: () => [...proposalKeys.all, "list", "recent"] as const,
+  count: () => [...proposalKeys.all, "count"] as const,
+  detail: (id: string) => [...proposalKeys.all, "detail", id] as const,
+};
 
 export function usePendingProposals() {
   return useQuery({
-    queryKey: queryKeys.proposals.pending,
-    queryFn: ({ signal }) => apiFetch<Page<ProposalObject>>("/v1/proposals?status=pending&order=expires_at&limit=100", { signal }),
+    queryKey: proposalKeys.pending(),
+    queryFn: ({ signal }) => call(listProposalsEndpoint, { query: { status: "pending", order: "expires_at", limit: 100 }, signal }),
     refetchInterval: LIVE_REFRESH_MS,
   });
 }
 
 export function useRecentProposals() {
   return useQuery({
-    queryKey: queryKeys.proposals.recent,
-    queryFn: ({ signal }) => apiFetch<Page<ProposalObject>>("/v1/proposals?status=approved,refused,expired,superseded,consumed&limit=20", { signal }),
+    queryKey: proposalKeys.recent(),
+    queryFn: ({ signal }) => call(listProposalsEndpoint, { query: { status: "approved,refused,expired,superseded,consumed", limit: 20 }, signal }),
     refetchInterval: LIVE_REFRESH_MS * 3,
   });
 }
 
 export function usePendingCount() {
   return useQuery({
-    queryKey: queryKeys.proposals.count,
-    queryFn: ({ signal }) => apiFetch<{ data: { pending: number } }>("/v1/proposals/counts", { signal }).then((r) => r.data.pending),
+    queryKey: proposalKeys.count(),
+    queryFn: ({ signal }) => call(countProposalsEndpoint, { signal }).then((r) => r.data.pending),
     refetchInterval: LIVE_REFRESH_MS * 2,
   });
 }
 
 export function useProposal(id: string) {
   return useQuery({
-    queryKey: queryKeys.proposals.detail(id),
-    queryFn: ({ signal }) => apiFetch<{ data: ProposalObject }>(`/v1/proposals/${encodeURIComponent(id)}`, { signal }).then((r) => r.data),
+    queryKey: proposalKeys.detail(id),
+    queryFn: ({ signal }) => call(getProposalEndpoint, { params: { proposal: id }, signal }).then((r) => r.data),
     refetchInterval: LIVE_REFRESH_MS,
   });
 }
@@ -53,13 +56,12 @@ export function useDecide(id: string) {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (input: DecisionInput) =>
-      apiFetch<{ data: ProposalObject }>(`/v1/proposals/${encodeURIComponent(id)}/${input.kind}`, {
-        method: "POST",
-        json: input.kind === "approve" ? { arguments_sha256: input.argumentsSha256 } : { reason: input.reason },
-      }),
+      input.kind === "approve"
+        ? call(approveProposalEndpoint, { params: { proposal: id }, body: { arguments_sha256: input.argumentsSha256 } })
+        : call(refuseProposalEndpoint, { params: { proposal: id }, body: { reason: input.reason } }),
     onSuccess: ({ data }) => {
-      client.setQueryData(queryKeys.proposals.detail(id), data);
-      void client.invalidateQueries({ queryKey: queryKeys.proposals.all });
+      client.setQueryData(proposalKeys.detail(id), data);
+      void client.invalidateQueries({ queryKey: proposalKeys.all });
     },
   });
 }

@@ -1,4 +1,4 @@
-import type { CatalogEntryObject } from "@/lib/catalog/api";
+import type { CatalogEntryObject } from "@/lib/catalog/schemas";
 import { unavailabilityReasons, type UnavailabilityCode } from "@/lib/catalog/reasons";
 import type { z } from "zod";
 

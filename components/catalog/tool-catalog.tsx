@@ -1,13 +1,11 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
 import { EmptyState } from "@/components/ui/empty-state";
 import { Button } from "@/components/ui/button";
 import { Table, Td, Th } from "@/components/ui/table";
-import { apiFetch } from "@/lib/client/api";
-import { queryKeys } from "@/lib/client/query-keys";
 import { kindLabels, type CatalogEntry } from "./labels";
+import { useCatalog } from "./queries";
 import { ToolDetail } from "./tool-detail";
 import { ToolStatus, WritesBadge } from "./tool-status";
 
@@ -17,10 +15,7 @@ const selectClass = "rounded-md border border-slate-300 bg-white px-2 py-1.5 tex
 
 /** The "Outils" page: every catalog entry, filterable, each with its availability in words. */
 export function ToolCatalog() {
-  const tools = useQuery({
-    queryKey: queryKeys.tools.all,
-    queryFn: ({ signal }) => apiFetch<{ data: CatalogEntry[] }>("/v1/tools", { signal }),
-  });
+  const tools = useCatalog();
   const [kind, setKind] = useState<Filter<CatalogEntry["kind"]>>("all");
   const [availability, setAvailability] = useState<Filter<"available" | "unavailable">>("all");
   const [writes, setWrites] = useState<Filter<"writes" | "reads">>("all");
@@ -28,7 +23,7 @@ export function ToolCatalog() {
 
   const visible = useMemo(
     () =>
-      (tools.data?.data ?? []).filter(
+      (tools.data ?? []).filter(
         (entry) =>
           (kind === "all" || entry.kind === kind) &&
           (availability === "all" || entry.available === (availability === "available")) &&
@@ -39,7 +34,7 @@ export function ToolCatalog() {
 
   if (tools.isPending) return <p className="text-sm text-slate-500">Chargement…</p>;
   if (tools.isError) return <p role="alert" className="text-sm text-red-700">{tools.error.message}</p>;
-  const unavailable = tools.data.data.filter((entry) => !entry.available).length;
+  const unavailable = tools.data.filter((entry) => !entry.available).length;
 
   return (
     <div className="space-y-4">

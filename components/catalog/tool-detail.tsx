@@ -1,22 +1,15 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
 import { Drawer } from "@/components/ui/drawer";
-import type { CatalogToolObject } from "@/lib/catalog/api";
-import { apiFetch } from "@/lib/client/api";
-import { queryKeys } from "@/lib/client/query-keys";
 import { JsonBlock } from "./json-block";
 import { kindLabels } from "./labels";
+import { useTool } from "./queries";
 import { ToolStatus, WritesBadge } from "./tool-status";
 
 /** The detail panel of one catalog entry: description, availability, server and schemas. */
 export function ToolDetail({ toolKey, onClose }: { toolKey?: string; onClose: () => void }) {
-  const tool = useQuery({
-    queryKey: queryKeys.tools.detail(toolKey ?? ""),
-    queryFn: ({ signal }) => apiFetch<{ data: CatalogToolObject }>(`/v1/tools/${encodeURIComponent(toolKey ?? "")}`, { signal }),
-    enabled: Boolean(toolKey),
-  });
-  const data = tool.data?.data;
+  const tool = useTool(toolKey);
+  const data = tool.data;
   return (
     <Drawer open={Boolean(toolKey)} onOpenChange={(open) => !open && onClose()} title={data?.label ?? toolKey ?? ""} description={toolKey}>
       {tool.isPending ? (

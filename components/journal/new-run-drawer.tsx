@@ -6,9 +6,8 @@ import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
 import { Drawer } from "@/components/ui/drawer";
 import { Field, TextArea } from "@/components/ui/field";
-import { ApiClientError, apiFetch } from "@/lib/client/api";
-import { queryKeys } from "@/lib/client/query-keys";
-import type { RunObject } from "@/lib/runs/api";
+import { ApiClientError } from "@/lib/client/errors";
+import { createRun, runKeys } from "./queries";
 
 // Start a run from the console: same POST /v1/runs as the API, same refusals.
 
@@ -16,11 +15,11 @@ export function NewRunDrawer({ agents, onClose, onCreated }: { agents: { id: str
   const queryClient = useQueryClient();
   const [error, setError] = useState<ApiClientError>();
   const create = useMutation({
-    mutationFn: (body: Record<string, unknown>) => apiFetch<{ data: RunObject; warnings: { tool: string; reason: { message: string } }[] }>("/v1/runs", { method: "POST", json: body }),
+    mutationFn: createRun,
     onSuccess: ({ data, warnings }) => {
       for (const warning of warnings) toast.warning(`${warning.tool} : ${warning.reason.message}`);
       toast.success("Run démarré.");
-      void queryClient.invalidateQueries({ queryKey: queryKeys.runs.all });
+      void queryClient.invalidateQueries({ queryKey: runKeys.all });
       onCreated(data.id);
     },
     onError: (e) => setError(e instanceof ApiClientError ? e : undefined),
@@ -32,7 +31,7 @@ export function NewRunDrawer({ agents, onClose, onCreated }: { agents: { id: str
     const instructions = String(form.get("instructions") ?? "").trim();
     create.mutate({
       agent: String(form.get("agent") ?? ""),
-      capabilities: form.get("capabilities") === "read_write" ? "read_write" : "read",
+      capabilities: form.get("capabilities") === "read_write" ? ("read_write" as const) : ("read" as const),
       debug: form.get("debug") === "on",
       ...(instructions ? { instructions } : {}),
     });

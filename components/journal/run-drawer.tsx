@@ -1,17 +1,14 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { toast } from "sonner";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Drawer } from "@/components/ui/drawer";
 import { Table, Td, Th } from "@/components/ui/table";
-import { apiFetch } from "@/lib/client/api";
-import { queryKeys } from "@/lib/client/query-keys";
-import type { RunObject } from "@/lib/runs/api";
-import type { StepObject } from "@/lib/runs/step-object";
 import { ChartView, isChartData } from "./chart-view";
 import { capabilityLabels, dateTime, deletedAgentLabel, runStatusLabels } from "./labels";
+import { cancelRun, runKeys, telemetryKeys, useRun, useSteps } from "./queries";
 import { ToolCallForm } from "./tool-call-form";
 
 // One run: its frozen tools, what was left out, its steps (without payloads,
@@ -20,21 +17,21 @@ import { ToolCallForm } from "./tool-call-form";
 
 export function RunDrawer({ runId, agentName, canWrite, onClose }: { runId: string; agentName: (id: string | null) => string; canWrite: boolean; onClose: () => void }) {
   const queryClient = useQueryClient();
-  const run = useQuery({ queryKey: [...queryKeys.runs.all, "detail", runId], queryFn: ({ signal }) => apiFetch<{ data: RunObject }>(`/v1/runs/${runId}`, { signal }) });
-  const steps = useQuery({ queryKey: queryKeys.runs.steps(runId), queryFn: ({ signal }) => apiFetch<{ data: StepObject[] }>(`/v1/runs/${runId}/steps?limit=100`, { signal }) });
+  const run = useRun(runId);
+  const steps = useSteps(runId);
   const cancel = useMutation({
-    mutationFn: () => apiFetch(`/v1/runs/${runId}/cancel`, { method: "POST" }),
+    mutationFn: () => cancelRun(runId),
     onSuccess: () => {
       toast.success("Run annulé : il n’accepte plus d’appel.");
-      void queryClient.invalidateQueries({ queryKey: queryKeys.runs.all });
+      void queryClient.invalidateQueries({ queryKey: runKeys.all });
     },
     onError: (e) => toast.error(e.message),
   });
   const refresh = () => {
-    void queryClient.invalidateQueries({ queryKey: queryKeys.runs.steps(runId) });
-    void queryClient.invalidateQueries({ queryKey: queryKeys.telemetry.all });
+    void queryClient.invalidateQueries({ queryKey: runKeys.steps(runId) });
+    void queryClient.invalidateQueries({ queryKey: telemetryKeys.all });
   };
-  const data = run.data?.data;
+  const data = run.data;
   const status = data ? (runStatusLabels[data.status] ?? { label: data.status, tone: "neutral" as const }) : null;
 
   return (
@@ -68,14 +65,14 @@ export function RunDrawer({ runId, agentName, canWrite, onClose }: { runId: stri
           )}
           <section aria-labelledby="steps-title">
             <h3 id="steps-title" className="text-sm font-semibold">Étapes</h3>
-            {steps.isPending ? <p className="text-sm text-slate-500">Chargement…</p> : steps.isError ? <p role="alert" className="text-sm text-red-700">{steps.error.message}</p> : steps.data.data.length === 0 ? (
+            {steps.isPending ? <p className="text-sm text-slate-500">Chargement…</p> : steps.isError ? <p role="alert" className="text-sm text-red-700">{steps.error.message}</p> : steps.data.length === 0 ? (
               <p className="mt-2 text-sm text-slate-500">Aucun appel d’outil pour l’instant.</p>
             ) : (
               <div className="mt-2 space-y-3">
                 <Table caption="Étapes du run">
                   <thead><tr><Th>Heure</Th><Th>Outil</Th><Th>Résultat</Th><Th className="text-right">Durée</Th><Th>Empreinte des arguments</Th></tr></thead>
                   <tbody className="divide-y divide-slate-100">
-                    {[...steps.data.data].reverse().map((step) => (
+                    {[...steps.data].reverse().map((step) => (
                       <tr key={step.id} data-testid="step-row">
                         <Td className="whitespace-nowrap text-xs text-slate-600">{dateTime.format(new Date(step.created_at))}</Td>
                         <Td><code className="text-xs">{step.version ? `${step.tool}@${step.version}` : step.tool}</code></Td>
@@ -86,7 +83,7 @@ export function RunDrawer({ runId, agentName, canWrite, onClose }: { runId: stri
                     ))}
                   </tbody>
                 </Table>
-                {steps.data.data.filter((s) => s.tool === "create_chart" && isChartData((s.debug?.result as { chart?: unknown } | null)?.chart)).map((s) => (
+                {steps.data.filter((s) => s.tool === "create_chart" && isChartData((s.debug?.result as { chart?: unknown } | null)?.chart)).map((s) => (
                   <ChartView key={s.id} chart={(s.debug!.result as { chart: Parameters<typeof ChartView>[0]["chart"] }).chart} />
                 ))}
               </div>

@@ -1,16 +1,14 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { EmptyState } from "@/components/ui/empty-state";
 import { Table, Td, Th } from "@/components/ui/table";
-import { apiFetch } from "@/lib/client/api";
-import { queryKeys } from "@/lib/client/query-keys";
-import type { RunObject } from "@/lib/runs/api";
+import { useAgents } from "@/components/agents/queries";
 import { capabilityLabels, dateTime, deletedAgentLabel, runStatusLabels } from "./labels";
 import { NewRunDrawer } from "./new-run-drawer";
+import { useRunsPage } from "./queries";
 import { RunDrawer } from "./run-drawer";
 
 // The runs of the organization, newest first; a run opens in a drawer with its steps.
@@ -19,15 +17,9 @@ export function RunsPanel({ canWrite }: { canWrite: boolean }) {
   const [cursor, setCursor] = useState<string | undefined>();
   const [opened, setOpened] = useState<string | null>(null);
   const [creating, setCreating] = useState(false);
-  const runs = useQuery({
-    queryKey: [...queryKeys.runs.all, cursor ?? ""],
-    queryFn: ({ signal }) => apiFetch<{ data: RunObject[]; next_cursor: string | null }>(`/v1/runs?limit=20${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, { signal }),
-  });
-  const agents = useQuery({
-    queryKey: queryKeys.agents.all,
-    queryFn: ({ signal }) => apiFetch<{ data: { id: string; name: string; active: boolean }[] }>("/v1/agents?limit=100", { signal }),
-  });
-  const agentName = (id: string | null) => (id === null ? deletedAgentLabel : (agents.data?.data.find((a) => a.id === id)?.name ?? id));
+  const runs = useRunsPage(cursor);
+  const agents = useAgents();
+  const agentName = (id: string | null) => (id === null ? deletedAgentLabel : (agents.data?.find((a) => a.id === id)?.name ?? id));
 
   return (
     <section aria-labelledby="runs-title" className="space-y-3">
@@ -69,7 +61,7 @@ export function RunsPanel({ canWrite }: { canWrite: boolean }) {
         </>
       )}
       {opened && <RunDrawer runId={opened} agentName={agentName} canWrite={canWrite} onClose={() => setOpened(null)} />}
-      {creating && <NewRunDrawer agents={agents.data?.data ?? []} onClose={() => setCreating(false)} onCreated={(id) => { setCreating(false); setOpened(id); }} />}
+      {creating && <NewRunDrawer agents={agents.data ?? []} onClose={() => setCreating(false)} onCreated={(id) => { setCreating(false); setOpened(id); }} />}
     </section>
   );
 }

@@ -1,11 +1,8 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { Table, Td, Th } from "@/components/ui/table";
-import { apiFetch } from "@/lib/client/api";
-import { queryKeys } from "@/lib/client/query-keys";
-import type { TelemetrySummary } from "@/lib/telemetry/service";
+import { useTelemetry } from "./queries";
 
 // Télémétrie: counters only (tool@version, code, field), never payloads.
 
@@ -21,14 +18,10 @@ function Kpi({ label, value }: { label: string; value: number }) {
 }
 
 export function TelemetryPanel() {
-  const telemetry = useQuery({
-    queryKey: queryKeys.telemetry.all,
-    queryFn: ({ signal }) => apiFetch<{ data: TelemetrySummary }>("/v1/telemetry?hours=24", { signal }),
-    refetchInterval: 30_000,
-  });
+  const telemetry = useTelemetry(24);
   if (telemetry.isPending) return <p className="text-sm text-slate-500">Chargement de la télémétrie…</p>;
   if (telemetry.isError) return <p role="alert" className="text-sm text-red-700">{telemetry.error.message}</p>;
-  const data = telemetry.data.data;
+  const data = telemetry.data;
   const series = data.series.map((p) => ({ heure: hourFormat.format(new Date(p.bucket)), succès: p.calls - p.errors, erreurs: p.errors }));
   return (
     <section aria-labelledby="telemetry-title" className="space-y-4">

@@ -4,20 +4,20 @@ import { useMutation } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
 import { Field, TextArea } from "@/components/ui/field";
-import { apiFetch } from "@/lib/client/api";
 import { ChartView, isChartData } from "./chart-view";
+import { callTool } from "./queries";
 
 // Calls a tool of the run through the dispatcher, as an agent would, and shows
 // the envelope. The result is untrusted data: shown as JSON text, and a
 // create_chart result as a chart — never rendered as markup.
 
-type Envelope = { ok: true; result: unknown; evidence: Record<string, unknown> } | { ok: false; error: { code: string; message: string; field: string | null; retryable: boolean } };
+type Envelope = Awaited<ReturnType<typeof callTool>>;
 
 export function ToolCallForm({ runId, tools, onCalled }: { runId: string; tools: string[]; onCalled: () => void }) {
   const [argumentsError, setArgumentsError] = useState<string>();
   const [envelope, setEnvelope] = useState<Envelope>();
   const call = useMutation({
-    mutationFn: (body: { tool: string; arguments: unknown }) => apiFetch<Envelope>(`/v1/runs/${runId}/tool_calls`, { method: "POST", json: body }),
+    mutationFn: (body: { tool: string; arguments: unknown }) => callTool(runId, body),
     onSuccess: (answer) => {
       setEnvelope(answer);
       onCalled();

@@ -1,11 +1,10 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Badge } from "@/components/ui/badge";
-import { ApiClientError, apiFetch } from "@/lib/client/api";
-import { queryKeys } from "@/lib/client/query-keys";
-import type { ContractObject } from "@/lib/contracts/api";
+import { useContract } from "@/components/catalog/queries";
+import { ApiClientError } from "@/lib/client/errors";
+import type { ContractObject } from "@/lib/contracts/schemas";
 
 // A tool's contract for the tool detail of "Outils": version history, effect,
 // retry class, limits, result view and both schemas, from
@@ -19,13 +18,10 @@ const retryWords: Record<ContractObject["retry"], string> = {
 
 export function ToolContractPanel({ toolKey }: { toolKey: string }) {
   const [version, setVersion] = useState<number | undefined>();
-  const contract = useQuery({
-    queryKey: [...queryKeys.tools.contract(toolKey), version ?? "current"],
-    queryFn: ({ signal }) => apiFetch<{ data: ContractObject }>(`/v1/tools/${encodeURIComponent(toolKey)}/contract${version ? `?version=${version}` : ""}`, { signal }),
-  });
+  const contract = useContract(toolKey, version ?? null);
   if (contract.isPending) return <p className="text-sm text-slate-500">Chargement du contrat…</p>;
   if (contract.isError) return <p className="text-sm text-slate-600">{contract.error instanceof ApiClientError && contract.error.status === 404 ? "Aucun contrat publié : l’outil doit d’abord être revu." : contract.error.message}</p>;
-  const c = contract.data.data;
+  const c = contract.data;
   return (
     <section aria-labelledby={`contract-${toolKey}`} className="space-y-3 text-sm" data-testid="tool-contract">
       <div className="flex flex-wrap items-center gap-2">

@@ -1,6 +1,6 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Plug, RefreshCw } from "lucide-react";
 import { useState } from "react";
 import { toast } from "sonner";
@@ -9,32 +9,25 @@ import { Button } from "@/components/ui/button";
 import { EmptyState } from "@/components/ui/empty-state";
 import { QueryState } from "@/components/ui/query-state";
 import { Table, Td, Th } from "@/components/ui/table";
-import { ApiClientError, apiFetch } from "@/lib/client/api";
-import { queryKeys } from "@/lib/client/query-keys";
-import type { McpServerObject } from "@/lib/mcp/api";
+import { toolKeys } from "@/components/catalog/queries";
+import { ApiClientError } from "@/lib/client/errors";
+import type { McpServerObject } from "@/lib/mcp/schemas";
 import { authLabels, dateFormat, syncErrorLabels } from "./labels";
+import { deleteMcpServer, mcpKeys, setMcpServerActive, syncMcpServer, useMcpServers } from "./queries";
 import { ServerForm } from "./server-form";
 import { ToolReview } from "./tool-review";
-
-interface SyncAnswer {
-  data: McpServerObject;
-  sync: { added: string[]; changed: string[]; removed: string[]; unchanged: string[] };
-}
 
 /** The "Connecteurs MCP" page: servers, sync, activation, removal, and the way into each server's review. */
 export function ConnectorsPanel() {
   const queryClient = useQueryClient();
   const [reviewing, setReviewing] = useState<McpServerObject>();
-  const servers = useQuery({
-    queryKey: queryKeys.mcpServers.all,
-    queryFn: ({ signal }) => apiFetch<{ data: McpServerObject[] }>("/v1/mcp_servers", { signal }),
-  });
+  const servers = useMcpServers();
   const refresh = () => {
-    void queryClient.invalidateQueries({ queryKey: queryKeys.mcpServers.all });
-    void queryClient.invalidateQueries({ queryKey: queryKeys.tools.all });
+    void queryClient.invalidateQueries({ queryKey: mcpKeys.all });
+    void queryClient.invalidateQueries({ queryKey: toolKeys.all });
   };
   const sync = useMutation({
-    mutationFn: (id: number) => apiFetch<SyncAnswer>(`/v1/mcp_servers/${id}/sync`, { method: "POST" }),
+    mutationFn: syncMcpServer,
     onSuccess: ({ data, sync: s }) => {
       const parts = [`${s.added.length} nouveau(x)`, `${s.changed.length} modifié(s)`, `${s.removed.length} retiré(s)`];
       toast.success(`« ${data.name} » synchronisé : ${parts.join(", ")}.`);
@@ -47,12 +40,12 @@ export function ConnectorsPanel() {
     },
   });
   const update = useMutation({
-    mutationFn: ({ id, active }: { id: number; active: boolean }) => apiFetch(`/v1/mcp_servers/${id}`, { method: "PATCH", json: { active } }),
+    mutationFn: ({ id, active }: { id: number; active: boolean }) => setMcpServerActive(id, active),
     onSuccess: refresh,
     onError: (error) => toast.error(error.message),
   });
   const remove = useMutation({
-    mutationFn: (id: number) => apiFetch(`/v1/mcp_servers/${id}`, { method: "DELETE" }),
+    mutationFn: deleteMcpServer,
     onSuccess: () => {
       toast.success("Connecteur supprimé.");
       refresh();
@@ -64,12 +57,12 @@ export function ConnectorsPanel() {
     <div className="grid gap-8 xl:grid-cols-[1fr_22rem]">
       <section aria-labelledby="servers-title">
         <h2 id="servers-title" className="sr-only">Serveurs connectés</h2>
-        <QueryState query={servers} isEmpty={(page) => page.data.length === 0} empty={<EmptyState title="Aucun connecteur">Ajoutez un serveur MCP pour proposer ses outils à vos agents.</EmptyState>}>
-          {(page) => (
+        <QueryState query={servers} isEmpty={(list) => list.length === 0} empty={<EmptyState title="Aucun connecteur">Ajoutez un serveur MCP pour proposer ses outils à vos agents.</EmptyState>}>
+          {(list) => (
           <Table caption="Connecteurs MCP">
             <thead><tr><Th>Serveur</Th><Th>Authentification</Th><Th>Outils</Th><Th>Synchronisation</Th><Th><span className="sr-only">Actions</span></Th></tr></thead>
             <tbody className="divide-y divide-slate-100">
-              {page.data.map((server) => (
+              {list.map((server) => (
                 <tr key={server.id} data-server={server.name}>
                   <Td>
                     <p className="flex items-center gap-2 font-medium">{server.name} {server.active ? <Badge tone="success">Actif</Badge> : <Badge>Inactif</Badge>}</p>

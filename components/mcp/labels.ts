@@ -1,4 +1,4 @@
-import type { McpServerObject } from "@/lib/mcp/api";
+import type { McpServerObject } from "@/lib/mcp/schemas";
 
 export const authLabels: Record<McpServerObject["auth"], string> = {
   none: "Aucune",

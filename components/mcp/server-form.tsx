@@ -5,10 +5,10 @@ import { useState, type FormEvent } from "react";
 import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
 import { Field, TextInput } from "@/components/ui/field";
-import { ApiClientError, apiFetch } from "@/lib/client/api";
-import { queryKeys } from "@/lib/client/query-keys";
-import type { McpServerObject } from "@/lib/mcp/api";
+import { ApiClientError } from "@/lib/client/errors";
+import type { McpServerObject } from "@/lib/mcp/schemas";
 import { authLabels, urlRefusalLabels } from "./labels";
+import { createMcpServer, mcpKeys } from "./queries";
 
 /** Adding a server: name, Streamable HTTP URL, auth mode and, for org_token, the token (sent once, never shown again). */
 export function ServerForm() {
@@ -16,11 +16,11 @@ export function ServerForm() {
   const [auth, setAuth] = useState<McpServerObject["auth"]>("none");
   const [error, setError] = useState<ApiClientError>();
   const create = useMutation({
-    mutationFn: (body: Record<string, unknown>) => apiFetch<{ data: McpServerObject }>("/v1/mcp_servers", { method: "POST", json: body }),
+    mutationFn: createMcpServer,
     onSuccess: ({ data }) => {
       setError(undefined);
       toast.success(`Connecteur « ${data.name} » ajouté. Synchronisez-le pour lister ses outils.`);
-      void queryClient.invalidateQueries({ queryKey: queryKeys.mcpServers.all });
+      void queryClient.invalidateQueries({ queryKey: mcpKeys.all });
     },
     onError: (e) => setError(e instanceof ApiClientError ? e : undefined),
   });
@@ -30,8 +30,7 @@ export function ServerForm() {
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    const body: Record<string, unknown> = { name: String(form.get("name") ?? ""), url: String(form.get("url") ?? ""), auth };
-    if (auth === "org_token") body.token = String(form.get("token") ?? "");
+    const body = { name: String(form.get("name") ?? ""), url: String(form.get("url") ?? ""), auth, ...(auth === "org_token" ? { token: String(form.get("token") ?? "") } : {}) };
     create.mutate(body, { onSuccess: () => (event.target as HTMLFormElement).reset() });
   }
 

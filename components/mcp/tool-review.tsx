@@ -1,15 +1,16 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { toast } from "sonner";
 import { JsonBlock } from "@/components/catalog/json-block";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Drawer } from "@/components/ui/drawer";
-import { ApiClientError, apiFetch } from "@/lib/client/api";
-import { queryKeys } from "@/lib/client/query-keys";
-import type { McpServerObject, McpToolObject } from "@/lib/mcp/api";
+import { ApiClientError } from "@/lib/client/errors";
+import type { McpServerObject, McpToolObject, McpToolUpdateBody } from "@/lib/mcp/schemas";
+import type { z } from "zod";
+import { mcpKeys, updateMcpTool, useMcpTools } from "./queries";
 
 const fieldLabels: Record<McpToolObject["changes"][number]["field"], string> = {
   description: "Description",
@@ -19,12 +20,8 @@ const fieldLabels: Record<McpToolObject["changes"][number]["field"], string> = {
 
 /** A server's tools: what changed since the last review, and the reviewer's decisions. */
 export function ToolReview({ server, onClose, onChanged }: { server?: McpServerObject; onClose: () => void; onChanged: () => void }) {
-  const tools = useQuery({
-    queryKey: queryKeys.mcpServers.tools(server?.id ?? 0),
-    queryFn: ({ signal }) => apiFetch<{ data: McpToolObject[] }>(`/v1/mcp_servers/${server?.id}/tools`, { signal }),
-    enabled: Boolean(server),
-  });
-  const listed = (tools.data?.data ?? []).filter((tool) => !tool.removed_at);
+  const tools = useMcpTools(server?.id);
+  const listed = (tools.data ?? []).filter((tool) => !tool.removed_at);
   return (
     <Drawer open={Boolean(server)} onOpenChange={(open) => !open && onClose()} title={`Outils de ${server?.name ?? ""}`} description="Un outil nouveau ou modifié reste indisponible tant qu’une personne ne l’a pas revu.">
       {tools.isPending ? (
@@ -46,15 +43,15 @@ function ToolCard({ serverId, tool, onChanged }: { serverId: number; tool: McpTo
   const [enabled, setEnabled] = useState(tool.enabled);
   const needsReview = tool.status === "needs_review";
   const patch = useMutation({
-    mutationFn: (body: Record<string, unknown>) => apiFetch<{ data: McpToolObject }>(`/v1/mcp_servers/${serverId}/tools/${encodeURIComponent(tool.name)}`, { method: "PATCH", json: body }),
+    mutationFn: (body: z.input<typeof McpToolUpdateBody>) => updateMcpTool(serverId, tool.name, body),
     onSuccess: ({ data }) => {
       toast.success(data.status === "reviewed" && needsReview ? `« ${tool.name} » revu.` : `« ${tool.name} » mis à jour.`);
-      void queryClient.invalidateQueries({ queryKey: queryKeys.mcpServers.tools(serverId) });
+      void queryClient.invalidateQueries({ queryKey: mcpKeys.tools(serverId) });
       onChanged();
     },
     onError: (error) => {
       toast.error(error instanceof ApiClientError && error.code === "mcp_tool_changed" ? "L’outil a changé entre-temps : relisez la nouvelle version." : error.message);
-      void queryClient.invalidateQueries({ queryKey: queryKeys.mcpServers.tools(serverId) });
+      void queryClient.invalidateQueries({ queryKey: mcpKeys.tools(serverId) });
     },
   });
   const headingId = `tool-${tool.name}`;

@@ -6,7 +6,7 @@ import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { EmptyState } from "@/components/ui/empty-state";
 import { Table, Td, Th } from "@/components/ui/table";
-import type { OperationObject } from "@/lib/operations/api";
+import type { OperationObject } from "@/lib/operations/schemas";
 import { useCancel, useRecentOperations, useUnknownOperations } from "./queries";
 import { ResolveForm } from "./resolve-form";
 

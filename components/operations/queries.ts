@@ -1,27 +1,29 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { apiFetch } from "@/lib/client/api";
-import { queryKeys } from "@/lib/client/query-keys";
-import type { OperationObject } from "@/lib/operations/api";
+import { proposalKeys } from "@/components/approvals/queries";
+import { call } from "@/lib/client/call";
+import { cancelOperationEndpoint, listOperationsEndpoint, resolveOperationEndpoint } from "@/lib/operations/api";
 
-interface Page<T> {
-  data: T[];
-  next_cursor: string | null;
-}
+// Operations' reads and the operator's actions; every key under ["operations"] is built here.
+export const operationKeys = {
+  all: ["operations"] as const,
+  unknown: () => [...operationKeys.all, "list", "unknown"] as const,
+  recent: () => [...operationKeys.all, "list", "recent"] as const,
+};
 
 export function useUnknownOperations() {
   return useQuery({
-    queryKey: queryKeys.operations.unknown,
-    queryFn: ({ signal }) => apiFetch<Page<OperationObject>>("/v1/operations?status=unknown&limit=100", { signal }).then((p) => p.data),
+    queryKey: operationKeys.unknown(),
+    queryFn: ({ signal }) => call(listOperationsEndpoint, { query: { status: "unknown", limit: 100 }, signal }).then((p) => p.data),
     refetchInterval: 5_000,
   });
 }
 
 export function useRecentOperations() {
   return useQuery({
-    queryKey: queryKeys.operations.recent,
-    queryFn: ({ signal }) => apiFetch<Page<OperationObject>>("/v1/operations?limit=30", { signal }).then((p) => p.data),
+    queryKey: operationKeys.recent(),
+    queryFn: ({ signal }) => call(listOperationsEndpoint, { query: { limit: 30 }, signal }).then((p) => p.data),
     refetchInterval: 10_000,
   });
 }
@@ -29,10 +31,10 @@ export function useRecentOperations() {
 export function useResolve(id: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (body: { outcome: "succeeded" | "failed"; reason: string }) => apiFetch<{ data: OperationObject }>(`/v1/operations/${id}/resolve`, { method: "POST", json: body }),
+    mutationFn: (body: { outcome: "succeeded" | "failed"; reason: string }) => call(resolveOperationEndpoint, { params: { operation: id }, body }),
     onSuccess: () => {
-      void client.invalidateQueries({ queryKey: queryKeys.operations.all });
-      void client.invalidateQueries({ queryKey: queryKeys.proposals.all });
+      void client.invalidateQueries({ queryKey: operationKeys.all });
+      void client.invalidateQueries({ queryKey: proposalKeys.all });
     },
   });
 }
@@ -40,7 +42,7 @@ export function useResolve(id: string) {
 export function useCancel() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (id: string) => apiFetch<{ data: OperationObject; outcome: "stopped" | "already_finished" | "not_interruptible" }>(`/v1/operations/${id}/cancel`, { method: "POST" }),
-    onSuccess: () => void client.invalidateQueries({ queryKey: queryKeys.operations.all }),
+    mutationFn: (id: string) => call(cancelOperationEndpoint, { params: { operation: id } }),
+    onSuccess: () => void client.invalidateQueries({ queryKey: operationKeys.all }),
   });
 }

@@ -4,7 +4,7 @@ import { useState, type FormEvent } from "react";
 import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
 import { Field, TextArea } from "@/components/ui/field";
-import { ApiClientError } from "@/lib/client/api";
+import { ApiClientError } from "@/lib/client/errors";
 import { useResolve } from "./queries";
 
 /** An operator's verdict, after checking the service: it happened, or it did not — with what was checked. */

@@ -1,5 +1,5 @@
 import { roleLabels } from "@/lib/auth/scopes";
-import type { PolicyRuleObject } from "@/lib/policies/api";
+import type { PolicyRuleObject } from "@/lib/policies/schemas";
 import { formatMoney } from "@/lib/proposals/money";
 
 // A rule's conditions and decision in words, for the table people read.

@@ -1,15 +1,14 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
 import { Field, TextArea } from "@/components/ui/field";
-import { ApiClientError, apiFetch, type ApiFieldError } from "@/lib/client/api";
-import { queryKeys } from "@/lib/client/query-keys";
-import type { PolicyTableObject } from "@/lib/policies/api";
+import { ApiClientError, type ApiFieldError } from "@/lib/client/errors";
 import { PolicyTable } from "./policy-table";
 import { PolicyVersions } from "./policy-versions";
+import { policyKeys, publishPolicy, usePolicy } from "./queries";
 
 const dateFormat = new Intl.DateTimeFormat("fr-FR", { dateStyle: "medium", timeStyle: "short" });
 
@@ -22,18 +21,18 @@ function whereInTable(field: string): string {
 /** Reads the table; owners and admins edit it as JSON and publish a new version (the server validates every row). */
 export function PolicyEditor({ canEdit }: { canEdit: boolean }) {
   const client = useQueryClient();
-  const current = useQuery({ queryKey: queryKeys.policies.all, queryFn: ({ signal }) => apiFetch<{ data: PolicyTableObject }>("/v1/policies", { signal }).then((r) => r.data) });
+  const current = usePolicy();
   const [draft, setDraft] = useState<string | null>(null);
   const [problems, setProblems] = useState<{ message: string; errors: ApiFieldError[] } | null>(null);
   const publish = useMutation({
-    mutationFn: (body: { rules: unknown; base_version: number }) => apiFetch<{ data: PolicyTableObject; warnings: string[] }>("/v1/policies", { method: "PUT", json: body }),
+    mutationFn: publishPolicy,
     onSuccess: ({ data, warnings }) => {
       toast.success(`Version ${data.version} publiée.`);
       warnings.forEach((w) => toast.warning(w));
       setDraft(null);
       setProblems(null);
-      client.setQueryData(queryKeys.policies.all, data);
-      void client.invalidateQueries({ queryKey: queryKeys.policies.versions });
+      client.setQueryData(policyKeys.current(), data);
+      void client.invalidateQueries({ queryKey: policyKeys.versions() });
     },
     onError: (error) => setProblems(error instanceof ApiClientError ? { message: error.message, errors: error.errors } : { message: String(error), errors: [] }),
   });

@@ -1,6 +1,6 @@
 import { Badge } from "@/components/ui/badge";
 import { Table, Td, Th } from "@/components/ui/table";
-import type { PolicyRuleObject } from "@/lib/policies/api";
+import type { PolicyRuleObject } from "@/lib/policies/schemas";
 import { decisionLabels, decisionTones, describeApprovers, describeMatch, describeTtl } from "./describe";
 
 /** The ordered rows: the first whose conditions all hold decides. */

@@ -1,21 +1,15 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Button } from "@/components/ui/button";
-import { apiFetch } from "@/lib/client/api";
-import { queryKeys } from "@/lib/client/query-keys";
-import type { PolicyTableObject } from "@/lib/policies/api";
 import { PolicyTable } from "./policy-table";
+import { usePolicyVersions } from "./queries";
 
 const dateFormat = new Intl.DateTimeFormat("fr-FR", { dateStyle: "medium", timeStyle: "short" });
 
 /** Every published version is kept: a proposal names the version of the rule that applied to it. */
 export function PolicyVersions({ currentVersion }: { currentVersion: number }) {
-  const versions = useQuery({
-    queryKey: queryKeys.policies.versions,
-    queryFn: ({ signal }) => apiFetch<{ data: PolicyTableObject[] }>("/v1/policies/versions?limit=50", { signal }).then((r) => r.data),
-  });
+  const versions = usePolicyVersions();
   const [shown, setShown] = useState<number | null>(null);
   const older = versions.data?.filter((v) => v.version !== currentVersion) ?? [];
   if (older.length === 0) return null;

@@ -2,26 +2,11 @@ import { z } from "zod";
 import { Scope } from "@/lib/auth/scopes";
 import { defineEndpoint } from "@/lib/http/endpoint";
 import { isoOffset, isoOffsetOrNull } from "@/lib/time";
+import { ApiKeyCreateBody, ApiKeyObject, ApiKeyParams } from "./schemas";
 import type { ApiKeyRow } from "./service";
 
-export const ApiKeyCreateBody = z.strictObject({
-  name: z.string().trim().min(1).max(100),
-  scopes: z.array(Scope).min(1).max(Scope.options.length),
-});
-export type ApiKeyCreateBody = z.infer<typeof ApiKeyCreateBody>;
+export * from "./schemas";
 
-export const ApiKeyParams = z.strictObject({ key: z.string().min(1).max(64) });
-
-export const ApiKeyObject = z.object({
-  id: z.string(),
-  name: z.string(),
-  prefix: z.string(),
-  scopes: z.array(Scope),
-  last_used_at: z.string().nullable(),
-  revoked_at: z.string().nullable(),
-  created_at: z.string(),
-});
-export type ApiKeyObject = z.infer<typeof ApiKeyObject>;
 
 export function serializeApiKey(key: ApiKeyRow): ApiKeyObject {
   return {

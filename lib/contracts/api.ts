@@ -1,32 +1,8 @@
 import { z } from "zod";
 import { defineEndpoint } from "@/lib/http/endpoint";
+import { ContractObject, ContractParams, ContractQuery } from "./schemas";
 
-export const ContractParams = z.strictObject({ key: z.string().min(1).max(200) });
-export const ContractQuery = z.strictObject({ version: z.coerce.number().int().min(1).max(1_000_000).optional() });
-
-const JsonSchemaObject = z.record(z.string(), z.unknown());
-
-export const ContractObject = z.object({
-  key: z.string(),
-  version: z.number().int(),
-  kind: z.enum(["native", "data", "mcp"]),
-  input_schema: JsonSchemaObject,
-  output_schema: JsonSchemaObject,
-  effect: z.enum(["read", "write"]),
-  retry: z.enum(["safe", "idempotent", "never"]),
-  idempotency: z.object({ key_field: z.string() }).nullable(),
-  preview: z.string().nullable(),
-  target: z.object({ type: z.string(), id_pointer: z.string(), version_pointer: z.string().nullable() }).nullable(),
-  status_tool: z.string().nullable(),
-  timeout_ms: z.number().int(),
-  max_argument_bytes: z.number().int(),
-  result_view: z.array(z.string()),
-  cancellation: z.enum(["abort", "not_interruptible"]),
-  mcp: z.object({ server_id: z.number().int(), tool: z.string() }).nullable(),
-  retired: z.boolean(),
-  versions: z.array(z.object({ version: z.number().int(), published_at: z.string().nullable(), retired: z.boolean() })),
-});
-export type ContractObject = z.infer<typeof ContractObject>;
+export * from "./schemas";
 
 export const getContractEndpoint = defineEndpoint({
   method: "GET", path: "/v1/tools/{key}/contract", tag: "Tools",

@@ -15,6 +15,7 @@ export interface Endpoint<
   P extends z.ZodType = z.ZodType,
   Q extends z.ZodType = z.ZodType,
   B extends z.ZodType = z.ZodType,
+  R extends z.ZodType = z.ZodType,
 > {
   method: HttpMethod;
   path: string; // OpenAPI style: /v1/agents/{agent}
@@ -30,7 +31,8 @@ export interface Endpoint<
   body?: B;
   /** multipart/form-data endpoints read the request themselves. */
   multipart?: boolean;
-  response?: z.ZodType;
+  /** Its type parameter is what the console's typed client returns (`lib/client/call.ts`). */
+  response?: R;
   /**
    * What an Idempotency-Key replays. "stored" (default): the first response, kept
    * 24 h. "re-execute": nothing of the response is kept — for endpoints whose
@@ -54,6 +56,6 @@ export interface Endpoint<
   errors?: ErrorCode[];
 }
 
-export function defineEndpoint<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType>(spec: Endpoint<P, Q, B>): Endpoint<P, Q, B> {
+export function defineEndpoint<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType>(spec: Endpoint<P, Q, B, R>): Endpoint<P, Q, B, R> {
   return spec;
 }

@@ -31,11 +31,7 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.in
 }
 
 /** `?limit=&cursor=` for every list. */
-export const ListQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z.string().min(1).max(200).optional(),
-});
-export type ListQuery = z.infer<typeof ListQuery>;
+export { ListQuery } from "./list-query";
 
 /** Keyset pagination on (createdAt desc, id desc) encoded as an opaque cursor. */
 export function encodeCursor(row: { id: string | number; createdAt: Date }): string {

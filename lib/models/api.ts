@@ -1,15 +1,9 @@
 import { z } from "zod";
 import { defineEndpoint } from "@/lib/http/endpoint";
+import { ModelObject } from "./schemas";
 import type { PlanModelView } from "./service";
 
-export const ModelObject = z.object({
-  id: z.string(),
-  name: z.string(),
-  provider: z.string(),
-  structured_output: z.boolean(),
-  default: z.boolean(),
-});
-export type ModelObject = z.infer<typeof ModelObject>;
+export * from "./schemas";
 
 export function serializeModel(model: PlanModelView): ModelObject {
   return { id: model.id, name: model.name, provider: model.provider, structured_output: model.structuredOutput, default: model.isDefault };

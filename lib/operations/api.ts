@@ -1,45 +1,15 @@
 import { z } from "zod";
 import { defineEndpoint } from "@/lib/http/endpoint";
-import { ListQuery } from "@/lib/http/validation";
 import { isoOffset, isoOffsetOrNull } from "@/lib/time";
-import { operationStatuses, type OperationRow, type StoredError } from "./service";
+import { CancelOutcomeObject, OperationListQuery, OperationObject, OperationParams, OperationStatus, ResolveBody } from "./schemas";
+import type { OperationRow, StoredError } from "./service";
+
+export * from "./schemas";
 
 // /v1/operations: what Guichet sent to services under an idempotency key, and
 // what became of it. Anyone who may read runs may read them; cancelling is a
 // runs:write action; resolving an unknown outcome is for a signed-in operator
 // (owner or admin) who checked the service — never an API key.
-
-export const OperationStatus = z.enum(operationStatuses);
-
-export const OperationParams = z.strictObject({ operation: z.string().regex(/^op_[0-9a-z]{26}$/, "must be an operation id (op_…)") });
-
-export const OperationListQuery = ListQuery.extend({
-  status: z
-    .string()
-    .transform((value) => value.split(",").map((s) => s.trim()).filter(Boolean))
-    .pipe(z.array(OperationStatus).min(1).max(operationStatuses.length))
-    .optional(),
-  run: z.string().min(1).max(64).optional(),
-});
-
-const TrailObject = z.object({ at: z.string(), step: z.enum(["commit", "status"]), outcome: z.string() });
-
-export const OperationObject = z.object({
-  id: z.string(),
-  status: OperationStatus,
-  run: z.string(),
-  proposal: z.string().nullable(),
-  tool: z.string(),
-  idempotency_key: z.string(),
-  arguments_sha256: z.string(),
-  /** The service's evidence of a success: {operation_id, <resource>_id, previous_version, new_version, changed_fields, committed_at}. */
-  result: z.record(z.string(), z.unknown()).nullable(),
-  error: z.object({ code: z.string(), message: z.string(), retryable: z.boolean(), field: z.string().nullable(), trail: z.array(TrailObject).optional() }).nullable(),
-  resolution: z.object({ by: z.string(), reason: z.string(), at: z.string() }).nullable(),
-  created_at: z.string(),
-  updated_at: z.string(),
-});
-export type OperationObject = z.infer<typeof OperationObject>;
 
 export function serializeOperation(row: OperationRow): OperationObject {
   return {
@@ -57,14 +27,6 @@ export function serializeOperation(row: OperationRow): OperationObject {
     updated_at: isoOffsetOrNull(row.updatedAt) ?? isoOffset(row.createdAt),
   };
 }
-
-export const ResolveBody = z.strictObject({
-  /** What the operator found in the service. */
-  outcome: z.enum(["succeeded", "failed"]),
-  reason: z.string().trim().min(1, "say what you checked").max(1_000),
-});
-
-export const CancelOutcomeObject = z.enum(["stopped", "already_finished", "not_interruptible"]);
 
 const readScopes = ["runs:read"] as const;
 

@@ -9,7 +9,9 @@ import { newId } from "@/lib/ids";
 // in one transaction; an unknown outcome suspends the run until an operator
 // has looked at the service and said what happened.
 
-export const operationStatuses = ["queued", "running", "succeeded", "failed", "cancelled", "unknown"] as const;
+import { operationStatuses } from "./schemas";
+
+export { operationStatuses };
 export type OperationStatus = (typeof operationStatuses)[number];
 export const settledStatuses: readonly OperationStatus[] = ["succeeded", "failed", "cancelled", "unknown"];
 

@@ -1,54 +1,21 @@
 import { z } from "zod";
 import { defineEndpoint } from "@/lib/http/endpoint";
-import { ListQuery } from "@/lib/http/validation";
+import { ListQuery } from "@/lib/http/list-query";
 import { isoOffset } from "@/lib/time";
 import { unguardedWriteRules } from "./engine";
-import { ApproverRole, PolicyAction, PolicyDecisionKind, PolicyRules } from "./rules";
+import { PolicyPutBody, PolicyTableObject, PolicyVersionParams } from "./schemas";
 import type { PolicyTable } from "./service";
+
+export * from "./schemas";
 
 // GET|PUT /v1/policies and the version history. Reading is open to anyone who
 // may read tools (developers need to know what their tools will ask); changing
 // who approves what takes a signed-in owner or admin — never an API key, which
 // could be the agent's own.
 
-export const PolicyRuleObject = z.object({
-  id: z.string(),
-  description: z.string(),
-  match: z.object({
-    tools: z.array(z.string()).optional(),
-    effect: z.enum(["read", "write"]).optional(),
-    environments: z.array(z.string()).optional(),
-    actions: z.array(PolicyAction).optional(),
-    amount_at_least: z.record(z.string(), z.number().int()).optional(),
-    records_at_least: z.number().int().optional(),
-    irreversible: z.boolean().optional(),
-    external_message: z.boolean().optional(),
-  }),
-  decision: PolicyDecisionKind,
-  approvals_required: z.number().int(),
-  approver_roles: z.array(ApproverRole),
-  ttl_seconds: z.number().int(),
-  requester_can_approve: z.boolean(),
-});
-export type PolicyRuleObject = z.infer<typeof PolicyRuleObject>;
-
-export const PolicyTableObject = z.object({
-  version: z.number().int(),
-  rules: z.array(PolicyRuleObject),
-  created_at: z.string(),
-  created_by: z.string().nullable(),
-});
-export type PolicyTableObject = z.infer<typeof PolicyTableObject>;
-
 export function serializePolicy(table: PolicyTable): PolicyTableObject {
   return { version: table.version, rules: table.rules, created_at: isoOffset(table.createdAt), created_by: table.createdById };
 }
-
-export const PolicyPutBody = z.strictObject({
-  rules: PolicyRules,
-  /** The version the editor started from: publishing over a newer one is refused. */
-  base_version: z.number().int().min(1).optional(),
-});
 
 export function policyWarnings(table: PolicyTable): string[] {
   return unguardedWriteRules(table.rules).map((id) => `Rule "${id}" lets write tools run without any approval: name the tools it allows.`);
@@ -73,8 +40,6 @@ export const listPolicyVersionsEndpoint = defineEndpoint({
   auth: "both", scopes: [...readScopes], query: ListQuery,
   response: z.object({ data: z.array(PolicyTableObject), next_cursor: z.string().nullable() }),
 });
-
-export const PolicyVersionParams = z.strictObject({ version: z.coerce.number().int().min(1).max(1_000_000) });
 
 export const getPolicyVersionEndpoint = defineEndpoint({
   method: "GET", path: "/v1/policies/versions/{version}", tag: "Policies", summary: "One published version of the policy table",

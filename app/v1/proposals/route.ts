@@ -1,4 +1,5 @@
-import { listProposalsEndpoint, mentionedMembers, serializeProposal } from "@/lib/proposals/api";
+import { listProposalsEndpoint } from "@/lib/proposals/api";
+import { mentionedMembers, serializeProposal } from "@/lib/proposals/serialize";
 import { listProposals } from "@/lib/proposals/list";
 import { memberNames } from "@/lib/proposals/service";
 import { handle } from "@/lib/http/handler";

@@ -1,4 +1,5 @@
-import { getProposalEndpoint, mentionedMembers, serializeProposal } from "@/lib/proposals/api";
+import { getProposalEndpoint } from "@/lib/proposals/api";
+import { mentionedMembers, serializeProposal } from "@/lib/proposals/serialize";
 import { getProposal, memberNames } from "@/lib/proposals/service";
 import { handle } from "@/lib/http/handler";
 

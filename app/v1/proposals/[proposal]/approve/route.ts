@@ -1,4 +1,5 @@
-import { approveProposalEndpoint, mentionedMembers, serializeProposal } from "@/lib/proposals/api";
+import { approveProposalEndpoint } from "@/lib/proposals/api";
+import { mentionedMembers, serializeProposal } from "@/lib/proposals/serialize";
 import { approveProposal } from "@/lib/proposals/decisions";
 import { memberNames } from "@/lib/proposals/service";
 import { ApiError } from "@/lib/http/errors";

@@ -1,4 +1,5 @@
-import { mentionedMembers, refuseProposalEndpoint, serializeProposal } from "@/lib/proposals/api";
+import { refuseProposalEndpoint } from "@/lib/proposals/api";
+import { mentionedMembers, serializeProposal } from "@/lib/proposals/serialize";
 import { refuseProposal } from "@/lib/proposals/decisions";
 import { memberNames } from "@/lib/proposals/service";
 import { ApiError } from "@/lib/http/errors";

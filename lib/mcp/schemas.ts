@@ -1,0 +1,110 @@
+import { z } from "zod";
+import { CatalogEntryObject } from "@/lib/catalog/schemas";
+
+// /v1/mcp_servers: connectors, their sync and the per-tool review. Owners and
+// admins only, in the console (API keys have no connector scope).
+
+export const McpAuthMode = z.enum(["none", "org_token", "per_user_token", "oauth"]);
+export type McpAuthMode = z.infer<typeof McpAuthMode>;
+
+const ServerName = z.string().trim().min(1).max(100);
+const ServerUrl = z.string().trim().min(1).max(2000).refine((value) => {
+  try {
+    const url = new URL(value);
+    return url.protocol === "http:" || url.protocol === "https:";
+  } catch {
+    return false;
+  }
+}, "Must be an absolute http(s) URL.");
+const Token = z.string().min(1).max(4096);
+
+export const McpServerCreateBody = z.strictObject({
+  name: ServerName,
+  url: ServerUrl,
+  auth: McpAuthMode.default("none"),
+  token: Token.optional(),
+  active: z.boolean().default(true),
+});
+export type McpServerCreateBody = z.infer<typeof McpServerCreateBody>;
+
+export const McpServerUpdateBody = z.strictObject({
+  name: ServerName.optional(),
+  url: ServerUrl.optional(),
+  auth: McpAuthMode.optional(),
+  /** A new token; null removes it. Absent keeps the stored one. */
+  token: Token.nullable().optional(),
+  active: z.boolean().optional(),
+});
+export type McpServerUpdateBody = z.infer<typeof McpServerUpdateBody>;
+
+export const McpToolUpdateBody = z.strictObject({
+  enabled: z.boolean().optional(),
+  writes_data: z.boolean().optional(),
+  /** true: the caller reviewed the tool as shown (fingerprint required); false: ask for a new review. */
+  reviewed: z.boolean().optional(),
+  /** The fingerprint the reviewer was shown: a tool that changed since then is refused. */
+  fingerprint: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+}).refine((body) => body.reviewed !== true || body.fingerprint !== undefined, { path: ["fingerprint"], message: "Required when reviewed is true." });
+export type McpToolUpdateBody = z.infer<typeof McpToolUpdateBody>;
+
+export const McpServerParams = z.strictObject({ server: z.string().min(1).max(20) });
+export const McpToolParams = z.strictObject({ server: z.string().min(1).max(20), tool: z.string().min(1).max(128) });
+
+export const SyncErrorObject = z.object({
+  code: z.enum(["url_not_allowed", "unreachable", "timeout", "unauthorized", "protocol"]),
+  message: z.string(),
+});
+
+export const McpServerObject = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  url: z.string(),
+  auth: McpAuthMode,
+  active: z.boolean(),
+  /** Whether an organization token is stored; the token itself is never returned. */
+  has_token: z.boolean(),
+  tool_count: z.number().int(),
+  tools_needing_review: z.number().int(),
+  last_synced_at: z.string().nullable(),
+  last_sync_error: SyncErrorObject.nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type McpServerObject = z.infer<typeof McpServerObject>;
+
+const ShapeChangeObject = z.object({
+  field: z.enum(["description", "input_schema", "output_schema"]),
+  before: z.unknown(),
+  after: z.unknown(),
+});
+
+export const McpToolObject = z.object({
+  name: z.string(),
+  key: z.string(),
+  description: z.string(),
+  input_schema: z.record(z.string(), z.unknown()),
+  output_schema: z.record(z.string(), z.unknown()).nullable(),
+  annotations: z.record(z.string(), z.unknown()).nullable(),
+  fingerprint: z.string(),
+  status: z.enum(["needs_review", "reviewed"]),
+  enabled: z.boolean(),
+  writes_data: z.boolean(),
+  /** What the annotations suggest (a hint that pre-fills the review form). */
+  suggested_writes_data: z.boolean(),
+  available: z.boolean(),
+  reason: CatalogEntryObject.shape.reason,
+  /** Since the last review (all fields for a tool never reviewed); empty when reviewed as is. */
+  changes: z.array(ShapeChangeObject),
+  reviewed_at: z.string().nullable(),
+  reviewed_by: z.string().nullable(),
+  removed_at: z.string().nullable(),
+});
+export type McpToolObject = z.infer<typeof McpToolObject>;
+
+export const SyncSummaryObject = z.object({
+  added: z.array(z.string()),
+  changed: z.array(z.string()),
+  removed: z.array(z.string()),
+  unchanged: z.array(z.string()),
+});
+

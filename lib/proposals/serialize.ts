@@ -1,0 +1,55 @@
+import { isoOffset, isoOffsetOrNull } from "@/lib/time";
+import type { ProposalObject } from "./schemas";
+import { storedPolicy, type ProposalRow } from "./service";
+import { effectiveStatus } from "./state";
+
+// A stored proposal as the API shows it (server side: reads the stored policy outcome).
+
+export type MemberNames = Map<string, string>;
+
+const ref = (id: string, names: MemberNames) => ({ id, name: names.get(id) ?? null });
+
+export function serializeProposal(row: ProposalRow, names: MemberNames, now = new Date()): ProposalObject {
+  const policy = storedPolicy(row);
+  return {
+    id: row.id,
+    run: row.runId,
+    tool: `${row.tool}@${row.toolVersion}`,
+    arguments: row.arguments as Record<string, unknown>,
+    arguments_sha256: row.argumentsSha256,
+    target: row.targetType && row.targetId ? { type: row.targetType, id: row.targetId, version: row.targetVersion } : null,
+    effect: row.effect,
+    changes: row.changes as ProposalObject["changes"],
+    recipients: (row.recipients as string[] | null) ?? null,
+    amount: row.amountValueMinor !== null && row.amountCurrency ? { value_minor: row.amountValueMinor, currency: row.amountCurrency } : null,
+    environment: row.environment,
+    records_affected: row.recordsAffected,
+    irreversible: row.irreversible,
+    action: policy.action ?? null,
+    policy: {
+      rule: policy.rule, description: policy.description, policy_version: policy.policy_version, decision: policy.decision,
+      approvals_required: policy.approvals_required, approver_roles: policy.approver_roles, requester_can_approve: policy.requester_can_approve,
+    },
+    approvals: { count: row.decisions.filter((d) => d.decision === "approve").length, required: policy.approvals_required },
+    status: effectiveStatus(row, now),
+    expires_at: isoOffset(row.expiresAt),
+    requested_by: row.requestedBy ? ref(row.requestedBy, names) : null,
+    decisions: row.decisions.map((d) => ({
+      member: ref(d.memberId, names),
+      decision: d.decision === "refuse" ? "refuse" : "approve",
+      arguments_sha256: d.argumentsSha256,
+      target_version: d.targetVersion,
+      reason: d.reason,
+      created_at: isoOffset(d.createdAt),
+    })),
+    operation: row.operationId,
+    consumed_at: isoOffsetOrNull(row.consumedAt),
+    created_at: isoOffset(row.createdAt),
+  };
+}
+
+/** The member ids a set of proposals mentions, to fetch their names once. */
+export function mentionedMembers(rows: ProposalRow[]): string[] {
+  return [...new Set(rows.flatMap((row) => [...(row.requestedBy ? [row.requestedBy] : []), ...row.decisions.map((d) => d.memberId)]))];
+}
+
