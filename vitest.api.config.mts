@@ -4,7 +4,8 @@ import { defineConfig } from "vitest/config";
 // API tests: real HTTP against the production build (`next start`) on a fresh
 // database — SQLite by default, PostgreSQL with TEST_DB=postgresql.
 export default defineConfig({
-  resolve: { alias: { "@": fileURLToPath(new URL("./", import.meta.url)) } },
+  // Services are marked `import "server-only"`: tests load them outside React's server build.
+  resolve: { alias: { "@": fileURLToPath(new URL("./", import.meta.url)), "server-only": fileURLToPath(new URL("./node_modules/server-only/empty.js", import.meta.url)) } },
   test: {
     include: ["tests/api/**/*.test.ts"],
     globalSetup: ["tests/api/global-setup.ts"],

@@ -53,7 +53,8 @@ if (demo) {
 step("Applying migrations");
 sh(process.execPath, ["scripts/migrate.mjs"], { env });
 step(demo ? "Seeding reference and demo data" : "Seeding reference data (plans, models)");
-sh(process.execPath, ["node_modules/tsx/dist/cli.mjs", "prisma/seed.ts", ...(demo ? [] : ["--reference-only"])], { env });
+// react-server: the seed loads services marked `import "server-only"`, which refuse any other condition.
+sh(process.execPath, ["node_modules/tsx/dist/cli.mjs", "--conditions=react-server", "prisma/seed.ts", ...(demo ? [] : ["--reference-only"])], { env });
 
 ensureBuild();
 

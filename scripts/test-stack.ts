@@ -28,7 +28,8 @@ export async function startTestStack(options: { port?: number; env?: Record<stri
   const crm = await startAcmeCrm({ port: 0, dbPath: path.join(database.dataDir, "acme-crm.sqlite"), enableControl: true });
   env.GUICHET_DEMO_CRM_URL = crm.url;
   await run(process.execPath, ["scripts/migrate.mjs"], env);
-  await run(process.execPath, ["node_modules/tsx/dist/cli.mjs", "prisma/seed.ts"], env);
+  // react-server: the seed loads services marked `import "server-only"`.
+  await run(process.execPath, ["node_modules/tsx/dist/cli.mjs", "--conditions=react-server", "prisma/seed.ts"], env);
   const app = await startApp(env, options.port);
   const stack: TestStack = { baseUrl: app.baseUrl, crmUrl: crm.url, crmBaseUrl: crm.baseUrl, databaseUrl: database.url, dataDir: database.dataDir };
   return {

@@ -1,3 +1,4 @@
+import "server-only";
 import { catalogIndex } from "@/lib/catalog/service";
 import { db } from "@/lib/db";
 import type { AgentCreateBody } from "./api";

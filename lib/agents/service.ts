@@ -1,3 +1,4 @@
+import "server-only";
 import { z } from "zod";
 import { catalogIndex, type CatalogEntry } from "@/lib/catalog/service";
 import { db, isUniqueViolation, Prisma, type DbOrTx } from "@/lib/db";

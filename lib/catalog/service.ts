@@ -1,3 +1,4 @@
+import "server-only";
 import { db, type DbOrTx } from "@/lib/db";
 import { builtinTools, STRUCTURED_DATA_FEATURE } from "./builtin";
 import { reason, type UnavailabilityCode } from "./reasons";

@@ -1,3 +1,4 @@
+import "server-only";
 import { createHash } from "node:crypto";
 import { mcpToolKey } from "@/lib/catalog/service";
 import { db, isUniqueViolation, Prisma, type DbOrTx } from "@/lib/db";

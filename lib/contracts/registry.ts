@@ -1,3 +1,4 @@
+import "server-only";
 import { db, type DbOrTx } from "@/lib/db";
 import { isoOffset } from "@/lib/time";
 import { builtinContract, builtinVersions, currentBuiltinContract, isBuiltinKey } from "./builtin";

@@ -1,3 +1,4 @@
+import "server-only";
 import { catalogIndex, mcpToolKey } from "@/lib/catalog/service";
 import { db, type DbOrTx } from "@/lib/db";
 import { notFound } from "@/lib/http/errors";

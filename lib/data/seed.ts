@@ -1,3 +1,4 @@
+import "server-only";
 import { db, Prisma } from "@/lib/db";
 import { newId } from "@/lib/ids";
 import type { CellValue, Column } from "./service";

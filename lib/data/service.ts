@@ -1,3 +1,4 @@
+import "server-only";
 import { z } from "zod";
 import { db, type DbOrTx } from "@/lib/db";
 

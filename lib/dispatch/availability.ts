@@ -1,3 +1,4 @@
+import "server-only";
 import { STRUCTURED_DATA_FEATURE } from "@/lib/catalog/builtin";
 import { reason } from "@/lib/catalog/reasons";
 import { mcpUnavailability } from "@/lib/catalog/service";

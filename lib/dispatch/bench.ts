@@ -1,3 +1,4 @@
+import "server-only";
 import { performance } from "node:perf_hooks";
 import { db } from "@/lib/db";
 import { env } from "@/lib/env";

@@ -1,3 +1,4 @@
+import "server-only";
 import { log } from "@/lib/log";
 import type { Contract } from "@/lib/contracts/types";
 import { db } from "@/lib/db";

@@ -1,3 +1,4 @@
+import "server-only";
 import { createHash } from "node:crypto";
 import { db, isUniqueViolation } from "@/lib/db";
 import { principalId, type Principal } from "@/lib/auth/principal";

@@ -1,3 +1,4 @@
+import "server-only";
 import { db, isUniqueViolation } from "@/lib/db";
 import { redisClient } from "@/lib/http/rate-limit";
 

@@ -1,3 +1,4 @@
+import "server-only";
 import { db } from "@/lib/db";
 import { env } from "@/lib/env";
 import { ApiError } from "@/lib/http/errors";

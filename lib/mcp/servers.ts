@@ -1,3 +1,4 @@
+import "server-only";
 import { db, type DbOrTx } from "@/lib/db";
 import { env } from "@/lib/env";
 import { ApiError, notFound } from "@/lib/http/errors";

@@ -1,3 +1,4 @@
+import "server-only";
 import { db, Prisma } from "@/lib/db";
 import { ApiError } from "@/lib/http/errors";
 import { toolFingerprint, suggestedWritesData } from "./fingerprint";

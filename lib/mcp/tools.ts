@@ -1,3 +1,4 @@
+import "server-only";
 import { z } from "zod";
 import { reason } from "@/lib/catalog/reasons";
 import { mcpToolKey, mcpUnavailability } from "@/lib/catalog/service";

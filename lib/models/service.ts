@@ -1,3 +1,4 @@
+import "server-only";
 import { db, type DbOrTx } from "@/lib/db";
 import { notFound } from "@/lib/http/errors";
 

@@ -1,3 +1,4 @@
+import "server-only";
 import { db, isUniqueViolation, Prisma, type DbOrTx } from "@/lib/db";
 import { ApiError, notFound } from "@/lib/http/errors";
 import { afterCursor } from "@/lib/http/validation";

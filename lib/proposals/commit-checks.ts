@@ -1,3 +1,4 @@
+import "server-only";
 import { canonicalSha256 } from "@/lib/canonical";
 import type { Contract } from "@/lib/contracts/types";
 import { db } from "@/lib/db";

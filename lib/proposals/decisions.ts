@@ -1,3 +1,4 @@
+import "server-only";
 import { db, isUniqueViolation } from "@/lib/db";
 import { ApiError } from "@/lib/http/errors";
 import type { Role } from "@/lib/auth/scopes";

@@ -1,3 +1,4 @@
+import "server-only";
 import { db, type Prisma } from "@/lib/db";
 import { ApiError } from "@/lib/http/errors";
 import { afterCursor, encodeCursor } from "@/lib/http/validation";

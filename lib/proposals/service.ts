@@ -1,3 +1,4 @@
+import "server-only";
 import { db, isUniqueViolation, Prisma, type DbOrTx } from "@/lib/db";
 import { notFound } from "@/lib/http/errors";
 import { newId } from "@/lib/ids";

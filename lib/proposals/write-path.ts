@@ -1,3 +1,4 @@
+import "server-only";
 import { findContract } from "@/lib/contracts/registry";
 import { checkAgainst } from "@/lib/contracts/schema";
 import type { Contract } from "@/lib/contracts/types";

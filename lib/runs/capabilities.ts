@@ -1,3 +1,4 @@
+import "server-only";
 import { fileToolKeys, forcedToolKeys } from "@/lib/catalog/builtin";
 import { catalogIndex, mcpToolKey } from "@/lib/catalog/service";
 import { reason } from "@/lib/catalog/reasons";

@@ -1,3 +1,4 @@
+import "server-only";
 import { z } from "zod";
 import { principalId, type Principal } from "@/lib/auth/principal";
 import { db, Prisma, type DbOrTx } from "@/lib/db";

@@ -1,3 +1,4 @@
+import "server-only";
 import { db, Prisma, type DbOrTx } from "@/lib/db";
 import { afterCursor, page } from "@/lib/http/validation";
 import { serializeStep, stepSelect } from "./step-object";

@@ -1,3 +1,4 @@
+import "server-only";
 import { db, isUniqueViolation, type DbOrTx } from "@/lib/db";
 import { isoOffset } from "@/lib/time";
 

@@ -1,3 +1,4 @@
+import "server-only";
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { db } from "@/lib/db";

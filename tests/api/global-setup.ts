@@ -35,7 +35,8 @@ export default async function setup(project: TestProject) {
   // The demo seed connects Acme to this CRM.
   env.GUICHET_DEMO_CRM_URL = crm.url;
   await run(process.execPath, ["scripts/migrate.mjs"], env);
-  await run(process.execPath, ["node_modules/tsx/dist/cli.mjs", "prisma/seed.ts"], env);
+  // react-server: the seed loads services marked `import "server-only"`.
+  await run(process.execPath, ["node_modules/tsx/dist/cli.mjs", "--conditions=react-server", "prisma/seed.ts"], env);
   const app = await startApp(env);
   project.provide("baseUrl", app.baseUrl);
   project.provide("databaseUrl", database.url);

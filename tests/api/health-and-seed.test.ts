@@ -34,7 +34,7 @@ it("seeds idempotently: a second run changes nothing and keeps the demo key", as
   });
   const keyFile = path.join(dataDir, "demo-api-key");
   const before = { rows: await count(), key: readFileSync(keyFile, "utf8") };
-  await run(process.execPath, ["node_modules/tsx/dist/cli.mjs", "prisma/seed.ts"], { ...process.env, GUICHET_DATA_DIR: dataDir, GUICHET_DEMO_CRM_URL: crmUrl });
+  await run(process.execPath, ["node_modules/tsx/dist/cli.mjs", "--conditions=react-server", "prisma/seed.ts"], { ...process.env, GUICHET_DATA_DIR: dataDir, GUICHET_DEMO_CRM_URL: crmUrl });
   expect(await count()).toEqual(before.rows);
   expect(readFileSync(keyFile, "utf8")).toBe(before.key);
   const acme = await db.organization.findUniqueOrThrow({ where: { slug: "acme" } });
