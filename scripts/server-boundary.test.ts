@@ -13,7 +13,9 @@ const dbFolder = path.join(root, "lib/db") + path.sep;
 const serverOnly = (file: string) => file.startsWith(dbFolder) || /^\s*import\s+["']server-only["']/m.test(readFileSync(file, "utf8"));
 
 const isClientComponent = (file: string) => /^\s*["']use client["']/.test(readFileSync(file, "utf8"));
-const edgeEntries = ["proxy.ts", "middleware.ts", "instrumentation.ts"].map((f) => path.join(root, f)).filter((f) => existsSync(f));
+// The edge entry files, and the method gate that instrumentation.ts installs in
+// front of every request: both must stay light (no database, no service).
+const edgeEntries = ["proxy.ts", "middleware.ts", "instrumentation.ts", "lib/openapi/method-gate.ts"].map((f) => path.join(root, f)).filter((f) => existsSync(f));
 const schemas = sourceFiles("lib").filter((f) => /\/(schemas|api)\.ts$/.test(f));
 const clientModules = [...sourceFiles("components"), ...sourceFiles("app"), ...sourceFiles("lib/client")].filter((f) => isClientComponent(f) || f.includes(`${path.sep}lib${path.sep}client${path.sep}`));
 const entries = [...edgeEntries, ...schemas, ...clientModules];

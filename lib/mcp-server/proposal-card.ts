@@ -1,3 +1,4 @@
+import "server-only";
 import { db } from "@/lib/db";
 import { storedPolicy } from "@/lib/proposals/service";
 import { effectiveStatus } from "@/lib/proposals/state";
