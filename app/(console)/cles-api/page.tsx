@@ -1,17 +1,28 @@
 import type { Metadata } from "next";
 import { ApiKeysPanel } from "@/components/api-keys/api-keys-panel";
 import { PageHeader } from "@/components/ui/page-header";
+import { listApiKeysEndpoint } from "@/lib/api-keys/api";
+import { requireMember } from "@/lib/auth/session";
 
 export const metadata: Metadata = { title: "Clés API" };
 
-export default function ApiKeysPage() {
+export default async function ApiKeysPage() {
+  const member = await requireMember();
+  // The roles the API itself allows: other roles get the reason, not a refused request.
+  const canManage = listApiKeysEndpoint.roles?.some((role) => role === member.role) ?? true;
   return (
     <>
       <PageHeader
         title="Clés API"
         description="Une clé donne à un programme les droits que vous cochez, rien de plus. Elle ne peut jamais approuver une proposition : seule une personne connectée le peut."
       />
-      <ApiKeysPanel />
+      {canManage ? (
+        <ApiKeysPanel />
+      ) : (
+        <p className="rounded-lg border border-slate-200 bg-white px-5 py-4 text-sm text-slate-700">
+          Seuls les propriétaires, les administrateurs et les développeurs de l’organisation gèrent les clés API.
+        </p>
+      )}
     </>
   );
 }
