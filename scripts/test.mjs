@@ -83,6 +83,7 @@ run("Lint (eslint)", node, ["node_modules/eslint/bin/eslint.js", "."]);
 run("Type-check (tsc)", node, ["node_modules/typescript/bin/tsc", "--noEmit"]);
 run("Prisma variants in sync with the schema source", node, ["scripts/prisma-variants.mjs", "--check"]);
 run("Committed OpenAPI document in sync", node, ["node_modules/tsx/dist/cli.mjs", "scripts/openapi.ts", "--check"]);
+run("OpenAPI lint: Redocly recommended + Spectral spectral:oas, zero warnings", node, ["scripts/openapi-lint.mjs"]);
 run("Unit tests (vitest)", node, vitest(null, "test-results/unit.json"), { report: "test-results/unit.json" });
 mcpConformance();
 

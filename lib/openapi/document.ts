@@ -1,70 +1,119 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-openapi";
 import { z } from "zod";
-import { errorStatus } from "@/lib/http/errors";
+import { errorStatus, type ErrorCode } from "@/lib/http/errors";
 import type { Endpoint } from "@/lib/http/endpoint";
-import { endpoints } from "./endpoints";
+import { nameComponents } from "./components";
+import { endpoints, operationIds } from "./endpoints";
+import { ErrorEnvelope } from "./error-envelope";
+import { refusals } from "./refusals";
+import { tags } from "./tags";
 
-const ErrorEnvelope = z.object({
-  error: z.object({
-    code: z.string(),
-    message: z.string(),
-    errors: z.array(z.object({ field: z.string(), code: z.string(), message: z.string() })).optional(),
-    reason: z.record(z.string(), z.unknown()).optional(),
-    request_id: z.string(),
-  }),
-});
+const commonErrors: ErrorCode[] = ["unauthenticated", "insufficient_scope", "rate_limited", "internal_error"];
 
-const commonErrors = ["unauthenticated", "insufficient_scope", "rate_limited", "internal_error"] as const;
-
-function errorResponses(endpoint: Endpoint) {
+/** Every code an endpoint can answer besides success, from its declaration. */
+function errorCodes(endpoint: Endpoint): ErrorCode[] {
   const codes = [...commonErrors, ...(endpoint.errors ?? [])];
-  if (endpoint.body || endpoint.params || endpoint.query) codes.push("invalid_parameter", "unknown_parameter");
-  if (endpoint.body && !endpoint.multipart) codes.push("invalid_json", "json_too_deep", "unsupported_media_type", "payload_too_large");
-  const byStatus = new Map<number, string[]>();
-  for (const code of codes) byStatus.set(errorStatus[code], [...(byStatus.get(errorStatus[code]) ?? []), code]);
+  if (endpoint.body || endpoint.params || endpoint.query || endpoint.multipart) codes.push("invalid_parameter", "unknown_parameter");
+  // API keys are refused on session-only endpoints, roles are checked for people,
+  // and a cookie-authenticated write from another site is refused.
+  if (endpoint.auth === "session" || endpoint.roles?.length || (endpoint.auth === "both" && endpoint.method !== "GET")) codes.push("forbidden");
+  return [...new Set(codes)];
+}
+
+function errorResponses(endpoint: Endpoint, operationId: string) {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of errorCodes(endpoint)) byStatus.set(errorStatus[code], [...(byStatus.get(errorStatus[code]) ?? []), code]);
+  const documented = refusals[operationId] ?? {};
   return Object.fromEntries(
-    [...byStatus].map(([status, list]) => [status, { description: [...new Set(list)].join(", "), content: { "application/json": { schema: ErrorEnvelope } } }]),
+    [...byStatus].sort(([a], [b]) => a - b).map(([status, codes]) => {
+      const lines = codes.map((code) => (documented[code] ? `- \`${code}\`: ${documented[code]}` : `- \`${code}\``));
+      return [status, { description: `Error codes:\n${lines.join("\n")}`, content: { "application/json": { schema: ErrorEnvelope } } }];
+    }),
   );
+}
+
+function security(endpoint: Endpoint): Record<string, string[]>[] {
+  if (endpoint.auth === "session") return [{ cookieAuth: [] }];
+  if (endpoint.auth === "apiKey") return [{ apiKey: [] }];
+  return [{ apiKey: [] }, { cookieAuth: [] }];
+}
+
+function requestBody(endpoint: Endpoint) {
+  if (endpoint.multipart) {
+    const schema = z.object({ file: z.string().meta({ format: "binary", description: "The file; no other field is accepted." }) });
+    return { required: true, content: { "multipart/form-data": { schema } } };
+  }
+  if (!endpoint.body) return undefined;
+  // A body whose every field is optional may be left out (an empty body reads as {}).
+  return { required: !endpoint.body.safeParse({}).success, content: { "application/json": { schema: endpoint.body } } };
+}
+
+const CURSOR = "Opaque: pass the `next_cursor` of the previous page unchanged. Its content and format may change at any time.";
+const NEXT_CURSOR = "Opaque cursor of the next page (send it as `cursor`); null on the last page.";
+
+/** Cursors are opaque: say so wherever one is read or returned. */
+function documentCursors(node: unknown): void {
+  if (Array.isArray(node)) return node.forEach(documentCursors);
+  if (!node || typeof node !== "object") return;
+  const record = node as Record<string, unknown>;
+  if (record.in === "query" && record.name === "cursor") record.description = CURSOR;
+  const properties = record.properties as Record<string, Record<string, unknown>> | undefined;
+  if (properties?.next_cursor) properties.next_cursor.description = NEXT_CURSOR;
+  Object.values(record).forEach(documentCursors);
 }
 
 /** The OpenAPI 3.1 document, built from the same zod schemas that validate requests. */
 export function buildOpenApiDocument() {
+  nameComponents();
   const registry = new OpenAPIRegistry();
   registry.registerComponent("securitySchemes", "apiKey", { type: "http", scheme: "bearer", description: "An API key created in the console (Clés API)." });
+  registry.registerComponent("securitySchemes", "cookieAuth", {
+    type: "apiKey",
+    in: "cookie",
+    name: "next-auth.session-token",
+    description: "The session of a person signed in to the console. Writes must come from the console's own origin.",
+  });
   for (const endpoint of endpoints) {
-    const body = endpoint.multipart
-      ? { content: { "multipart/form-data": { schema: z.object({ file: z.string().meta({ format: "binary" }) }) } } }
-      : endpoint.body
-        ? { content: { "application/json": { schema: endpoint.body } } }
-        : undefined;
+    const operationId = operationIds.get(endpoint)!;
     registry.registerPath({
       method: endpoint.method.toLowerCase() as "get",
       path: endpoint.path,
+      operationId,
       summary: endpoint.summary,
       tags: [endpoint.tag],
-      security: endpoint.auth === "session" ? [] : [{ apiKey: [] }],
+      security: security(endpoint),
       description: [
-        endpoint.auth === "session" ? "Signed-in console session only (API keys are refused)." : endpoint.auth === "apiKey" ? "API key only." : "API key or console session.",
+        endpoint.auth === "session" ? "Signed-in console session only (API keys are refused with `forbidden`)." : endpoint.auth === "apiKey" ? "API key only." : "API key or console session.",
         endpoint.scopes?.length ? `Scopes: ${endpoint.scopes.join(" or ")}.` : "",
         endpoint.roles?.length ? `Roles: ${endpoint.roles.join(", ")}.` : "",
       ].filter(Boolean).join(" "),
       request: {
         params: endpoint.params as z.ZodObject | undefined,
         query: endpoint.query as z.ZodObject | undefined,
-        body,
+        body: requestBody(endpoint),
       },
       responses: {
         [endpoint.status ?? 200]: {
           description: "Success",
           content: endpoint.response ? { "application/json": { schema: endpoint.response } } : undefined,
         },
-        ...errorResponses(endpoint),
+        ...errorResponses(endpoint, operationId),
       },
     });
   }
-  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+  const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: "3.1.0",
-    info: { title: "Guichet API", version: "1.0.0", description: "Govern what AI agents may do: agents, tools, runs, proposals and approvals." },
+    info: {
+      title: "Guichet API",
+      version: "1.0.0",
+      description: "Govern what AI agents may do: agents, tools, runs, proposals and approvals.",
+      license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
+      contact: { name: "Guichet API support" },
+    },
     servers: [{ url: "/" }],
+    tags: tags.map((tag) => ({ ...tag })),
   });
+  documentCursors(document.paths);
+  documentCursors(document.components);
+  return document;
 }

@@ -21,4 +21,16 @@ function isEndpoint(value: unknown): value is Endpoint {
   return typeof value === "object" && value !== null && "method" in value && "path" in value && "auth" in value;
 }
 
-export const endpoints: Endpoint[] = modules.flatMap((module) => Object.values(module).filter(isEndpoint));
+export const endpoints: Endpoint[] = [];
+/** Each endpoint's operationId: its export name without `Endpoint` (`createAgentEndpoint` → `createAgent`). */
+export const operationIds = new Map<Endpoint, string>();
+// Export names that are not a verb followed by a noun.
+const renamed: Record<string, string> = { toolCall: "callTool", telemetry: "getTelemetry", putPolicy: "replacePolicy" };
+for (const domain of modules) {
+  for (const [name, value] of Object.entries(domain)) {
+    if (!isEndpoint(value)) continue;
+    const base = name.replace(/Endpoint$/, "");
+    endpoints.push(value);
+    operationIds.set(value, renamed[base] ?? base);
+  }
+}

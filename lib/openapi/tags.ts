@@ -1,0 +1,15 @@
+// The document's global tags, in the order a reader meets them. Every endpoint's
+// `tag` must be one of these (the OpenAPI unit test checks it).
+export const tags = [
+  { name: "Agents", description: "Agents: instructions, model, the tools they may use, knowledge documents and an optional output schema." },
+  { name: "Runs", description: "A run is one conversation of an agent: its frozen capability set, its steps and its cancellation." },
+  { name: "Tools", description: "The organization's tool catalog (built-in and MCP tools), their contracts, and tool calls made inside a run." },
+  { name: "Proposals", description: "Writes that need a person's approval: the proposal card, approval and refusal." },
+  { name: "Operations", description: "Writes that were committed or whose outcome is unknown: status, cancellation and manual resolution." },
+  { name: "Policies", description: "The organization's write policy: which actions are allowed, need approval or are denied, with its versions." },
+  { name: "MCP connectors", description: "MCP servers connected to the organization, their synced tools and their review." },
+  { name: "Files", description: "Uploaded files: the type is detected from the content, kept until the plan's expiry." },
+  { name: "Models", description: "The models the organization's plan offers." },
+  { name: "API keys", description: "API keys with scopes; created and revoked by a signed-in person only." },
+  { name: "Telemetry", description: "Usage counters of the organization." },
+] as const;
