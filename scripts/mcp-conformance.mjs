@@ -1,6 +1,8 @@
 // The official MCP conformance suite's server scenarios that apply to a
 // tools-only server, against CRM Acme on a free port and a throwaway database.
 // Run by npm test; alone: node scripts/mcp-conformance.mjs
+// With `--url <mcp url>` it runs the same scenarios against that server instead
+// (the API tests point it at Guichet's own /mcp/agents/{agent} endpoint).
 //
 // The suite needs Node 22 (the project runs on 20), so npx brings both; npm's
 // cache serves them offline after the first run. When neither the cache nor the
@@ -45,8 +47,10 @@ function runScenario(url, scenario) {
   return { ok: result.status === 0, output };
 }
 
-const dir = mkdtempSync(path.join(os.tmpdir(), "crm-conformance-"));
-const { child, url } = await startCrm(path.join(dir, "crm.sqlite"));
+const urlFlag = process.argv.indexOf("--url");
+const given = urlFlag > 0 ? process.argv[urlFlag + 1] : null;
+const dir = given ? null : mkdtempSync(path.join(os.tmpdir(), "crm-conformance-"));
+const { child, url } = given ? { child: null, url: given } : await startCrm(path.join(dir, "crm.sqlite"));
 let failed = 0;
 let unavailable = false;
 try {
@@ -64,7 +68,7 @@ try {
     }
   }
 } finally {
-  child.kill("SIGTERM");
-  rmSync(dir, { recursive: true, force: true });
+  child?.kill("SIGTERM");
+  if (dir) rmSync(dir, { recursive: true, force: true });
 }
 process.exit(unavailable ? UNAVAILABLE : failed ? 1 : 0);
