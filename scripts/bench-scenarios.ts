@@ -2,6 +2,7 @@ import type { BenchScenario } from "./bench";
 import { agentScenarios } from "./bench-agents";
 import { catalogScenario } from "./bench-catalog";
 import { dispatchScenarios } from "./bench-dispatch";
+import { mcpScenarios } from "./bench-mcp";
 
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 
@@ -14,4 +15,5 @@ export const benchScenarios: BenchScenario[] = [
   catalogScenario,
   ...agentScenarios,
   ...dispatchScenarios,
+  ...mcpScenarios,
 ];

@@ -1,0 +1,58 @@
+import type { BenchScenario } from "./bench";
+
+// The same tool calls through /mcp/agents/{agent} and through
+// POST /v1/runs/{run}/tool_calls, on the same run: the MCP session's own run,
+// which the REST path can call too. The MCP path adds the SDK server, the
+// transport and the session lookup; the figures show what that costs.
+
+const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+const ACCEPT = "application/json, text/event-stream";
+let session: Promise<{ agentId: string; sessionId: string; runId: string; crmTool: string }> | undefined;
+
+async function openSession(baseUrl: string, key: string) {
+  const tools = (await (await fetch(`${baseUrl}/v1/tools`, { headers: bearer(key) })).json()) as { data: { key: string; available: boolean }[] };
+  const crmTool = tools.data.find((t) => t.key.endsWith("_get_customer") && t.available)?.key;
+  if (!crmTool) throw new Error("the demo CRM's get_customer is not in the catalog");
+  const agent = await fetch(`${baseUrl}/v1/agents`, { method: "POST", headers: { ...bearer(key), "content-type": "application/json" }, body: JSON.stringify({ name: `Bench MCP ${Date.now()}`, tools: [crmTool] }) });
+  const agentId = ((await agent.json()) as { data: { id: string } }).data.id;
+  const url = `${baseUrl}/mcp/agents/${agentId}`;
+  const init = await fetch(url, {
+    method: "POST", headers: { ...bearer(key), "content-type": "application/json", accept: ACCEPT },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench", version: "1" } } }),
+  });
+  const sessionId = init.headers.get("mcp-session-id");
+  if (!sessionId) throw new Error(`initialize: HTTP ${init.status} ${await init.text()}`);
+  const probe = await fetch(url, { method: "POST", headers: sessionHeaders(key, sessionId), body: toolCall("calculate", { expression: "1 + 1" }) });
+  const runId = ((await probe.json()) as { result: { structuredContent: { evidence: { run: string } } } }).result.structuredContent.evidence.run;
+  return { agentId, sessionId, runId, crmTool };
+}
+
+function sessionHeaders(key: string, sessionId: string): Record<string, string> {
+  return { ...bearer(key), "content-type": "application/json", accept: ACCEPT, "mcp-session-id": sessionId, "mcp-protocol-version": "2025-11-25" };
+}
+
+function toolCall(name: string, args: Record<string, unknown>): string {
+  return JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name, arguments: args } });
+}
+
+const CALLS = [
+  { label: "calculate", tool: () => "calculate", args: { expression: "2 * (3 + 4) ^ 2" } },
+  { label: "get_customer (CRM Acme)", tool: (crmTool: string) => crmTool, args: { customer_id: "C-1842" } },
+];
+
+export const mcpScenarios: BenchScenario[] = CALLS.flatMap((call) => [
+  {
+    name: `REST tool_calls ${call.label} (the MCP session's run)`,
+    async prepare(stack, key) {
+      const { runId, crmTool } = await (session ??= openSession(stack.baseUrl, key));
+      return { method: "POST", path: `/v1/runs/${runId}/tool_calls`, headers: bearer(key), body: JSON.stringify({ tool: call.tool(crmTool), arguments: call.args }) };
+    },
+  } satisfies BenchScenario,
+  {
+    name: `MCP tools/call ${call.label} (same run)`,
+    async prepare(stack, key) {
+      const { agentId, sessionId, crmTool } = await (session ??= openSession(stack.baseUrl, key));
+      return { method: "POST", path: `/mcp/agents/${agentId}`, headers: sessionHeaders(key, sessionId), body: toolCall(call.tool(crmTool), call.args) };
+    },
+  } satisfies BenchScenario,
+]);
