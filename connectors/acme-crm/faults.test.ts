@@ -30,6 +30,7 @@ describe("control API", () => {
       slow_ms: 0,
       status_down: false,
       tool_schema_variant: 1,
+      hold_writes: false,
     });
     await setFaults(crm.t.crm.baseUrl, { slow_ms: 5 });
     const merged = await setFaults(crm.t.crm.baseUrl, { status_down: true });
@@ -105,6 +106,22 @@ describe("slow_ms", () => {
     const c = await ok(crm.client, "get_customer", { customer_id: "C-1842" });
     expect(performance.now() - started).toBeGreaterThanOrEqual(245);
     expect(c.version).toBe(17);
+  });
+});
+
+describe("hold_writes", () => {
+  it("holds write calls until switched off while reads and the status tool answer; the held write then lands once", async () => {
+    const k = key("hold");
+    await setFaults(crm.t.crm.baseUrl, { hold_writes: true });
+    const pending = ok(crm.client, "commit_address_change", commitArgs(k));
+    // Waits for the CRM to say it holds the write: no timing assumption.
+    while ((await control(crm.t.crm.baseUrl, "GET", "/__control/held")).writes !== 1) await new Promise((r) => setImmediate(r));
+    expect((await ok(crm.client, "get_operation_status", { idempotency_key: k })).status).toBe("not_found");
+    expect((await ok(crm.client, "get_customer", { customer_id: "C-1842" })).version).toBe(17);
+    await setFaults(crm.t.crm.baseUrl, { hold_writes: false });
+    expect((await pending).new_version).toBe(18);
+    expect((await control(crm.t.crm.baseUrl, "GET", "/__control/held")).writes).toBe(0);
+    expect((await ok(crm.client, "get_operation_status", { idempotency_key: k })).status).toBe("succeeded");
   });
 });
 

@@ -17,6 +17,8 @@ export interface Faults {
   status_down: boolean;
   /** 2: get_customer publishes a changed input/output schema and description. */
   tool_schema_variant: 1 | 2;
+  /** Write tools wait before doing anything until this is switched off (reads and status keep answering). */
+  hold_writes: boolean;
 }
 
 export const noFaults = (): Faults => ({
@@ -25,6 +27,7 @@ export const noFaults = (): Faults => ({
   slow_ms: 0,
   status_down: false,
   tool_schema_variant: 1,
+  hold_writes: false,
 });
 
 const faultsPatch = {
@@ -36,6 +39,7 @@ const faultsPatch = {
     slow_ms: { type: "integer", minimum: 0, maximum: 600_000 },
     status_down: { type: "boolean" },
     tool_schema_variant: { type: "integer", enum: [1, 2] },
+    hold_writes: { type: "boolean" },
   },
 };
 const resetBody = { type: "object", additionalProperties: false, properties: { data: { type: "boolean" } } };
@@ -58,6 +62,8 @@ export interface ControlDeps {
   store: Store;
   getFaults(): Faults;
   setFaults(f: Faults): void;
+  /** How many write calls `hold_writes` is holding right now. */
+  heldWrites(): number;
 }
 
 async function readJsonObject(req: IncomingMessage, schema: Record<string, unknown>): Promise<Record<string, unknown>> {
@@ -94,6 +100,7 @@ export async function handleControl(req: IncomingMessage, res: ServerResponse, p
       return sendJson(res, 200, { faults: deps.getFaults(), data_reset: body.data === true });
     }
     if (pathname === "/__control/state" && method === "GET") return sendJson(res, 200, deps.store.dumpState());
+    if (pathname === "/__control/held" && method === "GET") return sendJson(res, 200, { writes: deps.heldWrites() });
     const touch = /^\/__control\/customers\/([^/]+)\/touch$/.exec(pathname);
     if (touch && method === "POST") {
       const id = decodeURIComponent(touch[1]);

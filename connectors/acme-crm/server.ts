@@ -7,7 +7,7 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } fr
 import { handleControl, malform, noFaults, type Faults } from "./faults";
 import { BodyTooLarge, jsonRpcError, readBody, sendJson } from "./http";
 import { Store } from "./store";
-import { dispatch, listTools } from "./tools";
+import { dispatch, listTools, WRITE_TOOL_NAMES } from "./tools";
 
 // CRM Acme: a real MCP server over Streamable HTTP (stateless, JSON responses).
 // It stands for a customer's own system and imports nothing from Guichet.
@@ -79,6 +79,19 @@ export async function startAcmeCrm(opts: AcmeCrmOptions): Promise<AcmeCrmServer>
       wakeups.add(done);
     });
 
+  // Writes held by the `hold_writes` fault: released when it is switched off or the server closes.
+  const held = new Set<() => void>();
+  const holdWrite = () =>
+    new Promise<void>((resolve) => {
+      const release = () => {
+        held.delete(release);
+        wakeups.delete(release);
+        resolve();
+      };
+      held.add(release);
+      wakeups.add(release);
+    });
+
   function buildMcpServer(res: ServerResponse): Server {
     const mcp = new Server(
       { name: "acme-crm", title: "CRM Acme", version: "1.0.0" },
@@ -87,6 +100,7 @@ export async function startAcmeCrm(opts: AcmeCrmOptions): Promise<AcmeCrmServer>
     mcp.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listTools(faults.tool_schema_variant) }));
     mcp.setRequestHandler(CallToolRequestSchema, async (request) => {
       if (faults.slow_ms > 0) await sleep(faults.slow_ms);
+      if (faults.hold_writes && WRITE_TOOL_NAMES.has(request.params.name)) await holdWrite();
       if (closed) throw new McpError(ErrorCode.InternalError, "CRM Acme is shutting down");
       const { name, arguments: args } = request.params;
       const outcome = dispatch(store, faults.tool_schema_variant, name, args ?? {});
@@ -146,7 +160,9 @@ export async function startAcmeCrm(opts: AcmeCrmOptions): Promise<AcmeCrmServer>
         getFaults: () => ({ ...faults }),
         setFaults: (f) => {
           faults = f;
+          if (!f.hold_writes) for (const release of [...held]) release();
         },
+        heldWrites: () => held.size,
       });
     }
     return sendJson(res, 404, { error: "not found" });

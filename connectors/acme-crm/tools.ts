@@ -200,6 +200,7 @@ function buildTools(variant: 1 | 2): ToolDef[] {
 const CATALOG: Record<1 | 2, ToolDef[]> = { 1: buildTools(1), 2: buildTools(2) };
 
 export const TOOL_NAMES = CATALOG[1].map((t) => t.name);
+export const WRITE_TOOL_NAMES: ReadonlySet<string> = new Set(CATALOG[1].filter((t) => t.write).map((t) => t.name));
 
 export function listTools(variant: 1 | 2): Tool[] {
   return CATALOG[variant].map((t) => ({
