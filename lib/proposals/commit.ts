@@ -6,6 +6,7 @@ import type { WriteCall, WriteOutcome } from "@/lib/dispatch/write-path";
 import { asToolError, ToolError, toolErrorCodes, type ToolErrorCode } from "@/lib/executors";
 import { acquireWriteLock, releaseWriteLock, type WriteLockTarget } from "@/lib/limits/write-lock";
 import { askStatus } from "@/lib/operations/recover";
+import { countTelemetry } from "@/lib/telemetry/service";
 import {
   claimOperation, findOperationByKey, openOperation, recordFailure, recordSuccess, recordUnknown, settledStatuses,
   asStatus, type OperationRow, type OutcomeTrail, type StoredError,
@@ -84,7 +85,14 @@ export async function commitProposal(call: WriteCall, proposalId: string): Promi
   const key = idempotencyKeyFor(run.id, proposal.id, contract);
   const previous = await findOperationByKey(key);
   if (previous && settledStatuses.includes(asStatus(previous.status))) return answerFrom(previous, proposal);
-  await assertCommittable(proposal);
+  try {
+    await assertCommittable(proposal);
+  } catch (error) {
+    // An earlier attempt gave up waiting for the lock and left its operation queued: it ends
+    // with this refusal, so the record says why nothing was sent (a running one was sent: it is left to the status check).
+    if (previous?.status === "queued") await recordFailure(previous, storedError(asToolError(error)));
+    throw error;
+  }
   const operation = await openOperation({
     organizationId: run.organizationId, runId: run.id, proposalId: proposal.id, tool: `${contract.key}@${contract.version}`,
     idempotencyKey: key, argumentsSha256: proposal.argumentsSha256,
@@ -140,6 +148,8 @@ async function commitUnderLock(call: WriteCall, proposalId: string, key: string)
   const broken = checkAgainst(contract.output_schema, result, contract.kind === "mcp" ? "lenient" : "strict");
   if (broken) {
     // A success without valid evidence is not a success: the write may or may not be what the body claims.
+    // The dispatcher never sees this body, so the output error is counted here, once per write sent.
+    await countTelemetry(run.organizationId, [{ metric: "output_error", tool: contract.key, version: contract.version, code: "INVALID_OUTPUT" }]);
     trail.push({ at: stamp(), step: "commit", outcome: `the service answered a success whose body breaks the output schema (rule ${broken.schemaPath})` });
     return settleAmbiguous(call, operation, proposal, trail);
   }

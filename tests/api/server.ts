@@ -77,7 +77,7 @@ export async function waitForHealth(baseUrl: string, child: ChildProcess, log: (
 }
 
 /** `next start` of the existing production build, on its own port and database. */
-export async function startApp(env: NodeJS.ProcessEnv, fixedPort?: number): Promise<{ baseUrl: string; stop(): Promise<void>; log(): string }> {
+export async function startApp(env: NodeJS.ProcessEnv, fixedPort?: number): Promise<{ baseUrl: string; stop(): Promise<void>; crash(): Promise<void>; log(): string }> {
   const port = fixedPort ?? (await freePort());
   const baseUrl = `http://127.0.0.1:${port}`;
   let output = "";
@@ -92,9 +92,17 @@ export async function startApp(env: NodeJS.ProcessEnv, fixedPort?: number): Prom
     baseUrl,
     log: () => output,
     async stop() {
-      if (child.exitCode !== null) return;
+      // A process killed by a signal has no exit code, only its signal: it is gone all the same.
+      if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill("SIGTERM");
       await new Promise((resolve) => child.on("close", resolve));
+    },
+    /** SIGKILL: the process dies where it stands, with no chance to record anything. */
+    async crash() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const closed = new Promise((resolve) => child.on("close", resolve));
+      child.kill("SIGKILL");
+      await closed;
     },
   };
 }
