@@ -36,8 +36,8 @@ export async function recordCall(record: CallRecord): Promise<void> {
   const events: TelemetryEvent[] = [{ metric: "call", tool, version, code: code ?? "ok" }];
   if (code && VALIDATION_CODES.has(code)) events.push({ metric: "validation_error", tool, version, code, field: field ?? "" });
   if (code === "INVALID_OUTPUT") events.push({ metric: "output_error", tool, version, code });
-  if (code === "VERSION_CONFLICT") events.push({ metric: "conflict", tool, version, code });
-  if (code === "OUTCOME_UNKNOWN") events.push({ metric: "unknown_outcome", tool, version, code });
+  // Conflicts and unknown outcomes are counted by the operation that settles them (lib/operations/service.ts),
+  // not per envelope: a replayed answer or a suspended run's refused call is not a new one.
   if (record.retries > 0 && contract) events.push({ metric: "retry", tool, version, code: contract.retry, count: record.retries });
   // One transaction: the step and its counters are written together (and cost one commit).
   await db.$transaction(async (tx) => {

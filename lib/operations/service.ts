@@ -3,6 +3,7 @@ import { db, isUniqueViolation, Prisma, type DbOrTx } from "@/lib/db";
 import { ApiError, notFound } from "@/lib/http/errors";
 import { afterCursor } from "@/lib/http/validation";
 import { newId } from "@/lib/ids";
+import { countTelemetry, type TelemetryMetric } from "@/lib/telemetry/service";
 
 // Operations: one per idempotency key, i.e. per (run, proposal, tool). Their
 // status is finite (SPEC §6.6) and every move is conditional on the status it
@@ -78,16 +79,32 @@ export async function recordSuccess(operation: OperationRow, result: unknown, no
   });
 }
 
+/**
+ * Conflicts and unknown outcomes are counted here, once, by the move that settles
+ * the operation: replaying its answer, or refusing the calls of the run it
+ * suspended, is not a new conflict or a new unknown outcome.
+ */
+async function countSettled(tx: DbOrTx, operation: OperationRow, metric: TelemetryMetric, code: string): Promise<void> {
+  const at = operation.tool.lastIndexOf("@");
+  const tool = at > 0 ? operation.tool.slice(0, at) : operation.tool;
+  const version = at > 0 ? Number(operation.tool.slice(at + 1)) || 0 : 0;
+  await countTelemetry(operation.organizationId, [{ metric, tool, version, code }], new Date(), tx);
+}
+
 /** A final refusal or failure: nothing was written, the proposal stays unconsumed. */
 export async function recordFailure(operation: OperationRow, error: StoredError): Promise<OperationRow> {
-  await db.operation.updateMany({ where: { id: operation.id, status: { in: ["queued", "running"] } }, data: { status: "failed", error: error as unknown as Prisma.InputJsonObject } });
-  return db.operation.findUniqueOrThrow({ where: { id: operation.id } });
+  return db.$transaction(async (tx) => {
+    const moved = await tx.operation.updateMany({ where: { id: operation.id, status: { in: ["queued", "running"] } }, data: { status: "failed", error: error as unknown as Prisma.InputJsonObject } });
+    if (moved.count === 1 && error.code === "VERSION_CONFLICT") await countSettled(tx, operation, "conflict", error.code);
+    return tx.operation.findUniqueOrThrow({ where: { id: operation.id } });
+  });
 }
 
 /** Still unknown after asking the service: the operation waits for an operator, the run is suspended. */
 export async function recordUnknown(operation: OperationRow, error: StoredError): Promise<OperationRow> {
   return db.$transaction(async (tx) => {
-    await tx.operation.updateMany({ where: { id: operation.id, status: { in: ["queued", "running"] } }, data: { status: "unknown", error: error as unknown as Prisma.InputJsonObject } });
+    const moved = await tx.operation.updateMany({ where: { id: operation.id, status: { in: ["queued", "running"] } }, data: { status: "unknown", error: error as unknown as Prisma.InputJsonObject } });
+    if (moved.count === 1) await countSettled(tx, operation, "unknown_outcome", "OUTCOME_UNKNOWN");
     await tx.run.updateMany({ where: { id: operation.runId, status: "active" }, data: { status: "suspended" } });
     return tx.operation.findUniqueOrThrow({ where: { id: operation.id } });
   });
