@@ -8,6 +8,7 @@ import { Drawer } from "@/components/ui/drawer";
 import type { AgentObject } from "@/lib/agents/schemas";
 import { AgentForm } from "./agent-form";
 import { CurlSnippet } from "./curl-snippet";
+import { McpClientSection } from "./mcp-client-section";
 import { DocumentsSection } from "./documents-section";
 import { agentKeys, deleteAgent, useCatalog, useModels } from "./queries";
 
@@ -36,6 +37,7 @@ export function AgentDrawer({ open, agent, canWrite, onOpenChange, onSaved }: {
             <>
               <DocumentsSection agentId={agent.id} canWrite={canWrite} />
               <CurlSnippet agentId={agent.id} />
+              <McpClientSection agentId={agent.id} />
               {canWrite && <DeleteAgent agent={agent} onDeleted={() => onOpenChange(false)} />}
             </>
           )}

@@ -1,0 +1,57 @@
+"use client";
+
+import { Copy } from "lucide-react";
+import { useSyncExternalStore } from "react";
+import { toast } from "sonner";
+import { Button } from "@/components/ui/button";
+
+const noSubscription = () => () => undefined;
+
+/** How each tested MCP client is pointed at the agent; the key stays a variable, never a real secret. */
+function clientSnippets(url: string): { client: string; code: string }[] {
+  const headers = "{ authorization: `Bearer ${process.env.GUICHET_API_KEY}` }";
+  return [
+    { client: "SDK MCP officiel (@modelcontextprotocol/sdk)", code: `const transport = new StreamableHTTPClientTransport(new URL("${url}"), {\n  requestInit: { headers: ${headers} },\n});\nawait new Client({ name: "mon-agent", version: "1.0.0" }).connect(transport);` },
+    { client: "OpenAI Agents (@openai/agents)", code: `const guichet = new MCPServerStreamableHttp({\n  name: "guichet",\n  url: "${url}",\n  requestInit: { headers: ${headers} },\n});` },
+    { client: "Vercel AI SDK (@ai-sdk/mcp)", code: `const client = await createMCPClient({\n  transport: { type: "http", url: "${url}", headers: ${headers} },\n});\nconst tools = await client.tools();` },
+    { client: "LangChain (@langchain/mcp-adapters)", code: `const client = new MultiServerMCPClient({\n  mcpServers: { guichet: { transport: "http", url: "${url}", headers: ${headers} } },\n});\nconst tools = await client.getTools();` },
+  ];
+}
+
+function copy(text: string, what: string) {
+  void navigator.clipboard?.writeText(text);
+  toast.success(`${what} copiée.`);
+}
+
+/** The agent's MCP endpoint and ready-to-paste client configurations. */
+export function McpClientSection({ agentId }: { agentId: string }) {
+  const origin = useSyncExternalStore(noSubscription, () => window.location.origin, () => "https://guichet.example");
+  const url = `${origin}/mcp/agents/${agentId}`;
+  const writeUrl = `${url}?capabilities=read_write`;
+  return (
+    <section aria-labelledby="mcp-client-title" className="space-y-3" data-testid="mcp-client-section">
+      <h3 id="mcp-client-title" className="text-sm font-semibold">Connecter un client MCP</h3>
+      <p className="text-sm text-slate-600">
+        Une session MCP est un run de cet agent, avec une clé API portant le droit <code>runs:write</code>. En lecture par défaut ;
+        ajoutez <code>?capabilities=read_write</code> pour que les écritures deviennent des propositions à approuver.
+      </p>
+      <div className="flex items-center gap-2">
+        <code data-testid="mcp-url" className="flex-1 overflow-x-auto rounded-md bg-slate-100 px-2 py-1 text-xs">{url}</code>
+        <Button variant="secondary" className="px-2 py-1 text-xs" onClick={() => copy(url, "Adresse")}>
+          <Copy size={12} /> Copier l’adresse
+        </Button>
+      </div>
+      {clientSnippets(writeUrl).map(({ client, code }) => (
+        <div key={client} className="space-y-1">
+          <div className="flex items-center justify-between">
+            <h4 className="text-xs font-medium text-slate-700">{client}</h4>
+            <Button variant="secondary" className="px-2 py-1 text-xs" aria-label={`Copier la configuration ${client}`} onClick={() => copy(code, "Configuration")}>
+              <Copy size={12} /> Copier
+            </Button>
+          </div>
+          <pre tabIndex={0} className="overflow-x-auto rounded-md bg-slate-900 p-3 text-xs leading-relaxed text-slate-100">{code}</pre>
+        </div>
+      ))}
+    </section>
+  );
+}
