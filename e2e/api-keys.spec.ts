@@ -1,8 +1,9 @@
 import { expect, test } from "./fixtures";
+import { openFromNav } from "./navigation";
 
 test("a developer creates an API key, sees it once, uses it and revokes it", async ({ pageAs, shot, stack }) => {
   const page = await pageAs("dev");
-  await page.goto("/cles-api");
+  await openFromNav(page, "Clés API");
   await expect(page.getByRole("heading", { name: "Clés API" })).toBeVisible();
 
   // A validation error from the server lands on the field.
@@ -43,7 +44,7 @@ test("a developer creates an API key, sees it once, uses it and revokes it", asy
 test("unauthenticated console pages redirect to sign-in", async ({ browser }) => {
   const context = await browser.newContext();
   const page = await context.newPage();
-  await page.goto("/approbations");
+  await openFromNav(page, "Approbations");
   await expect(page).toHaveURL(/\/connexion$/);
   await expect(page.getByRole("heading", { name: "Connexion à la console" })).toBeVisible();
   await context.close();

@@ -1,5 +1,6 @@
 import type { APIRequestContext } from "@playwright/test";
 import { expect, test } from "./fixtures";
+import { openFromNav, openProposal } from "./navigation";
 
 // Contrôle › Opérations and Politiques: an unknown outcome escalated to an
 // operator, who checks the service and resolves it; the policy table read and
@@ -23,7 +24,7 @@ test("an admin resolves an unknown outcome after checking the service", async ({
   const customer = (await (await fetch(`${stack.crmBaseUrl}/__control/state`)).json()).customers.find((c: { customer_id: string }) => c.customer_id === "C-3003");
   const proposal = (await call(preview, { customer_id: "C-3003", destination: { kind: "new", line1: "2 rue Neuve", city: "Lille", postal_code: "59000", country: "FR" } })).evidence.proposal;
   const approver = await pageAs("approver");
-  await approver.goto(`/approbations/${proposal.id}`);
+  await openProposal(approver, proposal.id);
   await approver.getByRole("button", { name: "Approuver cette modification" }).click();
   await expect(approver.getByText("Approuvée", { exact: true }).first()).toBeVisible();
 
@@ -37,7 +38,7 @@ test("an admin resolves an unknown outcome after checking the service", async ({
   expect(envelope.error.code).toBe("OUTCOME_UNKNOWN");
 
   const page = await pageAs("admin");
-  await page.goto("/operations");
+  await openFromNav(page, "Opérations");
   const card = page.getByTestId("unknown-operations").getByRole("listitem").filter({ hasText: run });
   await expect(card).toContainText("Issue inconnue");
   await expect(card.getByRole("list", { name: "Ce que Guichet a constaté" })).toContainText("Demande d’état");
@@ -57,7 +58,7 @@ test("an admin resolves an unknown outcome after checking the service", async ({
 
 test("an admin reads the policy table and the server refuses an invalid row where it is", async ({ pageAs, shot }) => {
   const page = await pageAs("admin");
-  await page.goto("/politiques");
+  await openFromNav(page, "Politiques");
   const rows = page.getByTestId("policy-rows");
   await expect(rows.getByRole("row", { name: /large-payments/ })).toContainText("2 personnes distinctes (Propriétaire, Administrateur)");
   await expect(rows.getByRole("row", { name: /large-payments/ })).toContainText("montant ≥ 100,00 €");
@@ -77,7 +78,7 @@ test("an admin reads the policy table and the server refuses an invalid row wher
 
 test("a viewer cannot resolve nor edit", async ({ pageAs }) => {
   const page = await pageAs("viewer");
-  await page.goto("/politiques");
+  await openFromNav(page, "Politiques");
   await expect(page.getByTestId("policy-rows")).toBeVisible();
   await expect(page.getByRole("button", { name: "Modifier" })).toHaveCount(0);
 });

@@ -1,5 +1,6 @@
 import type { APIRequestContext } from "@playwright/test";
 import { expect, test } from "./fixtures";
+import { openFromNav, openProposal } from "./navigation";
 
 // Contrôle › Approbations: an approver reads what an agent's writes would do —
 // the diff, the amount, the recipients — refuses one with a reason, approves
@@ -34,7 +35,7 @@ test("an approver reads the effect, refuses one write with a reason, approves an
   expect(refund.error.code).toBe("APPROVAL_REQUIRED");
 
   const page = await pageAs("approver");
-  await page.goto("/approbations");
+  await openFromNav(page, "Approbations");
   await expect(page.getByRole("heading", { name: "Approbations", level: 1 })).toBeVisible();
   const pending = page.getByTestId("pending-list");
   await expect(pending.getByRole("link", { name: /Envoyer le courriel « Votre remboursement »/ })).toBeVisible();
@@ -65,7 +66,7 @@ test("an approver reads the effect, refuses one write with a reason, approves an
   await expect(page.getByRole("button", { name: "Approuver cette modification" })).toBeDisabled();
 
   // The refund: the amount in French, then an approval.
-  await page.goto(`/approbations/${refund.error.proposal_id}`);
+  await openProposal(page, refund.error.proposal_id);
   await expect(page.getByTestId("amount")).toHaveText(/^25,00\s€$/);
   await expect(page.getByTestId("consequences")).toContainText("quitteront l'entreprise");
   await page.getByRole("button", { name: "Approuver cette modification" }).click();
@@ -81,6 +82,7 @@ test("an approver reads the effect, refuses one write with a reason, approves an
   // The address change: before and after per field; then the clock runs out and the decision closes.
   const clocked = await pageAs("approver");
   await clocked.clock.install();
+  // A direct load: the fake clock has to be in place before the page starts its timers.
   await clocked.goto(`/approbations/${address.evidence.proposal.id}`);
   const diff = clocked.getByRole("table", { name: "Champs modifiés : avant et après" });
   await expect(diff.getByRole("row", { name: /shipping_address/ })).toContainText("8 rue des Lilas, 75011 Paris, FR");
@@ -101,7 +103,7 @@ test("a viewer sees why they cannot decide", async ({ pageAs, api }) => {
   const call = await agentRun(api, [keys.preview, keys.commit]);
   const preview = await call(keys.preview, { customer_id: "C-2001", destination: { kind: "saved", address_id: "ADDR-5" } });
   const page = await pageAs("viewer");
-  await page.goto(`/approbations/${preview.evidence.proposal.id}`);
+  await openProposal(page, preview.evidence.proposal.id);
   await expect(page.getByText("réserve cette décision aux rôles : Propriétaire, Administrateur, Approbateur")).toBeVisible();
   await expect(page.getByRole("button", { name: "Approuver cette modification" })).toBeDisabled();
 });

@@ -1,4 +1,5 @@
 import { expect, test } from "./fixtures";
+import { openFromNav } from "./navigation";
 
 // An administrator connects the reference CRM Acme server, syncs it, reviews a
 // tool, and sees it become available in "Outils" while the unreviewed ones stay
@@ -6,7 +7,7 @@ import { expect, test } from "./fixtures";
 
 test("connect, sync, review a tool, and see it available in Outils", async ({ pageAs, shot, stack }) => {
   const page = await pageAs("admin");
-  await page.goto("/connecteurs");
+  await openFromNav(page, "Connecteurs MCP");
   await expect(page.getByRole("heading", { name: "Connecteurs MCP" })).toBeVisible();
   // The demo organization is already connected to CRM Acme, synced and reviewed.
   await expect(page.locator('tr[data-server="CRM Acme"]')).toContainText("8 outils");
@@ -30,7 +31,7 @@ test("connect, sync, review a tool, and see it available in Outils", async ({ pa
   await expect(row).toContainText("8 à revoir");
   await shot(page, "connecteurs-synced");
 
-  await row.getByRole("button", { name: "Outils de CRM e2e" }).click();
+  await row.getByRole("button", { name: "Outils et revue de CRM e2e" }).click();
   const drawer = page.getByRole("dialog", { name: "Outils de CRM e2e" });
   const card = drawer.locator('li[data-tool-name="get_customer"]');
   await expect(card).toContainText("À revoir");
@@ -67,7 +68,7 @@ test("connect, sync, review a tool, and see it available in Outils", async ({ pa
 
 test("Outils shows forced tools as always on and filters by availability", async ({ pageAs, shot }) => {
   const page = await pageAs("dev");
-  await page.goto("/outils");
+  await openFromNav(page, "Outils");
   await expect(page.getByRole("row", { name: /Web search/ })).toContainText("Toujours actif");
   await page.getByLabel("Disponibilité").selectOption("unavailable");
   await expect(page.getByRole("row", { name: /Web search/ })).toHaveCount(0);
@@ -82,7 +83,7 @@ test("Outils shows forced tools as always on and filters by availability", async
 
 test("Connecteurs MCP is for owners and admins only", async ({ pageAs }) => {
   const page = await pageAs("viewer");
-  await page.goto("/connecteurs");
+  await openFromNav(page, "Connecteurs MCP");
   await expect(page.getByText("Seuls les propriétaires et les administrateurs")).toBeVisible();
   await expect(page.getByRole("form", { name: "Nouveau connecteur" })).toHaveCount(0);
 });

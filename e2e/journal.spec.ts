@@ -1,4 +1,5 @@
 import { expect, test } from "./fixtures";
+import { openFromNav } from "./navigation";
 
 // Contrôle › Journal: a run's steps (with their codes, never their arguments),
 // a create_chart result drawn as a chart, a call from the console, the
@@ -22,9 +23,9 @@ test("a developer follows a run's steps, sees its chart and calls a tool from th
     dialogs++;
     void dialog.dismiss();
   });
-  await page.goto("/journal");
+  await openFromNav(page, "Journal");
   await expect(page.getByRole("heading", { name: "Journal", level: 1 })).toBeVisible();
-  await page.getByRole("button", { name: `Ouvrir le run ${runId}` }).click();
+  await page.getByRole("button", { name: `Étapes du run ${runId}` }).click();
 
   const drawer = page.getByRole("dialog", { name: `Run ${runId}` });
   await expect(drawer.getByTestId("step-row")).toHaveCount(3);
@@ -66,10 +67,10 @@ test("a viewer reads the Journal but cannot start runs or call tools", async ({ 
   const created = await api.post("/v1/runs", { data: { agent: agents.data[0].id } });
   const runId: string = (await created.json()).data.id;
   const page = await pageAs("viewer");
-  await page.goto("/journal");
+  await openFromNav(page, "Journal");
   await expect(page.getByRole("heading", { name: "Runs" })).toBeVisible();
   await expect(page.getByRole("button", { name: "Nouveau run" })).toHaveCount(0);
-  await page.getByRole("button", { name: `Ouvrir le run ${runId}` }).click();
+  await page.getByRole("button", { name: `Étapes du run ${runId}` }).click();
   const drawer = page.getByRole("dialog", { name: `Run ${runId}` });
   await expect(drawer.getByText("Outils du run (figés)")).toBeVisible();
   await expect(drawer.getByRole("button", { name: "Appeler" })).toHaveCount(0);
@@ -82,7 +83,7 @@ test("a developer starts a run from the console and sees what was left out", asy
   const write = tools.find((t) => t.writes_data && t.available)!;
   expect((await api.post("/v1/agents", { data: { name, tools: [write.key] } })).status()).toBe(201);
   const page = await pageAs("dev");
-  await page.goto("/journal");
+  await openFromNav(page, "Journal");
   await page.getByRole("button", { name: "Nouveau run" }).click();
   const drawer = page.getByRole("dialog", { name: "Nouveau run" });
   await drawer.getByLabel("Agent", { exact: true }).selectOption({ label: name });
@@ -102,10 +103,10 @@ test("a deleted agent's run stays in the Journal as « Agent supprimé », with 
   expect((await api.delete(`/v1/agents/${agentId}`)).status()).toBe(200);
 
   const page = await pageAs("dev");
-  await page.goto("/journal");
+  await openFromNav(page, "Journal");
   const row = page.getByRole("row", { name: new RegExp(runId) });
   await expect(row).toContainText("Agent supprimé");
-  await row.getByRole("button", { name: `Ouvrir le run ${runId}` }).click();
+  await row.getByRole("button", { name: `Étapes du run ${runId}` }).click();
   const drawer = page.getByRole("dialog", { name: `Run ${runId}` });
   await expect(drawer).toContainText("Agent supprimé : le run et ses étapes sont conservés");
   await expect(drawer.getByTestId("step-row")).toHaveCount(1);

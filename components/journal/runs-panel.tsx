@@ -48,7 +48,7 @@ export function RunsPanel({ canWrite }: { canWrite: boolean }) {
                     <Td>{capabilityLabels[run.capabilities]}</Td>
                     <Td className="tabular-nums">{run.capability_set.length}{run.warnings.length > 0 && <span className="ml-1 text-xs text-amber-700">({run.warnings.length} écarté{run.warnings.length > 1 ? "s" : ""})</span>}</Td>
                     <Td className="whitespace-nowrap text-slate-600">{dateTime.format(new Date(run.created_at))}</Td>
-                    <Td className="text-right"><Button variant="secondary" onClick={() => setOpened(run.id)} aria-label={`Ouvrir le run ${run.id}`}>Étapes</Button></Td>
+                    <Td className="text-right"><Button variant="secondary" onClick={() => setOpened(run.id)} aria-label={`Étapes du run ${run.id}`}>Étapes</Button></Td>
                   </tr>
                 );
               })}

@@ -84,7 +84,7 @@ export function ConnectorsPanel() {
                       <Button variant="secondary" onClick={() => sync.mutate(server.id)} disabled={sync.isPending && sync.variables === server.id} aria-label={`Synchroniser ${server.name}`}>
                         <RefreshCw size={14} aria-hidden /> {sync.isPending && sync.variables === server.id ? "Synchronisation…" : "Synchroniser"}
                       </Button>
-                      <Button variant="secondary" onClick={() => setReviewing(server)} disabled={server.tool_count === 0} aria-label={`Outils de ${server.name}`}>Outils et revue</Button>
+                      <Button variant="secondary" onClick={() => setReviewing(server)} disabled={server.tool_count === 0} aria-label={`Outils et revue de ${server.name}`}>Outils et revue</Button>
                       <Button variant="ghost" onClick={() => update.mutate({ id: server.id, active: !server.active })}>{server.active ? "Désactiver" : "Activer"}</Button>
                       <Button variant="ghost" onClick={() => { if (window.confirm(`Supprimer « ${server.name} » ? Ses outils disparaîtront du catalogue.`)) remove.mutate(server.id); }}>Supprimer</Button>
                     </div>

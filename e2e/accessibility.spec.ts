@@ -1,0 +1,66 @@
+import AxeBuilder from "@axe-core/playwright";
+import type { APIRequestContext, Page } from "@playwright/test";
+import { expect, test } from "./fixtures";
+
+// Every console screen, reached by clicking, checked with axe: a serious or
+// critical violation (missing label, contrast, a dialog without a name…) fails.
+
+async function seriousViolations(page: Page) {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  return violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(" | ")}`);
+}
+
+async function pendingAddressChange(api: APIRequestContext): Promise<string> {
+  const tools = (await (await api.get("/v1/tools")).json()).data as { key: string }[];
+  const key = (name: string) => tools.find((t) => new RegExp(`^mcp_\\d+_${name}$`).test(t.key))?.key ?? `missing CRM Acme tool ${name}`;
+  const agent = await api.post("/v1/agents", { data: { name: `Accessibilité ${Date.now()}`, tools: [key("preview_address_change"), key("commit_address_change")] } });
+  const preview = key("preview_address_change");
+  const run = await api.post("/v1/runs", { data: { agent: (await agent.json()).data.id, capabilities: "read_write" } });
+  const answer = await api.post(`/v1/runs/${(await run.json()).data.id}/tool_calls`, { data: { tool: preview, arguments: { customer_id: "C-1842", destination: { kind: "saved", address_id: "ADDR-2" } } } });
+  const body = await answer.json();
+  expect(body.evidence?.proposal?.id, JSON.stringify(body)).toBeTruthy();
+  return body.evidence.proposal.id as string;
+}
+
+test("the sign-in page has no serious accessibility violation", async ({ browser, shot }) => {
+  const page = await (await browser.newContext()).newPage();
+  await page.goto("/connexion");
+  await expect(page.getByRole("button", { name: "Se connecter" })).toBeVisible();
+  await shot(page, "a11y-connexion");
+  expect(await seriousViolations(page)).toEqual([]);
+  await page.context().close();
+});
+
+test("every console page, the agent drawer and an approval screen have no serious accessibility violation", async ({ pageAs, api, shot }) => {
+  test.setTimeout(180_000);
+  const proposalId = await pendingAddressChange(api);
+  const page = await pageAs("admin");
+  await page.goto("/agents");
+  const nav = page.getByRole("navigation", { name: "Navigation principale" });
+  const found: Record<string, string[]> = {};
+
+  for (const link of ["Agents", "Outils", "Connecteurs MCP", "Clés API", "Approbations", "Opérations", "Politiques", "Journal"]) {
+    await nav.getByRole("link", { name: new RegExp(`^${link}`) }).click();
+    await expect(page.getByRole("heading", { level: 1, name: link })).toBeVisible();
+    await expect(page.getByText("Chargement", { exact: false })).toHaveCount(0);
+    found[link] = await seriousViolations(page);
+  }
+
+  await nav.getByRole("link", { name: "Agents" }).click();
+  await page.getByRole("table", { name: "Agents" }).getByRole("button").first().click();
+  await expect(page.getByRole("dialog")).toBeVisible();
+  found["agent drawer"] = await seriousViolations(page);
+  await shot(page, "a11y-agent-drawer");
+  await page.keyboard.press("Escape");
+
+  await nav.getByRole("link", { name: /^Approbations/ }).click();
+  await page.getByTestId("pending-list").locator(`a[href$="${proposalId}"]`).click();
+  await expect(page).toHaveURL(new RegExp(`/approbations/${proposalId}$`));
+  await expect(page.getByRole("button", { name: "Approuver cette modification" })).toBeVisible();
+  found["approval screen"] = await seriousViolations(page);
+  await shot(page, "a11y-approval-screen");
+
+  expect(found).toEqual(Object.fromEntries(Object.keys(found).map((k) => [k, []])));
+});

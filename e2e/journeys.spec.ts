@@ -1,0 +1,96 @@
+import type { Browser, Page } from "@playwright/test";
+import { expect, test } from "./fixtures";
+import { storageState, type DemoRole } from "./roles";
+
+// The console walked as a person walks it: signed in once, then only clicks in
+// the navigation — never a reload between pages, so every page renders on top
+// of the React Query cache the previous ones left. Two pages caching different
+// shapes under one key, a server module pulled into the browser, a hook that
+// throws on a role's refusal: each shows up here as a page error, a console
+// error or Next's error screen.
+
+const pages = [
+  { link: "Agents", path: "/agents" },
+  { link: "Outils", path: "/outils" },
+  { link: "Connecteurs MCP", path: "/connecteurs" },
+  { link: "Clés API", path: "/cles-api" },
+  { link: "Approbations", path: "/approbations" },
+  { link: "Opérations", path: "/operations" },
+  { link: "Politiques", path: "/politiques" },
+  { link: "Journal", path: "/journal" },
+] as const;
+type Link = (typeof pages)[number]["link"];
+
+const forward = pages.map((p) => p.link);
+const orders: Link[][] = [
+  forward,
+  [...forward].reverse(),
+  ["Journal", "Agents", "Outils", "Agents", "Journal", "Outils", "Approbations", "Agents"],
+];
+
+/** Everything that went wrong on the page since it opened. */
+function watchErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on("pageerror", (error) => errors.push(`page error: ${error.message}`));
+  page.on("console", (message) => {
+    if (message.type() === "error") errors.push(`console error: ${message.text()}`);
+  });
+  // Names the request behind a "Failed to load resource" console error.
+  page.on("response", (response) => {
+    if (response.status() >= 400) errors.push(`${response.status()} ${response.request().method()} ${new URL(response.url()).pathname}`);
+  });
+  return errors;
+}
+
+async function signedIn(browser: Browser, who: DemoRole | "globex-admin"): Promise<Page> {
+  if (who !== "globex-admin") return (await browser.newContext({ storageState: storageState(who) })).newPage();
+  const page = await (await browser.newContext()).newPage();
+  await page.goto("/connexion");
+  await page.getByLabel("Adresse e-mail").fill("admin@globex.test");
+  await page.getByLabel("Mot de passe").fill("guichet-demo");
+  await page.getByRole("button", { name: "Se connecter" }).click();
+  await expect(page).toHaveURL(/\/agents$/);
+  return page;
+}
+
+async function clickTo(page: Page, link: Link) {
+  const target = pages.find((p) => p.link === link)!;
+  // The Approbations link carries the pending count after its name.
+  await page.getByRole("navigation", { name: "Navigation principale" }).getByRole("link", { name: new RegExp(`^${link}`) }).click();
+  await expect(page).toHaveURL(new RegExp(`${target.path}$`));
+  await expect(page.getByRole("heading", { level: 1, name: link })).toBeVisible();
+  await expect(page.getByText("Chargement", { exact: false })).toHaveCount(0);
+  await expect(page.getByText(/This page couldn.t load|Application error|client-side exception/)).toHaveCount(0);
+}
+
+const who: (DemoRole | "globex-admin")[] = ["owner", "admin", "dev", "approver", "viewer", "globex-admin"];
+
+for (const role of who) {
+  test(`${role} reaches every page by clicking, in several orders, without an error`, async ({ browser, shot }) => {
+    test.setTimeout(240_000); // about forty pages rendered one after the other
+    const page = await signedIn(browser, role);
+    const errors = watchErrors(page);
+    if (role !== "globex-admin") await page.goto("/agents");
+    await expect(page.getByRole("heading", { level: 1, name: "Agents" })).toBeVisible();
+
+    for (const order of orders) for (const link of order) await clickTo(page, link);
+
+    // A drawer opened on top of cached lists, then the way back through the journal.
+    await clickTo(page, "Agents");
+    const firstAgent = page.getByRole("table", { name: "Agents" }).getByRole("button").first();
+    if (await firstAgent.count()) {
+      await firstAgent.click();
+      await expect(page.getByRole("dialog")).toBeVisible();
+      await page.keyboard.press("Escape");
+      await expect(page.getByRole("dialog")).toHaveCount(0);
+    }
+    await clickTo(page, "Journal");
+    await clickTo(page, "Outils");
+    for (const { link } of pages) {
+      await clickTo(page, link);
+      await shot(page, `journey-${role}-${pages.find((p) => p.link === link)!.path.slice(1)}`);
+    }
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+}
