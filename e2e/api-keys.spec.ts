@@ -44,7 +44,7 @@ test("a developer creates an API key, sees it once, uses it and revokes it", asy
 test("unauthenticated console pages redirect to sign-in", async ({ browser }) => {
   const context = await browser.newContext();
   const page = await context.newPage();
-  await openFromNav(page, "Approbations");
+  await page.goto("/approbations"); // a typed URL: the point is the redirect
   await expect(page).toHaveURL(/\/connexion$/);
   await expect(page.getByRole("heading", { name: "Connexion à la console" })).toBeVisible();
   await context.close();
