@@ -8,9 +8,9 @@ const EnvSchema = z.object({
   GUICHET_DATA_DIR: z.string().default("data"),
   NEXTAUTH_SECRET: z.string().min(16).optional(),
   GUICHET_ENCRYPTION_KEY: z.string().min(16).optional(),
-  // Loopback MCP servers and fetch targets are allowed only when the operator says so (the dev setup does).
-  GUICHET_ALLOW_LOOPBACK: z.enum(["0", "1"]).default("0"),
-  GUICHET_ALLOW_PRIVATE: z.enum(["0", "1"]).default("0"),
+  // Origins (comma-separated, e.g. http://127.0.0.1:4010) that admin-chosen destinations (MCP servers,
+  // the search backend) may reach on loopback or a private network. URLs chosen by a model never may.
+  GUICHET_PRIVATE_ORIGINS: z.string().default(""),
   GUICHET_SEARCH_URL: z.string().url().optional(),
   // The CRM Acme MCP endpoint the demo seed connects Acme to (npm start runs it there).
   GUICHET_DEMO_CRM_URL: z.string().url().default("http://127.0.0.1:4010/mcp"),
@@ -29,6 +29,18 @@ const EnvSchema = z.object({
   GUICHET_MCP_ALLOWED_ORIGINS: z.string().default(""),
 });
 
+/** Each entry must be an http(s) origin: a typo would otherwise silently allow nothing, or something else. */
+function parsePrivateOrigins(value: string): readonly string[] {
+  const origins = value.split(",").map((entry) => entry.trim()).filter(Boolean).map((entry) => {
+    const url = URL.canParse(entry) ? new URL(entry) : null;
+    if (!url || (url.protocol !== "http:" && url.protocol !== "https:") || (url.pathname !== "/" && url.pathname !== "")) {
+      throw new Error(`Invalid environment: GUICHET_PRIVATE_ORIGINS entry "${entry}" is not an http(s) origin like http://127.0.0.1:4010`);
+    }
+    return url.origin;
+  });
+  return Object.freeze([...new Set(origins)]);
+}
+
 function readEnv() {
   const parsed = EnvSchema.safeParse(process.env);
   if (!parsed.success) {
@@ -41,8 +53,7 @@ function readEnv() {
     ...raw,
     dataDir,
     databaseUrl: raw.DATABASE_URL ?? `file:${path.join(dataDir, "guichet.sqlite")}`,
-    allowLoopback: raw.GUICHET_ALLOW_LOOPBACK === "1",
-    allowPrivate: raw.GUICHET_ALLOW_PRIVATE === "1",
+    privateOrigins: parsePrivateOrigins(raw.GUICHET_PRIVATE_ORIGINS),
   };
 }
 

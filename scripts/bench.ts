@@ -56,7 +56,7 @@ async function main() {
   const limits = { GUICHET_RATE_LIMIT_PER_MINUTE: "100000000", GUICHET_RUN_CALLS_PER_MINUTE: "100000000", GUICHET_ORG_CALLS_PER_MINUTE: "100000000" };
   const { stack, stop } = await startTestStack({ port: await freePort(), env: { GUICHET_BENCH: "1", ...limits } });
   // This process reaches the same database for preparing data and the in-process measures.
-  Object.assign(process.env, { DATABASE_URL: stack.databaseUrl, GUICHET_DATA_DIR: stack.dataDir, GUICHET_ALLOW_LOOPBACK: "1", GUICHET_LOG_LEVEL: "warn", ...limits });
+  Object.assign(process.env, { DATABASE_URL: stack.databaseUrl, GUICHET_DATA_DIR: stack.dataDir, GUICHET_PRIVATE_ORIGINS: new URL(stack.crmUrl).origin, GUICHET_LOG_LEVEL: "warn", ...limits });
   try {
     const { readFileSync } = await import("node:fs");
     const demoKey = readFileSync(`${stack.dataDir}/demo-api-key`, "utf8").trim();

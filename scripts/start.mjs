@@ -39,8 +39,9 @@ async function waitFor(url, child, name) {
 
 const env = { ...process.env, GUICHET_DATA_DIR: dataDir, GUICHET_DEMO_CRM_URL: process.env.GUICHET_DEMO_CRM_URL ?? crmUrl };
 if (demo) {
-  // The demo connector runs on loopback: the development setup allows it (never a default in production).
-  env.GUICHET_ALLOW_LOOPBACK ??= "1";
+  // The demo connector runs on loopback: its origin, and only it, is allowlisted for admin-chosen
+  // destinations. An agent's web_fetch still cannot reach it, nor Guichet itself.
+  env.GUICHET_PRIVATE_ORIGINS ??= new URL(env.GUICHET_DEMO_CRM_URL).origin;
   step(`Starting the CRM Acme demo connector on ${crmUrl}`);
   const crm = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "connectors/acme-crm/main.ts"], {
     cwd: root, stdio: ["ignore", "inherit", "inherit"],

@@ -5,7 +5,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { startAcmeCrm } from "@/connectors/acme-crm/server";
-import { createTestDatabase, run, startApp } from "@/tests/api/server";
+import { createTestDatabase, run, startApp, testNetwork } from "@/tests/api/server";
 
 export interface TestStack {
   baseUrl: string;
@@ -23,10 +23,11 @@ export async function startTestStack(options: { port?: number; env?: Record<stri
     NODE_ENV: "production" as const,
     DATABASE_URL: database.url,
     GUICHET_DATA_DIR: database.dataDir,
-    GUICHET_ALLOW_LOOPBACK: "1",
+    ...testNetwork(),
   };
   const crm = await startAcmeCrm({ port: 0, dbPath: path.join(database.dataDir, "acme-crm.sqlite"), enableControl: true });
   env.GUICHET_DEMO_CRM_URL = crm.url;
+  env.GUICHET_PRIVATE_ORIGINS = new URL(crm.url).origin;
   await run(process.execPath, ["scripts/migrate.mjs"], env);
   // react-server: the seed loads services marked `import "server-only"`.
   await run(process.execPath, ["node_modules/tsx/dist/cli.mjs", "--conditions=react-server", "prisma/seed.ts"], env);

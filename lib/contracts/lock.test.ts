@@ -23,7 +23,7 @@ let reference: Contract[];
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), "guichet-lock-"));
   crm = await startAcmeCrm({ port: 0, dbPath: path.join(dir, "crm.sqlite") });
-  const remote = await listRemoteTools({ url: crm.url, token: null }, { policy: { allowLoopback: true } });
+  const remote = await listRemoteTools({ url: crm.url, token: null }, { policy: { privateOrigins: [new URL(crm.url).origin] } });
   // Reviewed as the demo seed reviews CRM Acme: writes_data from its annotations, which are right for this server.
   const reviewed: ReviewedMcpTool[] = remote.map((t) => ({ name: t.name, description: t.description ?? "", inputSchema: t.inputSchema, outputSchema: t.outputSchema ?? null, writesData: suggestedWritesData(t.annotations) }));
   reference = reviewed.map((t) => ({ ...deriveMcpContract(0, t, reviewed), version: 1 }));

@@ -95,15 +95,16 @@ export async function measureDispatchOverhead(options: { iterations?: number; cr
       signal: new AbortController().signal,
       run: { organizationId, runId: run.id, agentId: agent.id, fileIds: [] },
       dataDir: env.dataDir,
-      web: { allowLoopback: env.allowLoopback, allowPrivate: env.allowPrivate },
+      web: {},
       search: { searchUrl: null },
+      privateOrigins: env.privateOrigins,
     };
     const results: OverheadFigures[] = [];
     const calculate = builtinExecutor("calculate")!;
     const expression = { expression: "round((1250 * 1.2) / 7, 2) + 2 ^ 10" };
     results.push(await compare("calculate", iterations, () => calculate.execute(expression, { ...context, signal: new AbortController().signal }), () => dispatchToolCall({ organizationId, runId: run.id, tool: "calculate", arguments: expression })));
     if (mcpKey && options.crmUrl) {
-      const target = { url: options.crmUrl, token: null, tool: "get_customer", net: { allowLoopback: true, allowPrivate: env.allowPrivate } };
+      const target = { url: options.crmUrl, token: null, tool: "get_customer", net: { privateOrigins: [new URL(options.crmUrl).origin] } };
       const args = { customer_id: "C-1842" };
       results.push(await compare("get_customer (MCP)", iterations, () => callMcpTool(target, args, { signal: new AbortController().signal, timeoutMs: 10_000 }), () => dispatchToolCall({ organizationId, runId: run.id, tool: mcpKey!, arguments: args })));
     }

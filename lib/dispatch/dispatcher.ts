@@ -66,8 +66,10 @@ function operatorSettings(signal: AbortSignal, run: RunRow, agentId: string): Ex
     signal,
     run: { organizationId: run.organizationId, runId: run.id, agentId, fileIds: fileIdsOf(run) },
     dataDir: env.dataDir,
-    web: { allowLoopback: env.allowLoopback, allowPrivate: env.allowPrivate },
-    search: { searchUrl: env.GUICHET_SEARCH_URL ?? null },
+    // web_fetch gets no allowlist: its URL is the model's choice, public only.
+    web: {},
+    search: { searchUrl: env.GUICHET_SEARCH_URL ?? null, privateOrigins: env.privateOrigins },
+    privateOrigins: env.privateOrigins,
   };
 }
 

@@ -12,7 +12,7 @@ const base = currentBuiltinContract("calculate")!;
 const contract = (over: Partial<Contract>): Contract => ({ ...base, ...over });
 
 function context(signal = new AbortController().signal): ExecutionContext {
-  return { signal, run: { organizationId: "org", runId: "run", agentId: "agt", fileIds: [] }, dataDir: "/tmp", web: {}, search: {} };
+  return { signal, run: { organizationId: "org", runId: "run", agentId: "agt", fileIds: [] }, dataDir: "/tmp", web: {}, search: {}, privateOrigins: [] };
 }
 
 function flaky(failures: number, failure: () => Error): Executor & { calls: number } {

@@ -20,6 +20,8 @@ export interface ExecutionContext {
   dataDir: string;
   web: WebFetchConfig;
   search: WebSearchConfig;
+  /** The operator's allowlist of private origins, for destinations an admin chose (MCP servers); never for a model's URL. */
+  privateOrigins: readonly string[];
 }
 
 export interface Executor {

@@ -32,6 +32,6 @@ export function builtinExecutorKeys(): string[] {
 /** An executor for one MCP tool at a resolved endpoint. */
 export function mcpExecutor(endpoint: { url: string; token: string | null }, tool: string, timeoutMs: number): Executor {
   return {
-    execute: (args, ctx) => callMcpTool({ url: endpoint.url, token: endpoint.token, tool, net: { allowLoopback: ctx.web.allowLoopback ?? false, allowPrivate: ctx.web.allowPrivate ?? false } }, args, { signal: ctx.signal, timeoutMs }),
+    execute: (args, ctx) => callMcpTool({ url: endpoint.url, token: endpoint.token, tool, net: { privateOrigins: ctx.privateOrigins } }, args, { signal: ctx.signal, timeoutMs }),
   };
 }

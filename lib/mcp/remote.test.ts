@@ -8,7 +8,8 @@ import { listRemoteTools, McpFailure } from "./remote";
 // that are not MCP servers at all. Loopback is allowed explicitly here, as the
 // development setup does.
 
-const loopback = { allowLoopback: true };
+/** CRM Acme and the test peers are admin-chosen servers on loopback: allowlisted by origin, as an operator would. */
+const allow = (url: string) => ({ privateOrigins: [new URL(url).origin] });
 let crm: TestCrm;
 const peers: http.Server[] = [];
 
@@ -38,7 +39,7 @@ afterAll(async () => {
 
 describe("listRemoteTools", () => {
   it("lists CRM Acme's tools with schemas and annotations over Streamable HTTP", async () => {
-    const tools = await listRemoteTools({ url: crm.crm.url, token: "crm-token-for-tests" }, { policy: loopback });
+    const tools = await listRemoteTools({ url: crm.crm.url, token: "crm-token-for-tests" }, { policy: allow(crm.crm.url) });
     expect(tools.map((t) => t.name)).toEqual([
       "get_customer", "list_orders", "preview_address_change", "commit_address_change",
       "get_operation_status", "send_email", "refund_payment", "suspend_invoice_delivery",
@@ -50,13 +51,15 @@ describe("listRemoteTools", () => {
   });
 
   it("says unauthorized when the token is missing or wrong", async () => {
-    expect((await failure(listRemoteTools({ url: crm.crm.url, token: null }, { policy: loopback }))).kind).toBe("unauthorized");
-    expect((await failure(listRemoteTools({ url: crm.crm.url, token: "wrong" }, { policy: loopback }))).kind).toBe("unauthorized");
+    expect((await failure(listRemoteTools({ url: crm.crm.url, token: null }, { policy: allow(crm.crm.url) }))).kind).toBe("unauthorized");
+    expect((await failure(listRemoteTools({ url: crm.crm.url, token: "wrong" }, { policy: allow(crm.crm.url) }))).kind).toBe("unauthorized");
   });
 
-  it("refuses loopback unless the operator allows it, and metadata addresses always", async () => {
+  it("refuses loopback unless the operator allowlisted its origin, and metadata addresses always", async () => {
     expect((await failure(listRemoteTools({ url: crm.crm.url, token: null }, { policy: {} }))).kind).toBe("url_not_allowed");
-    const metadata = await failure(listRemoteTools({ url: "http://169.254.169.254/mcp", token: null }, { policy: { allowLoopback: true, allowPrivate: true } }));
+    const otherPort = { privateOrigins: [new URL(crm.crm.url).origin.replace(/:(\d+)$/, (_m, port: string) => `:${Number(port) + 1}`)] };
+    expect((await failure(listRemoteTools({ url: crm.crm.url, token: null }, { policy: otherPort }))).kind).toBe("url_not_allowed");
+    const metadata = await failure(listRemoteTools({ url: "http://169.254.169.254/mcp", token: null }, { policy: { privateOrigins: ["http://169.254.169.254"] } }));
     expect(metadata.kind).toBe("url_not_allowed");
   });
 
@@ -64,12 +67,12 @@ describe("listRemoteTools", () => {
     const url = await peer(() => undefined);
     peers.pop()!.close();
     await new Promise((resolve) => setImmediate(resolve));
-    expect((await failure(listRemoteTools({ url, token: null }, { policy: loopback }))).kind).toBe("unreachable");
+    expect((await failure(listRemoteTools({ url, token: null }, { policy: allow(url) }))).kind).toBe("unreachable");
   });
 
   it("says timeout when the server never answers", async () => {
     const url = await peer(() => undefined);
-    const error = await failure(listRemoteTools({ url, token: null }, { policy: loopback, timeoutMs: 300 }));
+    const error = await failure(listRemoteTools({ url, token: null }, { policy: allow(url), timeoutMs: 300 }));
     expect(error.kind).toBe("timeout");
   });
 
@@ -82,6 +85,6 @@ describe("listRemoteTools", () => {
       res.writeHead(200, { "content-type": type });
       res.end(body);
     });
-    expect((await failure(listRemoteTools({ url, token: null }, { policy: loopback }))).kind).toBe("protocol");
+    expect((await failure(listRemoteTools({ url, token: null }, { policy: allow(url) }))).kind).toBe("protocol");
   });
 });

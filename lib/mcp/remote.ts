@@ -46,7 +46,7 @@ export type RemoteTool = z.infer<typeof RemoteTool>;
 
 export interface McpClientOptions {
   timeoutMs?: number;
-  /** SSRF policy; the operator's (GUICHET_ALLOW_LOOPBACK / GUICHET_ALLOW_PRIVATE) by default. */
+  /** SSRF policy; by default an admin-chosen destination: private only for GUICHET_PRIVATE_ORIGINS. */
   policy?: UrlPolicy;
 }
 
@@ -54,7 +54,7 @@ export interface McpClientOptions {
 export async function withMcpClient<T>(endpoint: McpEndpoint, work: (client: Client) => Promise<T>, options: McpClientOptions = {}): Promise<T> {
   const timeoutMs = options.timeoutMs ?? MCP_TIMEOUT_MS;
   const transport = new StreamableHTTPClientTransport(new URL(endpoint.url), {
-    fetch: pinnedFetch(options.policy ?? { allowLoopback: env.allowLoopback, allowPrivate: env.allowPrivate }),
+    fetch: pinnedFetch(options.policy ?? { privateOrigins: env.privateOrigins }),
     requestInit: endpoint.token ? { headers: { authorization: `Bearer ${endpoint.token}` } } : undefined,
     reconnectionOptions: { maxReconnectionDelay: 1000, initialReconnectionDelay: 100, reconnectionDelayGrowFactor: 2, maxRetries: 0 },
   });

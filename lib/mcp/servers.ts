@@ -73,10 +73,10 @@ export function listServers(organizationId: string, tx: DbOrTx = db): Promise<Mc
   return tx.mcpServer.findMany({ where: { organizationId }, select: serverSelect, orderBy: { id: "asc" } });
 }
 
-/** SSRF rules for server URLs (SPEC §4): the operator's policy decides loopback and private ranges. */
+/** SSRF rules for server URLs: an admin chose it, so loopback and private ranges only for the operator's allowlisted origins. */
 async function assertAllowedUrl(url: string): Promise<void> {
   try {
-    await assertPublicUrl(url, { allowLoopback: env.allowLoopback, allowPrivate: env.allowPrivate });
+    await assertPublicUrl(url, { privateOrigins: env.privateOrigins });
   } catch (error) {
     if (!(error instanceof UrlNotAllowedError)) throw error;
     throw new ApiError("url_not_allowed", error.message, { errors: [{ field: "url", code: error.reason, message: error.message }] });

@@ -34,7 +34,7 @@ afterAll(() => server.close());
 
 describe("pinnedFetch", () => {
   it("sends method, headers and body, and streams the answer back", async () => {
-    const fetchLike = pinnedFetch({ allowLoopback: true });
+    const fetchLike = pinnedFetch({ privateOrigins: [`http://localhost:${port}`] });
     const response = await fetchLike(`http://localhost:${port}/mcp`, { method: "POST", headers: { authorization: "Bearer t" }, body: '{"jsonrpc":"2.0"}' });
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("text/event-stream");
@@ -43,7 +43,7 @@ describe("pinnedFetch", () => {
     expect(seen.at(-1)).toEqual({ method: "POST", body: '{"jsonrpc":"2.0"}', auth: "Bearer t" });
   });
 
-  it("refuses loopback (by name too) unless allowed, before connecting", async () => {
+  it("refuses loopback (by name too) unless its origin is allowlisted, before connecting", async () => {
     const before = seen.length;
     for (const url of [`http://localhost:${port}/mcp`, `http://127.0.0.1:${port}/mcp`, `http://[::ffff:127.0.0.1]:${port}/mcp`]) {
       await expect(pinnedFetch({})(url, { method: "POST", body: "{}" })).rejects.toBeInstanceOf(UrlNotAllowedError);
@@ -52,7 +52,7 @@ describe("pinnedFetch", () => {
   });
 
   it("hands redirects back instead of following them", async () => {
-    const response = await pinnedFetch({ allowLoopback: true })(`http://127.0.0.1:${port}/redirect`);
+    const response = await pinnedFetch({ privateOrigins: [`http://127.0.0.1:${port}`] })(`http://127.0.0.1:${port}/redirect`);
     expect(response.status).toBe(302);
     expect(response.headers.get("location")).toBe("http://169.254.169.254/latest");
   });

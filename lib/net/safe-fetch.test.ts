@@ -15,10 +15,11 @@ async function serve(handler: Parameters<typeof startTestServer>[0]): Promise<st
   return server.origin;
 }
 
-const loopback = { allowLoopback: true };
+/** The policy of an admin-chosen destination whose origin the operator allowlisted. */
+const allow = (url: string) => ({ privateOrigins: [new URL(url).origin] });
 
 describe("safeFetch", () => {
-  it("refuses loopback unless the policy allows it, before connecting", async () => {
+  it("refuses loopback unless its origin is allowlisted, before connecting", async () => {
     let hits = 0;
     const origin = await serve((_req, res) => {
       hits++;
@@ -26,7 +27,7 @@ describe("safeFetch", () => {
     });
     await expect(safeFetch(`${origin}/`)).rejects.toMatchObject({ name: "UrlNotAllowedError", reason: "loopback" });
     expect(hits).toBe(0);
-    const ok = await safeFetch(`${origin}/`, loopback);
+    const ok = await safeFetch(`${origin}/`, allow(origin));
     expect(ok).toMatchObject({ status: 200, url: `${origin}/`, truncated: false });
     expect(ok.body.toString()).toBe("hello");
   });
@@ -34,7 +35,7 @@ describe("safeFetch", () => {
   it("connects by host name through the checked addresses", async () => {
     const origin = await serve((req, res) => res.end(`host ${req.headers.host}`));
     const viaName = origin.replace("127.0.0.1", "localhost");
-    const res = await safeFetch(`${viaName}/`, loopback);
+    const res = await safeFetch(`${viaName}/`, allow(viaName));
     expect(res.body.toString()).toBe(`host ${new URL(viaName).host}`);
   });
 
@@ -43,7 +44,7 @@ describe("safeFetch", () => {
       if (req.url === "/a") res.writeHead(302, { location: "/b?x=1" }).end();
       else res.writeHead(200, { "content-type": "text/plain" }).end(`at ${req.url}`);
     });
-    const res = await safeFetch(`${origin}/a`, loopback);
+    const res = await safeFetch(`${origin}/a`, allow(origin));
     expect(res.url).toBe(`${origin}/b?x=1`);
     expect(res.contentType).toBe("text/plain");
     expect(res.body.toString()).toBe("at /b?x=1");
@@ -53,7 +54,7 @@ describe("safeFetch", () => {
     const origin = await serve((_req, res) => {
       res.writeHead(301, { location: "http://169.254.169.254/latest/meta-data/" }).end();
     });
-    const err = await safeFetch(`${origin}/`, { allowLoopback: true, allowPrivate: true }).catch((e: unknown) => e);
+    const err = await safeFetch(`${origin}/`, { privateOrigins: [origin, "http://169.254.169.254"] }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UrlNotAllowedError);
     expect((err as UrlNotAllowedError).reason).toBe("metadata");
   });
@@ -64,7 +65,7 @@ describe("safeFetch", () => {
       hits++;
       res.writeHead(302, { location: "/again" }).end();
     });
-    await expect(safeFetch(`${origin}/`, { ...loopback, maxRedirects: 3 })).rejects.toMatchObject({
+    await expect(safeFetch(`${origin}/`, { ...allow(origin), maxRedirects: 3 })).rejects.toMatchObject({
       kind: "too_many_redirects",
     });
     expect(hits).toBe(4);
@@ -78,7 +79,7 @@ describe("safeFetch", () => {
       res.end("ok");
     });
     const origin = await serve((_req, res) => res.writeHead(307, { location: `${target}/landing` }).end());
-    await safeFetch(`${origin}/`, { ...loopback, headers: { Authorization: "Bearer secret", "X-Custom": "kept" } });
+    await safeFetch(`${origin}/`, { privateOrigins: [origin, target], headers: { Authorization: "Bearer secret", "X-Custom": "kept" } });
     expect(seen).toEqual({ authorization: undefined, custom: "kept" });
   });
 
@@ -87,7 +88,7 @@ describe("safeFetch", () => {
       res.writeHead(200, { "content-type": "text/plain", "content-encoding": "gzip" });
       res.end(gzipSync(Buffer.alloc(1_000_000, "a")));
     });
-    const res = await safeFetch(`${origin}/`, { ...loopback, maxBytes: 1000 });
+    const res = await safeFetch(`${origin}/`, { ...allow(origin), maxBytes: 1000 });
     expect(res.truncated).toBe(true);
     expect(res.body.length).toBe(1000);
     expect(res.body.toString()).toBe("a".repeat(1000));
@@ -97,7 +98,7 @@ describe("safeFetch", () => {
     const origin = await serve(() => {
       /* never answers */
     });
-    const err = await safeFetch(`${origin}/`, { ...loopback, timeoutMs: 100 }).catch((e: unknown) => e);
+    const err = await safeFetch(`${origin}/`, { ...allow(origin), timeoutMs: 100 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SafeFetchError);
     expect((err as SafeFetchError).kind).toBe("timeout");
   });
@@ -107,7 +108,7 @@ describe("safeFetch", () => {
       res.writeHead(200, { "content-type": "text/plain" });
       res.write("partial");
     });
-    await expect(safeFetch(`${origin}/`, { ...loopback, timeoutMs: 150 })).rejects.toMatchObject({ kind: "timeout" });
+    await expect(safeFetch(`${origin}/`, { ...allow(origin), timeoutMs: 150 })).rejects.toMatchObject({ kind: "timeout" });
   });
 
   it("reports a cancellation by the caller as aborted", async () => {
@@ -115,7 +116,7 @@ describe("safeFetch", () => {
     const requestArrived = new Promise<void>((resolve) => (arrived = resolve));
     const origin = await serve(() => arrived());
     const controller = new AbortController();
-    const pending = safeFetch(`${origin}/`, { ...loopback, signal: controller.signal });
+    const pending = safeFetch(`${origin}/`, { ...allow(origin), signal: controller.signal });
     await requestArrived;
     controller.abort();
     await expect(pending).rejects.toMatchObject({ kind: "aborted" });
@@ -124,6 +125,6 @@ describe("safeFetch", () => {
   it("reports a refused connection as a network error", async () => {
     const origin = await serve((_req, res) => res.end());
     await servers.pop()!.close();
-    await expect(safeFetch(`${origin}/`, loopback)).rejects.toMatchObject({ kind: "network" });
+    await expect(safeFetch(`${origin}/`, allow(origin))).rejects.toMatchObject({ kind: "network" });
   });
 });

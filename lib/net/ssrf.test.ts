@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { assertPublicUrl, classifyAddress, refusalFor, UrlNotAllowedError, type UrlPolicy } from "./ssrf";
+import { assertPublicUrl, classifyAddress, refusalFor, testHostAddresses, UrlNotAllowedError, type UrlPolicy } from "./ssrf";
 
 describe("classifyAddress", () => {
   it.each([
@@ -45,15 +45,15 @@ describe("classifyAddress", () => {
 });
 
 describe("refusalFor", () => {
-  it("never lets link-local or metadata through, whatever the policy", () => {
-    const all: UrlPolicy = { allowPrivate: true, allowLoopback: true };
-    expect(refusalFor("metadata", all)).toBe("metadata");
-    expect(refusalFor("link_local", all)).toBe("link_local");
-    expect(refusalFor("reserved", all)).toBe("reserved");
-    expect(refusalFor("private", all)).toBeNull();
-    expect(refusalFor("loopback", all)).toBeNull();
-    expect(refusalFor("private", {})).toBe("private");
-    expect(refusalFor("loopback", { allowPrivate: true })).toBe("loopback");
+  it("never lets link-local, metadata or reserved through, even for an allowlisted origin", () => {
+    expect(refusalFor("metadata", true)).toBe("metadata");
+    expect(refusalFor("link_local", true)).toBe("link_local");
+    expect(refusalFor("reserved", true)).toBe("reserved");
+    expect(refusalFor("private", true)).toBeNull();
+    expect(refusalFor("loopback", true)).toBeNull();
+    expect(refusalFor("private", false)).toBe("private");
+    expect(refusalFor("loopback", false)).toBe("loopback");
+    expect(refusalFor("public", false)).toBeNull();
   });
 });
 
@@ -74,22 +74,22 @@ describe("assertPublicUrl", () => {
     ["not a url", {}, "scheme"],
     ["http://user:pw@example.com/", {}, "credentials"],
     ["http://user@example.com/", {}, "credentials"],
-    ["http://169.254.169.254/latest/meta-data/", { allowPrivate: true, allowLoopback: true }, "metadata"],
-    ["http://metadata.google.internal/computeMetadata/v1/", { allowPrivate: true }, "metadata"],
+    ["http://169.254.169.254/latest/meta-data/", { privateOrigins: ["http://169.254.169.254"] }, "metadata"],
+    ["http://metadata.google.internal/computeMetadata/v1/", { privateOrigins: ["http://metadata.google.internal"] }, "metadata"],
     ["http://METADATA.google.internal./", {}, "metadata"],
-    ["http://[fd00:ec2::254]/", { allowPrivate: true }, "metadata"],
-    ["http://169.254.10.10/", { allowPrivate: true }, "link_local"],
-    ["http://[fe80::1]/", { allowPrivate: true, allowLoopback: true }, "link_local"],
+    ["http://[fd00:ec2::254]/", { privateOrigins: ["http://[fd00:ec2::254]"] }, "metadata"],
+    ["http://169.254.10.10/", { privateOrigins: ["http://169.254.10.10"] }, "link_local"],
+    ["http://[fe80::1]/", { privateOrigins: ["http://[fe80::1]"] }, "link_local"],
     ["http://localhost/", {}, "loopback"],
-    ["http://127.0.0.1:8080/", { allowPrivate: true }, "loopback"],
+    ["http://127.0.0.1:8080/", { privateOrigins: ["http://127.0.0.1:8081", "https://127.0.0.1:8080"] }, "loopback"],
     ["http://[::1]/", {}, "loopback"],
     ["http://[::ffff:127.0.0.1]/", {}, "loopback"],
     ["http://2130706433/", {}, "loopback"],
     ["http://0x7f.1/", {}, "loopback"],
     ["http://10.0.0.5/", {}, "private"],
-    ["http://192.168.0.1/", { allowLoopback: true }, "private"],
+    ["http://192.168.0.1/", { privateOrigins: ["http://192.168.0.2"] }, "private"],
     ["http://100.64.0.1/", {}, "private"],
-    ["http://0.0.0.0/", { allowPrivate: true, allowLoopback: true }, "reserved"],
+    ["http://0.0.0.0/", { privateOrigins: ["http://0.0.0.0"] }, "reserved"],
     ["http://does-not-exist.invalid/", {}, "unresolvable"],
   ] as const)("refuses %s (%o) as %s", async (url, policy, reason) => {
     expect(await refusal(url, policy)).toBe(reason);
@@ -101,12 +101,30 @@ describe("assertPublicUrl", () => {
     expect(checked.addresses).toEqual([{ address: "93.184.216.34", family: 4 }]);
   });
 
-  it("accepts loopback and private addresses only when the policy allows them", async () => {
-    const loopback = await assertPublicUrl("http://localhost:3000/", { allowLoopback: true });
+  it("accepts loopback and private addresses only for an allowlisted origin (exact scheme, host and port)", async () => {
+    const loopback = await assertPublicUrl("http://localhost:3000/mcp", { privateOrigins: ["http://localhost:3000"] });
     expect(loopback.addresses.length).toBeGreaterThan(0);
     for (const a of loopback.addresses) expect(classifyAddress(a.address)).toBe("loopback");
-    const priv = await assertPublicUrl("http://10.0.0.5/", { allowPrivate: true });
+    const priv = await assertPublicUrl("http://10.0.0.5/x", { privateOrigins: ["http://10.0.0.5:80/"] });
     expect(priv.addresses).toEqual([{ address: "10.0.0.5", family: 4 }]);
+    expect(await refusal("http://127.0.0.1:3000/", { privateOrigins: ["http://localhost:3000"] })).toBe("loopback");
+  });
+
+  it("treats a mapped .test name as public only in a test environment", async () => {
+    const saved = { hosts: process.env.GUICHET_TEST_HOSTS, env: process.env.NODE_ENV, stack: process.env.GUICHET_TEST_STACK };
+    try {
+      process.env.GUICHET_TEST_HOSTS = "*.test=127.0.0.1,evil.example=127.0.0.1";
+      expect((await assertPublicUrl("http://page.test:8080/")).addresses).toEqual([{ address: "127.0.0.1", family: 4 }]);
+      expect(testHostAddresses("evil.example")).toBeNull();
+      (process.env as Record<string, string>).NODE_ENV = "production";
+      delete process.env.GUICHET_TEST_STACK;
+      expect(testHostAddresses("page.test")).toBeNull();
+      expect(await refusal("http://page.test:8080/")).toBe("unresolvable");
+    } finally {
+      Object.assign(process.env, { GUICHET_TEST_HOSTS: saved.hosts, NODE_ENV: saved.env });
+      if (saved.hosts === undefined) delete process.env.GUICHET_TEST_HOSTS;
+      if (saved.stack !== undefined) process.env.GUICHET_TEST_STACK = saved.stack;
+    }
   });
 
   it("explains the refusal in the message", async () => {

@@ -4,6 +4,13 @@ import ipaddr from "ipaddr.js";
 
 // SSRF rules shared by every outbound request Guichet makes on behalf of an
 // agent or an operator (web_fetch, web_search, MCP server URLs).
+//
+// Who chose the destination decides what it may be. A URL chosen by a model or
+// an API caller (web_fetch and its redirects) must be public, always. A URL an
+// admin or the operator chose (an MCP server, the search backend) may also be on
+// loopback or a private network, but only when its origin is in the operator's
+// allowlist (GUICHET_PRIVATE_ORIGINS). Link-local, metadata and reserved
+// addresses are refused for everyone.
 
 export type AddressClass = "public" | "private" | "loopback" | "link_local" | "metadata" | "reserved";
 
@@ -27,8 +34,11 @@ export class UrlNotAllowedError extends Error {
 }
 
 export interface UrlPolicy {
-  allowPrivate?: boolean;
-  allowLoopback?: boolean;
+  /**
+   * Origins (`http://127.0.0.1:4010`) allowed to resolve to loopback or private
+   * addresses. Only for admin-chosen destinations; a model's URL gets none.
+   */
+  privateOrigins?: readonly string[];
 }
 
 export interface ResolvedAddress {
@@ -92,18 +102,47 @@ function embeddedIPv4(v6: ipaddr.IPv6, byteOffset: number): string {
   return v6.toByteArray().slice(byteOffset, byteOffset + 4).join(".");
 }
 
-/** Why an address class is refused under a policy, or null when it is allowed. */
-export function refusalFor(cls: AddressClass, policy: UrlPolicy): UrlRefusalReason | null {
+/** Why an address class is refused, or null when it is allowed; loopback and private only for an allowlisted origin. */
+export function refusalFor(cls: AddressClass, originAllowlisted: boolean): UrlRefusalReason | null {
   switch (cls) {
     case "public":
       return null;
     case "loopback":
-      return policy.allowLoopback ? null : "loopback";
     case "private":
-      return policy.allowPrivate ? null : "private";
+      return originAllowlisted ? null : cls;
     default:
       return cls;
   }
+}
+
+/** `scheme://host:port` as URL.origin writes it, or null for anything that is not an http(s) URL. */
+export function normalizeOrigin(value: string): string | null {
+  if (!URL.canParse(value)) return null;
+  const url = new URL(value);
+  return url.protocol === "http:" || url.protocol === "https:" ? url.origin : null;
+}
+
+function originAllowlisted(url: URL, policy: UrlPolicy): boolean {
+  return (policy.privateOrigins ?? []).some((origin) => normalizeOrigin(origin) === url.origin);
+}
+
+/**
+ * Test stacks only (NODE_ENV=test or GUICHET_TEST_STACK=1): names under the
+ * reserved `.test` domain mapped to an address and treated as public, so tests
+ * exercise the public path against a local server without any switch that
+ * opens loopback. `GUICHET_TEST_HOSTS="*.test=127.0.0.1,page.test=::1"`.
+ */
+export function testHostAddresses(host: string): ResolvedAddress[] | null {
+  const raw = process.env.GUICHET_TEST_HOSTS;
+  if (!raw || !host.endsWith(".test")) return null;
+  if (process.env.NODE_ENV !== "test" && process.env.GUICHET_TEST_STACK !== "1") return null;
+  for (const entry of raw.split(",")) {
+    const [pattern, address] = entry.split("=").map((part) => part.trim().toLowerCase());
+    if (!pattern || !address || !isIP(address)) continue;
+    const matches = pattern.startsWith("*.") ? host.endsWith(pattern.slice(1)) : host === pattern;
+    if (matches && pattern.endsWith(".test")) return [{ address, family: isIP(address) as 4 | 6 }];
+  }
+  return null;
 }
 
 const REFUSAL_MESSAGES: Record<UrlRefusalReason, string> = {
@@ -138,11 +177,14 @@ export async function assertPublicUrl(input: string | URL, policy: UrlPolicy = {
   const host = url.hostname.replace(/^\[(.*)\]$/, "$1").replace(/\.$/, "").toLowerCase();
   if (METADATA_HOSTNAMES.has(host)) refuse("metadata", host);
 
+  const testHost = testHostAddresses(host);
+  if (testHost) return { url, addresses: testHost };
   const addresses = isIP(host) ? [{ address: host, family: isIP(host) as 4 | 6 }] : await resolveAll(host);
   if (addresses.length === 0) refuse("unresolvable", host);
+  const allowlisted = originAllowlisted(url, policy);
   // Every address must pass: the connection may use any of them.
   for (const { address } of addresses) {
-    const reason = refusalFor(classifyAddress(address), policy);
+    const reason = refusalFor(classifyAddress(address), allowlisted);
     if (reason) refuse(reason, `${host} (${address})`);
   }
   return { url, addresses };

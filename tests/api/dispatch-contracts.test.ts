@@ -3,6 +3,7 @@ import { contractCases, type ContractCase } from "@/lib/contracts/cases";
 import { startTestServer, type TestServer } from "@/lib/net/test-http-server";
 import { callTool, connectCrm, createAgent, createRun, seedDataBases, upload, type ConnectedCrm } from "./dispatch-fixtures";
 import { api, createTenant, crmState, type Tenant } from "./helpers";
+import { publicTestOrigin } from "./server";
 
 // Contract tests generated from every schema a run can call (seed 000, SPEC
 // §9): each published input schema, from one valid example, through the real
@@ -36,7 +37,7 @@ function example(tool: string): unknown {
   const builtin: Record<string, unknown> = {
     calculate: { expression: "1 + 2" },
     create_chart: { type: "bar", title: "Ventes", x_label: "mois", y_label: "€", series: [{ name: "2026", points: [{ x: "jan", y: 3 }] }] },
-    web_fetch: { url: `${page.origin}/page`, max_chars: 1000 },
+    web_fetch: { url: `${publicTestOrigin(page.origin)}/page`, max_chars: 1000 },
     web_search: { query: "guichet", max_results: 5 },
     list_uploaded_files: {},
     inspect_file: { file_id: fileId },

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "@/lib/net/test-http-server";
 import { callTool, connectCrm, createAgent, createRun, storedSteps, type ConnectedCrm } from "./dispatch-fixtures";
 import { api, createTenant, crmState, testDb, type Tenant } from "./helpers";
+import { publicTestOrigin } from "./server";
 
 // The dispatcher as a hostile boundary (seed 000): every refusal answers its
 // own stable code, and nothing executes — no request reaches the page server
@@ -160,7 +161,7 @@ describe("arguments", () => {
     const ok = await callTool(acme, readRun, crm.key("preview_address_change"), { customer_id: "C-1842", destination: { kind: "saved", address_id: "ADDR-2" } });
     expect(ok).toMatchObject({ ok: true, result: { target: { type: "customer", id: "C-1842", version } }, evidence: { untrusted: true, tool: `${crm.key("preview_address_change")}@1` } });
     const before = pageHits;
-    expect(await callTool(acme, readRun, "web_fetch", { url: `${page.origin}/ok` })).toMatchObject({ ok: true, result: { text: "page", untrusted: true } });
+    expect(await callTool(acme, readRun, "web_fetch", { url: `${publicTestOrigin(page.origin)}/ok` })).toMatchObject({ ok: true, result: { text: "page", untrusted: true } });
     expect(pageHits).toBe(before + 1);
   });
 });

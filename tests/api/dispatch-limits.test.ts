@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callTool, createAgent, createRun, storedSteps } from "./dispatch-fixtures";
-import { createTenant, testDb, type Tenant } from "./helpers";
+import { createTenant, suiteNetwork, testDb, type Tenant } from "./helpers";
 import { startApp } from "./server";
 
 // Tool-call limits hold across app instances: two servers on the same
@@ -36,7 +36,7 @@ describe.each([
   beforeAll(async () => {
     tenant = await createTenant("pro");
     agentId = (await createAgent(tenant)).id;
-    const env = { ...process.env, NODE_ENV: "production" as const, GUICHET_ALLOW_LOOPBACK: "1", GUICHET_RUN_CALLS_PER_MINUTE: String(RUN_LIMIT), GUICHET_ORG_CALLS_PER_MINUTE: String(ORG_LIMIT), ...extra };
+    const env = { ...process.env, NODE_ENV: "production" as const, ...suiteNetwork(), GUICHET_RUN_CALLS_PER_MINUTE: String(RUN_LIMIT), GUICHET_ORG_CALLS_PER_MINUTE: String(ORG_LIMIT), ...extra };
     apps = await Promise.all([startApp(env), startApp(env)]);
   });
 

@@ -74,7 +74,7 @@ export async function startMcpPeer(): Promise<McpPeer> {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}/mcp`,
+    url: `http://peer.test:${port}/mcp`, // a public-looking name for 127.0.0.1 (test hosts)
     calls,
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections();

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "@/lib/net/test-http-server";
 import { callTool, connectCrm, createAgent, createRun, storedSteps, type ConnectedCrm } from "./dispatch-fixtures";
 import { createTenant, storedText, type Tenant } from "./helpers";
-import { startApp } from "./server";
+import { startApp, testNetwork } from "./server";
 
 // A second app instance on the same database, configured as a production
 // operator would: loopback refused for agents' URLs, a SearXNG-compatible
@@ -39,7 +39,8 @@ beforeAll(async () => {
       ],
     }));
   });
-  app = await startApp({ ...process.env, NODE_ENV: "production", GUICHET_ALLOW_LOOPBACK: "0", GUICHET_SEARCH_URL: `${search.origin}/search` });
+  // The search backend is the one allowlisted private origin here; CRM Acme is not.
+  app = await startApp({ ...process.env, NODE_ENV: "production", ...testNetwork(), GUICHET_PRIVATE_ORIGINS: search.origin, GUICHET_SEARCH_URL: `${search.origin}/search` });
   const agent = await createAgent(acme, { tools: [crm.key("get_customer")] });
   run = (await createRun(acme, { agent: agent.id })).run.id;
 });
@@ -77,13 +78,19 @@ describe("web_search through the configured backend", () => {
   });
 });
 
-describe("SSRF when the operator refuses loopback", () => {
+describe("SSRF: loopback for nobody but the allowlisted origins", () => {
   it.each(["http://127.0.0.1:PORT/", "http://localhost:PORT/", "http://[::1]:PORT/", "http://2130706433:PORT/", "http://127.1:PORT/"])("refuses %s and never connects", async (template) => {
     const before = pageHits;
     const url = template.replace("PORT", new URL(page.origin).port);
     const envelope = await call("web_fetch", { url });
     expect(envelope.error, JSON.stringify(envelope)).toMatchObject({ code: "INVALID_ARGUMENTS", field: "/url" });
     expect(pageHits).toBe(before);
+  });
+
+  it("refuses a model's URL on the search backend's origin, allowlisted for the operator's choice only", async () => {
+    const envelope = await call("web_fetch", { url: `${search.origin}/search?q=x&format=json` });
+    expect(envelope.error).toMatchObject({ code: "INVALID_ARGUMENTS", field: "/url" });
+    expect(envelope.error.message).toMatch(/loopback/);
   });
 
   it("refuses to call a connector whose address is not allowed any more, at call time", async () => {

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { samplePdf } from "@/lib/executors/files/pdf-fixture";
 import { startTestServer, type TestServer } from "@/lib/net/test-http-server";
 import { callTool, createAgent, createRun, seedDataBases, upload } from "./dispatch-fixtures";
-import { api, createTenant, testDb, type Tenant } from "./helpers";
+import { api, baseUrl, createTenant, crmState, crmUrl, testDb, type Tenant } from "./helpers";
+import { publicTestOrigin } from "./server";
 
 // Each built-in tool for real, through the dispatcher: native tools against a
 // real local HTTP peer, file tools over uploaded files and documents, data
@@ -11,6 +12,8 @@ import { api, createTenant, testDb, type Tenant } from "./helpers";
 let acme: Tenant;
 let other: Tenant;
 let web: TestServer;
+/** The page server under a public-looking .test name: web_fetch only reaches public addresses. */
+let site: string;
 let run: string;
 let hangs = 0;
 
@@ -28,9 +31,12 @@ beforeAll(async () => {
     if (url.pathname === "/to-article") return res.writeHead(302, { location: "/article" }).end();
     if (url.pathname === "/to-metadata") return res.writeHead(302, { location: "http://169.254.169.254/latest/meta-data/" }).end();
     if (url.pathname === "/to-private") return res.writeHead(301, { location: "http://10.1.2.3/admin" }).end();
+    if (url.pathname === "/to-loopback") return res.writeHead(302, { location: `${web.origin}/article` }).end();
+    if (url.pathname === "/to-guichet") return res.writeHead(307, { location: `${baseUrl}/api/health` }).end();
     if (url.pathname === "/binary") return res.writeHead(200, { "content-type": "application/octet-stream" }).end(Buffer.from([0, 1, 2]));
     res.writeHead(404).end();
   });
+  site = publicTestOrigin(web.origin);
   const agent = await createAgent(acme, { tools: ["create_chart"] });
   run = (await createRun(acme, { agent: agent.id })).run.id;
 });
@@ -69,32 +75,44 @@ describe("create_chart", () => {
 
 describe("web_fetch", () => {
   it("fetches a page as text, never as HTML, marked untrusted", async () => {
-    const envelope = await callTool(acme, run, "web_fetch", { url: `${web.origin}/to-article` });
-    expect(envelope.result).toMatchObject({ url: `${web.origin}/to-article`, final_url: `${web.origin}/article`, status: 200, content_type: "text/html", title: "Guichet", truncated: false, untrusted: true });
+    const envelope = await callTool(acme, run, "web_fetch", { url: `${site}/to-article` });
+    expect(envelope.result).toMatchObject({ url: `${site}/to-article`, final_url: `${site}/article`, status: 200, content_type: "text/html", title: "Guichet", truncated: false, untrusted: true });
     expect(envelope.result.text).toContain("Les outils typés.");
     expect(envelope.result.text).not.toMatch(/<|steal/);
   });
 
   it("caps the text it returns", async () => {
-    const envelope = await callTool(acme, run, "web_fetch", { url: `${web.origin}/big`, max_chars: 100 });
+    const envelope = await callTool(acme, run, "web_fetch", { url: `${site}/big`, max_chars: 100 });
     expect(envelope.result.text).toHaveLength(100);
     expect(envelope.result.truncated).toBe(true);
   });
 
+  it("refuses Guichet itself, CRM Acme and any loopback page, even though CRM Acme's origin is allowlisted for admins", async () => {
+    const crmBefore = JSON.stringify(await crmState());
+    const healthUrl = `${baseUrl}/api/health`;
+    expect(new URL(healthUrl).hostname).toBe("127.0.0.1");
+    for (const url of [healthUrl, `${crmUrl}`, `${web.origin}/article`, `${site}/to-loopback`, `${site}/to-guichet`, healthUrl.replace("127.0.0.1", "localhost")]) {
+      const envelope = await callTool(acme, run, "web_fetch", { url });
+      expect(envelope.error, url).toMatchObject({ code: "INVALID_ARGUMENTS", field: "/url", retryable: false });
+      expect(envelope.error.message, url).toMatch(/loopback/);
+    }
+    expect(JSON.stringify(await crmState())).toBe(crmBefore);
+  });
+
   it("refuses the metadata address and private ranges, directly or through a redirect", async () => {
-    for (const url of ["http://169.254.169.254/latest/meta-data/", "http://10.0.0.1/", "http://192.168.1.1/", `${web.origin}/to-metadata`, `${web.origin}/to-private`]) {
+    for (const url of ["http://169.254.169.254/latest/meta-data/", "http://10.0.0.1/", "http://192.168.1.1/", `${site}/to-metadata`, `${site}/to-private`]) {
       const envelope = await callTool(acme, run, "web_fetch", { url });
       expect(envelope.error, url).toMatchObject({ code: "INVALID_ARGUMENTS", field: "/url", retryable: false });
     }
   });
 
   it("answers UPSTREAM_ERROR for content it does not read, and TIMEOUT within the run's deadline", async () => {
-    expect((await callTool(acme, run, "web_fetch", { url: `${web.origin}/binary` })).error.code).toBe("UPSTREAM_ERROR");
+    expect((await callTool(acme, run, "web_fetch", { url: `${site}/binary` })).error.code).toBe("UPSTREAM_ERROR");
     const agent = await createAgent(acme);
     const short = (await createRun(acme, { agent: agent.id })).run.id;
     await (await testDb()).run.update({ where: { id: short }, data: { expiresAt: new Date(Date.now() + 1_500) } });
     const started = Date.now();
-    const envelope = await callTool(acme, short, "web_fetch", { url: `${web.origin}/hang` });
+    const envelope = await callTool(acme, short, "web_fetch", { url: `${site}/hang` });
     expect(envelope.error).toMatchObject({ code: "TIMEOUT", retryable: false });
     expect(Date.now() - started).toBeLessThan(10_000);
   });
@@ -105,7 +123,7 @@ describe("cancellation", () => {
     const agent = await createAgent(acme);
     const { run: running } = await createRun(acme, { agent: agent.id });
     const before = hangs;
-    const pending = callTool(acme, running.id, "web_fetch", { url: `${web.origin}/hang` });
+    const pending = callTool(acme, running.id, "web_fetch", { url: `${site}/hang` });
     // Cancel once the page server holds the request: the call is then in flight.
     const deadline = Date.now() + 10_000;
     while (hangs === before && Date.now() < deadline) await new Promise((resolve) => setImmediate(resolve));

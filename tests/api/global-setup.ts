@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { startAcmeCrm } from "@/connectors/acme-crm/server";
 import type { TestProject } from "vitest/node";
-import { createTestDatabase, run, startApp } from "./server";
+import { createTestDatabase, run, startApp, testNetwork } from "./server";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -28,12 +28,13 @@ export default async function setup(project: TestProject) {
     NODE_ENV: "production" as const,
     DATABASE_URL: database.url,
     GUICHET_DATA_DIR: database.dataDir,
-    GUICHET_ALLOW_LOOPBACK: "1",
+    ...testNetwork(),
     GUICHET_RATE_LIMIT_PER_MINUTE: process.env.GUICHET_RATE_LIMIT_PER_MINUTE ?? "100000",
   };
   const crm = await startAcmeCrm({ port: 0, dbPath: path.join(database.dataDir, "acme-crm.sqlite"), enableControl: true });
   // The demo seed connects Acme to this CRM.
   env.GUICHET_DEMO_CRM_URL = crm.url;
+  env.GUICHET_PRIVATE_ORIGINS = new URL(crm.url).origin;
   await run(process.execPath, ["scripts/migrate.mjs"], env);
   // react-server: the seed loads services marked `import "server-only"`.
   await run(process.execPath, ["node_modules/tsx/dist/cli.mjs", "--conditions=react-server", "prisma/seed.ts"], env);

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { inject } from "vitest";
 import type { Role, Scope } from "@/lib/auth/scopes";
+import { testNetwork } from "./server";
 
 export const baseUrl = inject("baseUrl");
 export const dataDir = inject("dataDir");
@@ -107,6 +108,11 @@ export async function createTenant(plan: "free" | "pro" = "pro"): Promise<Tenant
 
 export const crmUrl = inject("crmUrl");
 export const crmBaseUrl = inject("crmBaseUrl");
+
+/** Network settings for another app instance of this suite: the test hosts, and CRM Acme as the one allowlisted private origin. */
+export function suiteNetwork(): Record<string, string> {
+  return { ...testNetwork(), GUICHET_PRIVATE_ORIGINS: new URL(crmUrl).origin };
+}
 
 /** The CRM Acme service's stored state, to assert on what really happened there. */
 export async function crmState(): Promise<any> {

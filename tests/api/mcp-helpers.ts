@@ -57,7 +57,7 @@ export async function garbageServer(body: string | null, type = "application/jso
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
+    url: `http://peer.test:${(server.address() as AddressInfo).port}/mcp`, // a public-looking name for 127.0.0.1 (test hosts)
     close: () => {
       server.closeAllConnections();
       server.close();

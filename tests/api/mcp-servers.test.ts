@@ -95,6 +95,8 @@ describe("SSRF rules on server URLs", () => {
     ["an IPv4-mapped metadata address", "http://[::ffff:169.254.169.254]/mcp", "metadata"],
     ["a link-local address", "http://169.254.10.1/mcp", "link_local"],
     ["a private range (not allowed by this operator)", "http://10.1.2.3/mcp", "private"],
+    ["a loopback origin outside the operator's allowlist", "http://127.0.0.1:9/mcp", "loopback"],
+    ["CRM Acme's port under another host name", crmUrl.replace("127.0.0.1", "localhost"), "loopback"],
     ["credentials in the URL", "http://user:pass@127.0.0.1:9/mcp", "credentials"],
     ["the unspecified address", "http://0.0.0.0/mcp", "reserved"],
   ])("refuses %s with 422 url_not_allowed", async (_label, url, reason) => {
@@ -187,7 +189,7 @@ describe("sync and review over the real protocol", () => {
   });
 
   it.each([
-    ["a dead URL", async () => ({ url: "http://127.0.0.1:9/mcp", close() {} }), "unreachable"],
+    ["a dead URL", async () => ({ url: "http://dead.test:9/mcp", close() {} }), "unreachable"],
     ["a server answering garbage JSON", () => garbageServer('{"hello":"world"}'), "protocol"],
     ["a server answering HTML", () => garbageServer("<html>Bienvenue</html>", "text/html"), "protocol"],
     ["a server that never answers (10 s deadline)", () => garbageServer(null), "timeout"],

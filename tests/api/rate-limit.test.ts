@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createTenant, type Tenant } from "./helpers";
+import { createTenant, suiteNetwork, type Tenant } from "./helpers";
 import { startApp } from "./server";
 
 // A second app instance on the same database with a tiny limit: the count is
@@ -9,7 +9,7 @@ let tenant: Tenant;
 
 beforeAll(async () => {
   tenant = await createTenant("pro");
-  app = await startApp({ ...process.env, NODE_ENV: "production", GUICHET_ALLOW_LOOPBACK: "1", GUICHET_RATE_LIMIT_PER_MINUTE: "3" });
+  app = await startApp({ ...process.env, NODE_ENV: "production", ...suiteNetwork(), GUICHET_RATE_LIMIT_PER_MINUTE: "3" });
 });
 
 afterAll(async () => app?.stop());

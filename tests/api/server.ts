@@ -5,6 +5,22 @@ import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
 
+/**
+ * The network settings of every test server: `.test` names resolve to 127.0.0.1
+ * and count as public (so web_fetch is tested on the public path against local
+ * pages), honoured only because GUICHET_TEST_STACK is set. No loopback switch:
+ * private origins are allowlisted one by one (CRM Acme) by the caller.
+ */
+export function testNetwork(): Record<string, string> {
+  return { GUICHET_TEST_STACK: "1", GUICHET_TEST_HOSTS: "*.test=127.0.0.1" };
+}
+
+/** A page server's origin under a public-looking test name: http://127.0.0.1:PORT → http://NAME.test:PORT. */
+export function publicTestOrigin(origin: string, name = "page"): string {
+  const url = new URL(origin);
+  return `http://${name}.test:${url.port}`;
+}
+
 /** A free TCP port on loopback. */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

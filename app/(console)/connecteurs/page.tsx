@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { ConnectorsPanel } from "@/components/mcp/connectors-panel";
+import { PrivateOriginsNote } from "@/components/mcp/private-origins-note";
 import { PageHeader } from "@/components/ui/page-header";
 import { requireMember } from "@/lib/auth/session";
 
@@ -16,7 +17,10 @@ export default async function ConnectorsPage() {
         description="Les serveurs MCP de votre organisation. Chaque outil synchronisé attend la revue d’une personne avant d’être proposé aux agents ; c’est elle qui décide s’il écrit des données."
       />
       {managers.has(member.role) ? (
-        <ConnectorsPanel />
+        <div className="space-y-4">
+          <PrivateOriginsNote />
+          <ConnectorsPanel />
+        </div>
       ) : (
         <p className="rounded-lg border border-slate-200 bg-white px-5 py-4 text-sm text-slate-700">
           Seuls les propriétaires et les administrateurs de l’organisation gèrent les connecteurs. La liste des outils disponibles est dans « Outils ».

@@ -20,7 +20,7 @@ describe("nativeExecutors", () => {
       code: "TOOL_UNAVAILABLE",
     });
     await expect(
-      nativeExecutors.web_fetch.execute({ url: "http://localhost/" }, { signal, web: { allowLoopback: false } }),
+      nativeExecutors.web_fetch.execute({ url: "http://localhost/" }, { signal, web: {} }),
     ).rejects.toMatchObject({ code: "INVALID_ARGUMENTS", field: "/url" });
   });
 });

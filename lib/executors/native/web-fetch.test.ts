@@ -1,6 +1,6 @@
 import type http from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
-import { privateInterfaceAddress, startTestServer, type TestServer } from "../../net/test-http-server";
+import { startTestServer, type TestServer } from "../../net/test-http-server";
 import { ToolFailure } from "./errors";
 import { webFetch, type WebFetchContext } from "./web-fetch";
 
@@ -9,14 +9,23 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
-async function serve(handler: http.RequestListener): Promise<string> {
+// web_fetch reaches public addresses only. The test servers live on loopback, so
+// they are reached through a name of the reserved .test domain that the
+// resolver's test hook maps to 127.0.0.1 and treats as public.
+process.env.GUICHET_TEST_HOSTS = "*.test=127.0.0.1";
+
+/** A test server on loopback: its public-looking origin (http://page.test:PORT) and its real one. */
+async function serveBoth(handler: http.RequestListener): Promise<{ publicOrigin: string; loopbackOrigin: string }> {
   const server = await startTestServer(handler);
   servers.push(server);
-  return server.origin;
+  return { publicOrigin: server.origin.replace("127.0.0.1", "page.test"), loopbackOrigin: server.origin };
 }
 
-// The test server lives on loopback, so the tests opt in as a developer would.
-const ctx: WebFetchContext = { signal: new AbortController().signal, allowLoopback: true, timeoutMs: 2000 };
+async function serve(handler: http.RequestListener): Promise<string> {
+  return (await serveBoth(handler)).publicOrigin;
+}
+
+const ctx: WebFetchContext = { signal: new AbortController().signal, timeoutMs: 2000 };
 
 async function failure(promise: Promise<unknown>): Promise<ToolFailure> {
   const err = await promise.then(
@@ -95,38 +104,33 @@ describe("web_fetch", () => {
 
   it("refuses a redirect to the cloud metadata address", async () => {
     const origin = await serve((_req, res) => res.writeHead(302, { location: "http://169.254.169.254/latest/meta-data/" }).end());
-    const err = await failure(webFetch({ url: origin }, { ...ctx, allowPrivate: true }));
+    const err = await failure(webFetch({ url: origin }, ctx));
     expect(err).toMatchObject({ code: "INVALID_ARGUMENTS", field: "/url", retryable: false });
     expect(err.message).toMatch(/reason: metadata/);
   });
 
-  it("refuses a loopback URL when loopback is not allowed, before connecting", async () => {
+  it("refuses loopback URLs, whatever their spelling, before connecting", async () => {
     let hits = 0;
-    const origin = await serve((_req, res) => {
+    const { loopbackOrigin } = await serveBoth((_req, res) => {
       hits++;
       res.end();
     });
-    const strict = { signal: ctx.signal, allowPrivate: true };
-    for (const url of [origin, origin.replace("127.0.0.1", "localhost"), origin.replace("127.0.0.1", "[::ffff:127.0.0.1]")]) {
-      const err = await failure(webFetch({ url }, strict));
+    for (const url of [loopbackOrigin, loopbackOrigin.replace("127.0.0.1", "localhost"), loopbackOrigin.replace("127.0.0.1", "[::ffff:127.0.0.1]")]) {
+      const err = await failure(webFetch({ url }, ctx));
       expect(err).toMatchObject({ code: "INVALID_ARGUMENTS", field: "/url" });
       expect(err.message).toMatch(/reason: loopback/);
     }
     expect(hits).toBe(0);
   });
 
-  // The first hop must be allowed and only the redirect target refused, so the
-  // entry server listens on this machine's private-network address.
-  const privateAddress = privateInterfaceAddress();
-  it.runIf(privateAddress)("refuses a redirect to loopback when loopback is not allowed", async () => {
+  it("refuses a redirect from a public page to loopback, without reaching it", async () => {
     let reachedLoopback = false;
-    const target = await serve((_req, res) => {
+    const target = await serveBoth((_req, res) => {
       reachedLoopback = true;
       res.end("internal");
     });
-    const entry = await startTestServer((_req, res) => res.writeHead(302, { location: `${target}/admin` }).end(), privateAddress!);
-    servers.push(entry);
-    const err = await failure(webFetch({ url: `${entry.origin}/` }, { signal: ctx.signal, allowPrivate: true }));
+    const entry = await serve((_req, res) => res.writeHead(302, { location: `${target.loopbackOrigin}/admin` }).end());
+    const err = await failure(webFetch({ url: `${entry}/` }, ctx));
     expect(err).toMatchObject({ code: "INVALID_ARGUMENTS", field: "/url" });
     expect(err.message).toMatch(/reason: loopback/);
     expect(reachedLoopback).toBe(false);

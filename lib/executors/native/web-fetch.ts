@@ -24,9 +24,8 @@ export interface WebFetchOutput {
 }
 
 /** Operator settings, passed in by the dispatcher (executors read no environment). */
+/** No address policy here: a model chose the URL, so it and every redirect must be public. */
 export interface WebFetchConfig {
-  allowLoopback?: boolean;
-  allowPrivate?: boolean;
   timeoutMs?: number;
   maxBytes?: number;
 }
@@ -80,8 +79,6 @@ export async function webFetch(args: WebFetchInput, ctx: WebFetchContext): Promi
   let response;
   try {
     response = await safeFetch(args.url, {
-      allowLoopback: ctx.allowLoopback ?? false,
-      allowPrivate: ctx.allowPrivate ?? false,
       timeoutMs: ctx.timeoutMs ?? 10_000,
       maxBytes: ctx.maxBytes ?? 2_000_000,
       signal: ctx.signal,

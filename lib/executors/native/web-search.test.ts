@@ -3,6 +3,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../../net/test-http-server";
 import { webSearch } from "./web-search";
 
+/** The fake backends run on loopback: allowlisted by origin, as an operator allowlists a local SearXNG. */
+const allow = (searchUrl: string | null | undefined) => (searchUrl ? { privateOrigins: [new URL(searchUrl).origin] } : {});
+
 const servers: TestServer[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
@@ -39,7 +42,7 @@ describe("web_search", () => {
   it("queries the backend and maps its results, marked untrusted", async () => {
     const seen: URL[] = [];
     const searchUrl = await fakeSearxng(hits, seen);
-    const out = await webSearch({ query: "tarifs guichet & co", max_results: 2 }, { signal, searchUrl });
+    const out = await webSearch({ query: "tarifs guichet & co", max_results: 2 }, { signal, searchUrl, ...allow(searchUrl) });
     expect(out).toEqual({
       results: [
         { title: "Result 0", url: "https://example.com/0", snippet: "Snippet 0" },
@@ -52,7 +55,7 @@ describe("web_search", () => {
 
   it("returns five results by default", async () => {
     const searchUrl = await fakeSearxng(hits);
-    expect((await webSearch({ query: "q" }, { signal, searchUrl })).results).toHaveLength(5);
+    expect((await webSearch({ query: "q" }, { signal, searchUrl, ...allow(searchUrl) })).results).toHaveLength(5);
   });
 
   it("drops results without an http(s) link and bounds the text", async () => {
@@ -62,18 +65,25 @@ describe("web_search", () => {
       "garbage",
       { url: "https://ok.example/", content: "s".repeat(5000), title: 42 },
     ]);
-    const out = await webSearch({ query: "q" }, { signal, searchUrl });
+    const out = await webSearch({ query: "q" }, { signal, searchUrl, ...allow(searchUrl) });
     expect(out.results).toEqual([{ title: "", url: "https://ok.example/", snippet: "s".repeat(1000) }]);
   });
 
   it("is unavailable when no backend is configured", async () => {
     for (const searchUrl of [undefined, null, ""]) {
-      await expect(webSearch({ query: "q" }, { signal, searchUrl })).rejects.toMatchObject({
+      await expect(webSearch({ query: "q" }, { signal, searchUrl, ...allow(searchUrl) })).rejects.toMatchObject({
         code: "TOOL_UNAVAILABLE",
         retryable: false,
         message: "No search backend is configured (GUICHET_SEARCH_URL).",
       });
     }
+  });
+
+  it("refuses a backend on loopback whose origin the operator did not allowlist, before connecting", async () => {
+    const seen: URL[] = [];
+    const searchUrl = await fakeSearxng([], seen);
+    await expect(webSearch({ query: "q" }, { signal, searchUrl })).rejects.toMatchObject({ code: "TOOL_UNAVAILABLE", message: expect.stringMatching(/loopback/) });
+    expect(seen).toHaveLength(0);
   });
 
   it("still refuses a backend on the metadata address", async () => {
@@ -88,7 +98,7 @@ describe("web_search", () => {
     [400, false],
   ])("reports HTTP %i as UPSTREAM_ERROR (retryable: %s)", async (status, retryable) => {
     const origin = await serve((_req, res) => res.writeHead(status).end());
-    await expect(webSearch({ query: "q" }, { signal, searchUrl: `${origin}/search` })).rejects.toMatchObject({
+    await expect(webSearch({ query: "q" }, { signal, searchUrl: `${origin}/search`, privateOrigins: [origin] })).rejects.toMatchObject({
       code: "UPSTREAM_ERROR",
       retryable,
     });
@@ -98,11 +108,11 @@ describe("web_search", () => {
     const origin = await serve((req, res) =>
       res.writeHead(200, { "content-type": "application/json" }).end(req.url?.startsWith("/html") ? "<html>" : '{"answers": []}'),
     );
-    await expect(webSearch({ query: "q" }, { signal, searchUrl: `${origin}/html` })).rejects.toMatchObject({
+    await expect(webSearch({ query: "q" }, { signal, searchUrl: `${origin}/html`, privateOrigins: [origin] })).rejects.toMatchObject({
       code: "UPSTREAM_ERROR",
       message: expect.stringMatching(/valid JSON/),
     });
-    await expect(webSearch({ query: "q" }, { signal, searchUrl: `${origin}/json` })).rejects.toMatchObject({
+    await expect(webSearch({ query: "q" }, { signal, searchUrl: `${origin}/json`, privateOrigins: [origin] })).rejects.toMatchObject({
       code: "UPSTREAM_ERROR",
       message: expect.stringMatching(/results list/),
     });
@@ -112,7 +122,7 @@ describe("web_search", () => {
     const origin = await serve(() => {
       /* never answers */
     });
-    await expect(webSearch({ query: "q" }, { signal, searchUrl: origin, timeoutMs: 100 })).rejects.toMatchObject({
+    await expect(webSearch({ query: "q" }, { signal, searchUrl: origin, privateOrigins: [origin], timeoutMs: 100 })).rejects.toMatchObject({
       code: "TIMEOUT",
       retryable: true,
     });

@@ -26,6 +26,8 @@ export interface WebSearchOutput {
 export interface WebSearchConfig {
   /** e.g. http://127.0.0.1:8888/search; null or absent when no backend is configured. */
   searchUrl?: string | null;
+  /** Operator-allowlisted private origins: the backend may sit on one of them. */
+  privateOrigins?: readonly string[];
   timeoutMs?: number;
   maxBytes?: number;
 }
@@ -87,11 +89,10 @@ export async function webSearch(args: WebSearchInput, ctx: WebSearchContext): Pr
 
   let response;
   try {
-    // The operator chose this URL, so it may sit on loopback or the private
-    // network; link-local and metadata addresses stay refused.
+    // The operator chose this URL: it may sit on loopback or the private network
+    // when its origin is allowlisted; link-local and metadata addresses stay refused.
     response = await safeFetch(endpoint, {
-      allowLoopback: true,
-      allowPrivate: true,
+      privateOrigins: ctx.privateOrigins ?? [],
       timeoutMs: ctx.timeoutMs ?? 10_000,
       maxBytes: ctx.maxBytes ?? 2_000_000,
       signal: ctx.signal,
