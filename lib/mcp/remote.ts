@@ -3,7 +3,7 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontex
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { env } from "@/lib/env";
-import { pinnedFetch } from "@/lib/net/pinned-fetch";
+import { pinnedFetch, type PinnedFetch } from "@/lib/net/pinned-fetch";
 import { UrlNotAllowedError, type UrlPolicy } from "@/lib/net/ssrf";
 
 // Guichet's side of the MCP protocol: a Streamable HTTP client that only
@@ -50,11 +50,21 @@ export interface McpClientOptions {
   policy?: UrlPolicy;
 }
 
+/** The transport's fetch, never carrying the token to an origin other than the server's (a redirect, an endpoint URL the server announces). */
+function tokenOnlyFor(origin: string, fetch: PinnedFetch): PinnedFetch {
+  return (url, init = {}) => {
+    if (new URL(String(url)).origin === origin) return fetch(url, init);
+    const headers = new Headers(init.headers);
+    headers.delete("authorization");
+    return fetch(url, { ...init, headers });
+  };
+}
+
 /** Opens a client session, runs `work`, and always closes it. */
 export async function withMcpClient<T>(endpoint: McpEndpoint, work: (client: Client) => Promise<T>, options: McpClientOptions = {}): Promise<T> {
   const timeoutMs = options.timeoutMs ?? MCP_TIMEOUT_MS;
   const transport = new StreamableHTTPClientTransport(new URL(endpoint.url), {
-    fetch: pinnedFetch(options.policy ?? { privateOrigins: env.privateOrigins }),
+    fetch: tokenOnlyFor(new URL(endpoint.url).origin, pinnedFetch(options.policy ?? { privateOrigins: env.privateOrigins })),
     requestInit: endpoint.token ? { headers: { authorization: `Bearer ${endpoint.token}` } } : undefined,
     reconnectionOptions: { maxReconnectionDelay: 1000, initialReconnectionDelay: 100, reconnectionDelayGrowFactor: 2, maxRetries: 0 },
   });

@@ -8,7 +8,11 @@ import { env } from "@/lib/env";
 // data directory (created on first use, mode 0600). Losing the key loses the
 // stored tokens, not the connectors: they can be given a new token.
 
-const VERSION = "v1";
+// v2: the ciphertext is bound to the origin the token was given for (AES-GCM
+// additional data), so a token can only ever be decrypted for that origin: a URL
+// changed by any path, even straight in the database, cannot receive it. v1
+// (unbound) tokens are no longer read: their connectors need the token again.
+const VERSION = "v2";
 
 function keyMaterial(): string {
   if (env.GUICHET_ENCRYPTION_KEY) return env.GUICHET_ENCRYPTION_KEY;
@@ -29,17 +33,21 @@ function key(): Buffer {
   return createHash("sha256").update(keyMaterial()).digest();
 }
 
-export function encryptSecret(plain: string): string {
+/** Encrypts a connector token for exactly this origin (`https://crm.example.com:8443`). */
+export function encryptSecret(plain: string, origin: string): string {
   const iv = randomBytes(12);
   const cipher = createCipheriv("aes-256-gcm", key(), iv);
+  cipher.setAAD(Buffer.from(origin, "utf8"));
   const data = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()]);
   return [VERSION, iv.toString("base64url"), cipher.getAuthTag().toString("base64url"), data.toString("base64url")].join(".");
 }
 
-export function decryptSecret(stored: string): string {
+/** The token, only for the origin it was encrypted for; throws for any other origin, a changed key or a tampered value. */
+export function decryptSecret(stored: string, origin: string): string {
   const [version, iv, tag, data] = stored.split(".");
   if (version !== VERSION || !iv || !tag || data === undefined) throw new Error("Unreadable stored secret.");
   const decipher = createDecipheriv("aes-256-gcm", key(), Buffer.from(iv, "base64url"));
+  decipher.setAAD(Buffer.from(origin, "utf8"));
   decipher.setAuthTag(Buffer.from(tag, "base64url"));
   return Buffer.concat([decipher.update(Buffer.from(data, "base64url")), decipher.final()]).toString("utf8");
 }

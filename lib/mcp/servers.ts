@@ -98,7 +98,7 @@ export async function createServer(organizationId: string, input: McpServerCreat
   return tx.mcpServer.create({
     data: {
       organizationId, name: input.name, url: input.url, auth: input.auth, active: input.active,
-      tokenCiphertext: input.token !== undefined ? encryptSecret(input.token) : null,
+      tokenCiphertext: input.token !== undefined ? encryptSecret(input.token, new URL(input.url).origin) : null,
     },
     select: serverSelect,
   });
@@ -107,11 +107,17 @@ export async function createServer(organizationId: string, input: McpServerCreat
 export async function updateServer(organizationId: string, id: number, input: McpServerUpdateBody, tx: DbOrTx = db): Promise<McpServerRow> {
   const existing = await findServer(organizationId, id, tx);
   const auth = input.auth ?? McpAuthMode.parse(existing.auth);
+  const origin = new URL(input.url ?? existing.url).origin;
+  // A token was given for one origin: moving the server to another drops it, unless
+  // the caller sends the new origin's token in the same request (the server may stay
+  // without one: its syncs then fail as unauthorized until it gets one).
+  const movesOrigin = origin !== new URL(existing.url).origin;
   // Leaving org_token drops the stored token unless the caller sends one (then checkToken refuses it).
-  const keepsToken = input.token === undefined && auth === "org_token" && existing.tokenCiphertext !== null;
-  checkToken(auth, keepsToken || (input.token !== undefined && input.token !== null));
+  const keepsToken = input.token === undefined && auth === "org_token" && existing.tokenCiphertext !== null && !movesOrigin;
+  const dropsTokenByMove = input.token === undefined && auth === "org_token" && existing.tokenCiphertext !== null && movesOrigin;
+  if (!dropsTokenByMove) checkToken(auth, keepsToken || (input.token !== undefined && input.token !== null));
   if (input.url !== undefined && input.url !== existing.url) await assertAllowedUrl(input.url);
-  const tokenCiphertext = keepsToken ? existing.tokenCiphertext : input.token ? encryptSecret(input.token) : null;
+  const tokenCiphertext = keepsToken ? existing.tokenCiphertext : input.token ? encryptSecret(input.token, origin) : null;
   return tx.mcpServer.update({
     where: { id: existing.id },
     data: { name: input.name, url: input.url, auth, active: input.active, tokenCiphertext },
@@ -126,13 +132,17 @@ export async function deleteServer(organizationId: string, id: number, tx: DbOrT
   await tx.mcpServer.deleteMany({ where: { id, organizationId } });
 }
 
-/** Where and how to reach a server: the URL and the decrypted organization token, if any. */
+/**
+ * Where and how to reach a server: the URL and the decrypted organization token,
+ * if any. The token decrypts only for the origin it was given for, so it can never
+ * be sent to another host.
+ */
 export function serverEndpoint(server: Pick<McpServerRow, "url" | "tokenCiphertext">): McpEndpoint {
   if (!server.tokenCiphertext) return { url: server.url, token: null };
   try {
-    return { url: server.url, token: decryptSecret(server.tokenCiphertext) };
+    return { url: server.url, token: decryptSecret(server.tokenCiphertext, new URL(server.url).origin) };
   } catch {
-    // The encryption key changed since the token was stored: the token is lost, not the connector.
-    throw new McpFailure("unauthorized", "The stored token can no longer be decrypted (the encryption key changed): give the connector its token again.");
+    // The encryption key changed, or the token was given for another origin: the token is lost, not the connector.
+    throw new McpFailure("unauthorized", "The stored token can no longer be decrypted (the encryption key changed, or it was given for another address): give the connector its token again.");
   }
 }

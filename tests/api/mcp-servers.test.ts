@@ -10,11 +10,14 @@ import { catalogEntry, connectServer, garbageServer, patchServer, patchTool, rev
 let acme: Tenant;
 let other: Tenant;
 let tokenCrm: AcmeCrmServer;
+/** A second CRM Acme on loopback, reached under a public-looking test name (only CRM Acme's main origin is allowlisted). */
+let tokenCrmUrl: string;
 
 beforeAll(async () => {
   acme = await createTenant("pro");
   other = await createTenant("pro");
   tokenCrm = await startAcmeCrm({ port: 0, dbPath: path.join(dataDir, "crm-with-token.sqlite"), token: "crm-org-token-123" });
+  tokenCrmUrl = tokenCrm.url.replace("127.0.0.1", "crm-token.test");
 });
 afterAll(async () => {
   await crmFaults({ tool_schema_variant: 1 });
@@ -29,12 +32,12 @@ async function storedTools(serverId: number) {
 describe("connecting a server", () => {
   it("creates it (201) and never returns or stores the token in clear", async () => {
     const response = await api("/v1/mcp_servers", {
-      json: { name: "CRM privé", url: tokenCrm.url, auth: "org_token", token: "crm-org-token-123" },
+      json: { name: "CRM privé", url: tokenCrmUrl, auth: "org_token", token: "crm-org-token-123" },
       as: await acme.as("admin"),
     });
     expect(response.status).toBe(201);
     expect(response.body.data).toEqual({
-      id: expect.any(Number), name: "CRM privé", url: tokenCrm.url, auth: "org_token", active: true, has_token: true,
+      id: expect.any(Number), name: "CRM privé", url: tokenCrmUrl, auth: "org_token", active: true, has_token: true,
       tool_count: 0, tools_needing_review: 0, last_synced_at: null, last_sync_error: null,
       created_at: expect.stringMatching(/\+00:00$/), updated_at: expect.stringMatching(/\+00:00$/),
     });
@@ -50,7 +53,7 @@ describe("connecting a server", () => {
   });
 
   it("uses the new token after a PATCH, and a wrong one fails the sync with unauthorized", async () => {
-    const id = await connectServer(acme, { name: "CRM jeton", url: tokenCrm.url, auth: "org_token", token: "wrong-token-000" });
+    const id = await connectServer(acme, { name: "CRM jeton", url: tokenCrmUrl, auth: "org_token", token: "wrong-token-000" });
     const failed = await syncServer(acme, id);
     expect(failed.status).toBe(422);
     expect(failed.body.error).toMatchObject({ code: "mcp_sync_failed", reason: { code: "unauthorized" } });
@@ -59,7 +62,7 @@ describe("connecting a server", () => {
   });
 
   it("fails the sync clearly when the stored token can no longer be decrypted", async () => {
-    const id = await connectServer(acme, { name: "CRM clé perdue", url: tokenCrm.url, auth: "org_token", token: "crm-org-token-123" });
+    const id = await connectServer(acme, { name: "CRM clé perdue", url: tokenCrmUrl, auth: "org_token", token: "crm-org-token-123" });
     await (await testDb()).mcpServer.update({ where: { id }, data: { tokenCiphertext: "v1.AAAA.BBBB.CCCC" } });
     const response = await syncServer(acme, id);
     expect(response.status).toBe(422);
