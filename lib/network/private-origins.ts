@@ -1,3 +1,4 @@
+import "server-only";
 import { env } from "@/lib/env";
 
 // The operator's allowlist, as organizations see it. Only destinations an admin
