@@ -16,8 +16,8 @@ let tokenCrmUrl: string;
 beforeAll(async () => {
   acme = await createTenant("pro");
   other = await createTenant("pro");
-  tokenCrm = await startAcmeCrm({ port: 0, dbPath: path.join(dataDir, "crm-with-token.sqlite"), token: "crm-org-token-123" });
-  tokenCrmUrl = tokenCrm.url.replace("127.0.0.1", "crm-token.test");
+  tokenCrm = await startAcmeCrm({ port: 0, host: "127.0.0.2", dbPath: path.join(dataDir, "crm-with-token.sqlite"), token: "crm-org-token-123" });
+  tokenCrmUrl = tokenCrm.url.replace("127.0.0.2", "crm-token.alt.test");
 });
 afterAll(async () => {
   await crmFaults({ tool_schema_variant: 1 });

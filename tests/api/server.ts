@@ -8,11 +8,13 @@ import path from "node:path";
 /**
  * The network settings of every test server: `.test` names resolve to 127.0.0.1
  * and count as public (so web_fetch is tested on the public path against local
- * pages), honoured only because GUICHET_TEST_STACK is set. No loopback switch:
- * private origins are allowlisted one by one (CRM Acme) by the caller.
+ * pages), honoured only because GUICHET_TEST_STACK is set. `*.alt.test` names go
+ * to 127.0.0.2, for a second CRM Acme: bound there, it accepts Host names other
+ * than loopback ones. No loopback switch: private origins are allowlisted one by
+ * one (CRM Acme) by the caller.
  */
 export function testNetwork(): Record<string, string> {
-  return { GUICHET_TEST_STACK: "1", GUICHET_TEST_HOSTS: "*.test=127.0.0.1" };
+  return { GUICHET_TEST_STACK: "1", GUICHET_TEST_HOSTS: "*.alt.test=127.0.0.2,*.test=127.0.0.1" };
 }
 
 /** A page server's origin under a public-looking test name: http://127.0.0.1:PORT → http://NAME.test:PORT. */
