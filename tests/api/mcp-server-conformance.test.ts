@@ -3,7 +3,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createAgent } from "./dispatch-fixtures";
-import { createTenant, type Tenant } from "./helpers";
+import { createTenant, suiteNetwork, type Tenant } from "./helpers";
 import { startApp } from "./server";
 
 // The official MCP conformance suite's tools-only server scenarios (the same
@@ -43,7 +43,7 @@ beforeAll(async () => {
   proxy = forwardingProxy(tenant.key, () => appUrl);
   await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
   const port = (proxy.address() as AddressInfo).port;
-  app = await startApp({ ...process.env, NODE_ENV: "production", GUICHET_ALLOW_LOOPBACK: "1", GUICHET_MCP_ALLOWED_ORIGINS: `http://127.0.0.1:${port},http://localhost:${port}` });
+  app = await startApp({ ...process.env, NODE_ENV: "production", ...suiteNetwork(), GUICHET_MCP_ALLOWED_ORIGINS: `http://127.0.0.1:${port},http://localhost:${port}` });
   appUrl = app.baseUrl;
 });
 

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { callTool } from "./dispatch-fixtures";
-import { api, createTenant, testDb } from "./helpers";
+import { api, createTenant, suiteNetwork, testDb } from "./helpers";
 import { approvedAddressChange, commit, crmCustomer, crmOperationsOf, getProposal, resetCrm, setupCrm, type CrmSetup } from "./proposals-helpers";
 import { startApp } from "./server";
 import { crmHeldWrites, customerLock, holdWrites, operationOf, until } from "./write-proofs-helpers";
@@ -20,7 +20,7 @@ const ADDR_2 = { line1: "24 quai Saint-Antoine", city: "Lyon", postal_code: "690
 beforeAll(async () => {
   setup = await setupCrm(await createTenant("pro"));
   // An app instance of this file's own, on the same database: the one that crashes.
-  second = await startApp({ ...process.env, NODE_ENV: "production", GUICHET_ALLOW_LOOPBACK: "1" });
+  second = await startApp({ ...process.env, NODE_ENV: "production", ...suiteNetwork() });
 });
 afterAll(async () => second?.stop());
 beforeEach(resetCrm);
