@@ -70,7 +70,7 @@ function bodyOfSaved(agent: AgentObject): AgentWrite {
   };
 }
 
-/** Every field of an agent (seed 002), with the server's refusals shown under the field they name. */
+/** Every field of an agent, with the server's refusals shown under the field they name. */
 export function AgentForm({ agent, catalog, models, canWrite, onSaved }: {
   agent: AgentObject | null;
   catalog: CatalogEntry[];

@@ -1,4 +1,4 @@
-// Why a catalog entry is unavailable: stable codes (seed 002), an English message
+// Why a catalog entry is unavailable: stable codes, an English message
 // for API clients, and the words the console shows.
 
 export const unavailabilityReasons = {

@@ -1,6 +1,6 @@
 import type { JsonSchema } from "./types";
 
-// Contract test cases generated from an input schema, methodically (seed 000):
+// Contract test cases generated from an input schema, methodically:
 // for each field, missing / empty / too long / wrong primitive; for numbers
 // the exact bounds and the nearest values outside; for arrays the item counts
 // around their bounds and duplicates; for enums and constants a value outside;

@@ -6,7 +6,7 @@ import { PolicyRules, type PolicyFacts } from "@/lib/policies/rules";
 import { builtinContracts } from "./builtin";
 import type { Contract } from "./types";
 
-// The catalog freeze (seed 000): for each built-in role of the engine — a run
+// The catalog freeze: for each built-in role of the engine — a run
 // with capabilities "read", a run with "read_write" — the tool names, versions,
 // effects and approval policy it gets, committed in contracts.lock.json beside
 // this file. A test rebuilds the snapshot and fails on any difference, so a new

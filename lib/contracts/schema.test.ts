@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { checkAgainst, closeObjects } from "./schema";
 import { applyResultView, declaredFields } from "./result-view";
 
-// The destination union of seed 000, as an MCP server would publish it (open objects).
+// The destination union, as an MCP server would publish it (open objects).
 const destination = {
   type: "object",
   required: ["customer_id", "destination"],

@@ -1,4 +1,4 @@
-// The contract of one tool version (SPEC §5): what may cross the boundary, how
+// The contract of one tool version: what may cross the boundary, how
 // the executor must treat it, and what may come back out. Published versions
 // are immutable; an incompatible change is a new version.
 

@@ -5,8 +5,8 @@ import { proposalFromPreview, proposalWritePath } from "@/lib/proposals/write-pa
 import { writeCallSchema } from "@/lib/proposals/write-schema";
 
 // The dispatcher's write path: where a validated call to a `write` tool goes
-// instead of its executor. This is the seam the proposals engine plugs into
-// (SPEC §6): it turns the call into a canonical proposal, or — for a commit
+// instead of its executor. This is the seam the proposals engine plugs into:
+// it turns the call into a canonical proposal, or — for a commit
 // tool given a proposal_id — checks the approval and runs the write with
 // `executeUnderContract` (lib/dispatch/execution.ts), under the target's write lock.
 //

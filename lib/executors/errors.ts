@@ -1,6 +1,6 @@
 import { ToolFailure } from "./native/errors";
 
-// The stable tool error codes of SPEC §5: same meaning for every tool, and a
+// The stable tool error codes: same meaning for every tool, and a
 // new code is a reviewed change. Executors throw ToolError (or the native
 // executors' ToolFailure); the dispatcher turns both into the envelope.
 

@@ -2,7 +2,7 @@ import "server-only";
 import { db, isUniqueViolation } from "@/lib/db";
 import { redisClient } from "@/lib/http/rate-limit";
 
-// One write in flight per target resource (SPEC §6.8): two approved writes on
+// One write in flight per target resource: two approved writes on
 // the same customer are serialized here, across every app instance. The
 // service keeps its own transactions and version checks; this only keeps
 // Guichet from sending it two writes at once. A lock expires so that a crashed

@@ -6,7 +6,7 @@ import { ExecutionFailure, executeUnderContract } from "@/lib/dispatch/execution
 import { asToolError, type ExecutionContext } from "@/lib/executors";
 import { readStatusAnswer, type StatusReading } from "./status";
 
-// Step 1 of seed 000's fixed sequence: ask the service's status tool what it
+// Step 1 of the fixed recovery sequence: ask the service's status tool what it
 // recorded under the idempotency key. Guichet asks on its own account (the
 // status tool need not be in the run), with a deadline of its own, and trusts
 // only an answer that passes the status tool's output schema and — for a

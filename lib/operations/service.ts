@@ -6,7 +6,7 @@ import { newId } from "@/lib/ids";
 import { countTelemetry, type TelemetryMetric } from "@/lib/telemetry/service";
 
 // Operations: one per idempotency key, i.e. per (run, proposal, tool). Their
-// status is finite (SPEC §6.6) and every move is conditional on the status it
+// status is finite and every move is conditional on the status it
 // was read in. A success is written together with the proposal's consumption,
 // in one transaction; an unknown outcome suspends the run until an operator
 // has looked at the service and said what happened.

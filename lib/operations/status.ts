@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-// The status protocol of seed 000: after a timeout or a cut connection, ask the
+// The status protocol: after a timeout or a cut connection, ask the
 // service what it recorded under the idempotency key — a success (return it),
 // a final failure (return it), or nothing it can vouch for (say so, never guess).
 

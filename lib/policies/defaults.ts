@@ -1,6 +1,6 @@
 import type { PolicyRuleInput } from "./rules";
 
-// The table every organization starts with (SPEC §6.7). Reads pass; reversible
+// The table every organization starts with. Reads pass; reversible
 // sandbox drafts pass; payments, deletes, external messages and bulk changes
 // wait for people, two of them above a threshold. Nothing here lets a
 // production write through: a developer who wants an MCP write tool to run

@@ -17,7 +17,7 @@ const write = (facts: Partial<PolicyFacts> = {}): PolicyFacts => ({
   ...facts,
 });
 
-describe("the default table (SPEC §6.7)", () => {
+describe("the default table", () => {
   it("lets reads through", () => {
     expect(evaluatePolicy(table, write({ effect: "read", action: null, tool: "calculate" }))).toMatchObject({ rule: "reads", decision: "allow", approvals_required: 0 });
   });

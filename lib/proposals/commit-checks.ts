@@ -8,7 +8,7 @@ import { isoOffset } from "@/lib/time";
 import { markExpired, proposalInclude, storedPolicy, type ProposalRow } from "./service";
 import { effectiveStatus } from "./state";
 
-// What the commit checks before anything is sent (SPEC §6.3), again under the
+// What the commit checks before anything is sent, again under the
 // target's lock: the proposal is this run's and this tool's, approved, not
 // expired, its approvers still have the right to approve it, its stored
 // arguments still hash to what they approved — and its run still has its agent.

@@ -14,7 +14,7 @@ import {
 import { assertCommittable, assertRunKeepsItsAgent, loadProposalForCommit } from "./commit-checks";
 import type { ProposalRow } from "./service";
 
-// The commit (SPEC §6.3–6.5): the arguments come from the stored proposal, the
+// The commit: the arguments come from the stored proposal, the
 // idempotency key from Guichet (run + proposal + tool), one writer per target
 // at a time. The service's answer is trusted only when it proves itself: a
 // success must match the tool's output schema, a refusal must come from the

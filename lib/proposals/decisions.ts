@@ -8,7 +8,7 @@ import { isoOffset } from "@/lib/time";
 import { getProposal, markExpired, storedPolicy, type ProposalRow } from "./service";
 import { effectiveStatus } from "./state";
 
-// Approvals by people (SPEC §6.2): a signed-in member whose role the rule names,
+// Approvals by people: a signed-in member whose role the rule names,
 // who is not the one who asked, approving the exact hash they were shown,
 // while the proposal is still pending. Each decision is kept — who, which
 // hash, which target version, when, why — and the quorum counts distinct people.

@@ -31,7 +31,7 @@ export interface ProposalDraft {
   externalMessage: boolean;
 }
 
-/** The preview protocol (SPEC §6.1): what a preview tool's result must hold to become a proposal. */
+/** The preview protocol: what a preview tool's result must hold to become a proposal. */
 export const PreviewResult = z.object({
   target: z.object({ type: z.string().min(1).max(100), id: z.string().min(1).max(200), version: z.number().int().min(0) }),
   arguments: z.record(z.string(), z.unknown()),

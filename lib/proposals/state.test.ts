@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { canTransition, effectiveStatus, isTerminal, proposalStatuses, type ProposalStatus } from "./state";
 
 describe("proposal state machine", () => {
-  it("allows only the transitions of SPEC §6.1", () => {
+  it("allows only the transitions of the proposal's life", () => {
     const pairs = proposalStatuses.flatMap((from) => proposalStatuses.filter((to) => canTransition(from, to)).map((to) => `${from}→${to}`));
     expect(pairs.sort()).toEqual(
       ["pending→approved", "pending→refused", "pending→expired", "pending→superseded", "approved→consumed", "approved→expired", "approved→superseded"].sort(),

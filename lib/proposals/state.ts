@@ -1,4 +1,4 @@
-// The proposal's life (SPEC §6.1): pending → approved | refused | expired |
+// The proposal's life: pending → approved | refused | expired |
 // superseded, then approved → consumed (committed) | expired | superseded.
 // Terminal states stay terminal. Expiry is a fact of the clock, so it is
 // computed here rather than waiting for a job to write it down; every write

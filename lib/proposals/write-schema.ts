@@ -1,7 +1,7 @@
 import type { Contract, JsonSchema } from "@/lib/contracts/types";
 import { topLevelField } from "./draft";
 
-// What an agent may send to a write tool (SPEC §6.3). A tool with a preview
+// What an agent may send to a write tool. A tool with a preview
 // commits only `{proposal_id}`: its arguments come from the stored proposal.
 // A tool without one takes either `{proposal_id}` or candidate arguments, from
 // which Guichet makes the proposal — never the idempotency key, which Guichet

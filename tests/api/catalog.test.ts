@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, createTenant, crmFaults, testDb, type Tenant } from "./helpers";
 import { catalog, catalogEntry, connectServer, patchServer, patchTool, reviewTool, syncServer } from "./mcp-helpers";
 
-// GET /v1/tools (seed 002): the whitelist, and every reason code reached through
+// GET /v1/tools: the whitelist, and every reason code reached through
 // real state changes — plan, connector settings, per-tool review.
 
 let free: Tenant;

@@ -5,9 +5,9 @@ import { callTool, connectCrm, createAgent, createRun, seedDataBases, upload, ty
 import { api, createTenant, crmState, type Tenant } from "./helpers";
 import { publicTestOrigin } from "./server";
 
-// Contract tests generated from every schema a run can call (seed 000, SPEC
-// §9): each published input schema, from one valid example, through the real
-// dispatcher. A tool without an example here fails the suite, so a new tool
+// Contract tests generated from every schema a run can call: each published
+// input schema, from one valid example, through the real dispatcher. A tool
+// without an example here fails the suite, so a new tool
 // comes with its contract tests. Write tools are called through the proposals
 // engine, which narrows what a write call accepts (a commit takes only
 // `{proposal_id}`): their cases belong to its suite; here they prove only that

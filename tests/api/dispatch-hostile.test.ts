@@ -4,7 +4,7 @@ import { callTool, connectCrm, createAgent, createRun, storedSteps, type Connect
 import { api, createTenant, crmState, testDb, type Tenant } from "./helpers";
 import { publicTestOrigin } from "./server";
 
-// The dispatcher as a hostile boundary (seed 000): every refusal answers its
+// The dispatcher as a hostile boundary: every refusal answers its
 // own stable code, and nothing executes — no request reaches the page server
 // or CRM Acme, no data changes, and the step records the refusal.
 

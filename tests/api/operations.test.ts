@@ -2,7 +2,7 @@ import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { api, createTenant, crmFaults, testDb, type Tenant } from "./helpers";
 import { approvedAddressChange, commit, crmCustomer, crmOperationsOf, getProposal, resetCrm, setupCrm, type CrmSetup } from "./proposals-helpers";
 
-// Operations (SPEC §6.5–6.6): the escalation of an unknown outcome, its
+// Operations: the escalation of an unknown outcome, its
 // resolution by a signed-in operator, and cancellation's three answers.
 
 let setup: CrmSetup;

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { api, createTenant, testDb, type Tenant } from "./helpers";
 
-// GET|PUT /v1/policies (SPEC §6.7): the seeded defaults, versions kept, who may
+// GET|PUT /v1/policies: the seeded defaults, versions kept, who may
 // change them, and the validation of every row.
 
 let tenant: Tenant;
@@ -15,7 +15,7 @@ beforeAll(async () => {
 const allowReads = { id: "reads", match: { effect: "read" }, decision: "allow" };
 
 describe("the default table", () => {
-  it("starts every organization on SPEC §6.7's defaults as version 1", async () => {
+  it("starts every organization on the default policy table as version 1", async () => {
     const response = await api("/v1/policies", { as: { key: tenant.key } });
     expect(response.status).toBe(200);
     const { data } = response.body;

@@ -5,7 +5,7 @@ import {
   approvedAddressChange, callCrmDirectly, commit, crmCustomer, crmOperationsOf, getProposal, previewAddress, resetCrm, setupCrm, touchCustomer, type CrmSetup,
 } from "./proposals-helpers";
 
-// Commit exactly once (SPEC §6.3–6.5, seed 000): every scenario asserts on what
+// Commit exactly once: every scenario asserts on what
 // CRM Acme stored, not on a sentence Guichet returned.
 
 let setup: CrmSetup;
@@ -88,7 +88,7 @@ describe("which proposal a run may commit", () => {
   });
 });
 
-describe("seed 000: the target changed after approval", () => {
+describe("the target changed after approval", () => {
   it("GIVEN a proposal on version 17 AND the customer now at 18, WHEN it commits THEN no address changes, VERSION_CONFLICT, the proposal stays unconsumed", async () => {
     const run = await setup.run();
     const proposal = await approvedAddressChange(setup, run, "ADDR-2");
@@ -162,7 +162,7 @@ describe("idempotency", () => {
   });
 });
 
-describe("unknown outcomes (seed 000's fixed sequence)", () => {
+describe("unknown outcomes (the fixed recovery sequence)", () => {
   it("recovers the stored success by idempotency key after the connection was cut: no second write", async () => {
     // The run does not carry the status tool: Guichet asks it on its own account.
     const agent = await createAgent(setup.tenant, { tools: [setup.crm.key("preview_address_change"), setup.crm.key("commit_address_change")] });

@@ -4,7 +4,7 @@ import { callTool, createAgent, createRun } from "./dispatch-fixtures";
 import { api, createTenant, crmState, testDb, type Tenant } from "./helpers";
 import { approve, commit, crmCustomer, getProposal, previewAddress, refuse, resetCrm, setupCrm, type CrmSetup } from "./proposals-helpers";
 
-// Canonical proposals and approvals by people (SPEC §6.1–6.2): what a preview
+// Canonical proposals and approvals by people: what a preview
 // stores, who may decide, with which hash, and the typed refusals of late or
 // unentitled decisions — with every decision recorded.
 

@@ -43,7 +43,7 @@ describe("POST /v1/runs", () => {
     expect(write.warnings).toEqual([]);
   });
 
-  it("leaves out a tool that became unavailable since, with the catalog's reason (seed 002)", async () => {
+  it("leaves out a tool that became unavailable since, with the catalog's reason", async () => {
     const agent = await createAgent(acme, { tools: ["list_data_bases", crm.key("list_orders")] });
     const db = await testDb();
     await db.mcpTool.updateMany({ where: { serverId: crm.serverId, name: "list_orders" }, data: { enabled: false } });

@@ -5,7 +5,7 @@ import { approvedAddressChange, commit, crmCustomer, crmOperationsOf, getProposa
 import { startApp } from "./server";
 import { crmHeldWrites, customerLock, holdWrites, operationOf, until } from "./write-proofs-helpers";
 
-// Every ambiguous path of a commit (seed 000's fixed sequence): the write
+// Every ambiguous path of a commit (the fixed recovery sequence): the write
 // reached CRM Acme and Guichet does not know what became of it. Each case
 // proves the next step asks the service's status instead of sending again, and
 // checks CRM Acme's stored state. CRM Acme's `hold_writes` fault keeps the
