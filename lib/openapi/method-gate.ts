@@ -18,6 +18,7 @@ const OTHER_ROUTES: { pattern: RegExp; methods: string[] }[] = [
   { pattern: /^\/api\/health\/?$/, methods: ["GET"] },
   { pattern: /^\/api\/bench\/bare\/?$/, methods: ["GET"] },
   { pattern: /^\/api\/auth\//, methods: ["GET", "POST"] },
+  { pattern: /^\/mcp\/agents\/[^/]+\/?$/, methods: ["GET", "POST", "DELETE"] },
 ];
 
 /** The methods Next can route (the /v1 catch-all exports them; HEAD and OPTIONS are derived). */
@@ -31,7 +32,7 @@ export type GateDecision =
   | { kind: "not_found_page" };
 
 function isApiPath(pathname: string): boolean {
-  return pathname === "/v1" || pathname.startsWith("/v1/") || pathname.startsWith("/api/");
+  return pathname === "/v1" || pathname.startsWith("/v1/") || pathname.startsWith("/api/") || pathname.startsWith("/mcp/");
 }
 
 function decodable(pathname: string): boolean {

@@ -65,6 +65,8 @@ describe("methods no route exports", () => {
     ["QUERY", "/api/health", ["GET"]],
     ["PROPFIND", "/v1/runs", ["GET", "POST"]],
     ["POST", "/api/health", ["GET"]],
+    ["TRACE", "/mcp/agents/agt_01jzzzzzzzzzzzzzzzzzzzzzzz", ["DELETE", "GET", "POST"]],
+    ["PUT", "/mcp/agents/agt_01jzzzzzzzzzzzzzzzzzzzzzzz", ["DELETE", "GET", "POST"]],
   ])("%s %s answers the 405 envelope with Allow", async (method, path, allowed) => {
     const response = await raw(method, path, { headers: auth });
     const body = expectEnvelope(response, 405, "method_not_allowed");
