@@ -11,8 +11,9 @@ export const MAX_ARGUMENT_BYTES = 262_144;
 /** No contract's schema, no executor needs deeper arguments; deeper ones are refused before anything walks them. */
 export const MAX_ARGUMENT_DEPTH = 64;
 
+/** Size of the arguments as JSON; callers check MAX_ARGUMENT_DEPTH first, so the native serializer is safe. */
 export function argumentBytes(args: unknown): number {
-  return Buffer.byteLength(stringifyDeep(args ?? null), "utf8");
+  return Buffer.byteLength(JSON.stringify(args ?? null), "utf8");
 }
 
 /** SHA-256 of the RFC 8785 canonical JSON of the arguments: equal arguments, equal hash, whatever the key order. */

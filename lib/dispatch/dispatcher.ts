@@ -93,7 +93,8 @@ async function resolveCall(run: RunRow, toolName: string, args: unknown): Promis
   const parsed = parseToolName(toolName);
   if (!parsed) throw new ToolError("UNKNOWN_TOOL", "This is not a tool name: a key, optionally followed by @version.");
   if (nestsDeeperThan(args, MAX_ARGUMENT_DEPTH)) throw new ToolError("ARGUMENTS_TOO_LARGE", `Arguments may nest arrays and objects ${MAX_ARGUMENT_DEPTH} levels deep at most.`);
-  if (argumentBytes(args) > MAX_ARGUMENT_BYTES) throw new ToolError("ARGUMENTS_TOO_LARGE", `Arguments are limited to ${MAX_ARGUMENT_BYTES} bytes.`);
+  const bytes = argumentBytes(args);
+  if (bytes > MAX_ARGUMENT_BYTES) throw new ToolError("ARGUMENTS_TOO_LARGE", `Arguments are limited to ${MAX_ARGUMENT_BYTES} bytes.`);
   const granted = capabilitySetOf(run).find((entry) => entry.key === parsed.key);
   // A key the run froze was registered then; only other keys need the registry's answer.
   if (!granted && !(await isRegisteredKey(run.organizationId, parsed.key))) throw new ToolError("UNKNOWN_TOOL", "No tool of this name is registered.");
@@ -109,7 +110,7 @@ async function resolveCall(run: RunRow, toolName: string, args: unknown): Promis
   const { contract } = registered;
   // The capability set already leaves writes out of a read run; this holds even if a stored set were wrong.
   if (contract.effect === "write" && run.capabilities !== "read_write") throw new ToolError("TOOL_NOT_IN_RUN", `${parsed.key} changes data and this run is read-only.`);
-  if (argumentBytes(args) > contract.max_argument_bytes) {
+  if (bytes > contract.max_argument_bytes) {
     throw new ToolError("ARGUMENTS_TOO_LARGE", `Arguments of ${contract.key}@${contract.version} are limited to ${contract.max_argument_bytes} bytes.`);
   }
   return contract;
