@@ -90,16 +90,20 @@ export async function callRunTool(run: RunRow, name: string, args: unknown, opti
   return toCallToolResult(run, envelope, options);
 }
 
+/** The proposal a call produced or was refused about, if any. */
+function proposalIdOf(envelope: ToolEnvelope): string | null {
+  if (!envelope.ok) return envelope.error.proposal_id ?? null;
+  const proposal = envelope.evidence.proposal;
+  return proposal && typeof proposal === "object" && typeof (proposal as { id?: unknown }).id === "string" ? (proposal as { id: string }).id : null;
+}
+
 async function toCallToolResult(run: RunRow, envelope: ToolEnvelope, options: ToolCallOptions): Promise<CallToolResult> {
+  const proposalId = proposalIdOf(envelope);
+  const card = proposalId ? await proposalCard(run.organizationId, proposalId, options.consoleOrigin) : null;
   if (!envelope.ok) {
-    const proposalId = envelope.error.proposal_id;
-    const card = proposalId ? await proposalCard(run.organizationId, proposalId, options.consoleOrigin) : null;
     const structured = { error: envelope.error, ...(card ? { proposal: card } : {}) };
     return { isError: true, structuredContent: structured, content: [{ type: "text", text: `${envelope.error.code}: ${envelope.error.message}` }] };
   }
-  const proposal = envelope.evidence.proposal;
-  const proposalId = proposal && typeof proposal === "object" && typeof (proposal as { id?: unknown }).id === "string" ? (proposal as { id: string }).id : null;
-  const card = proposalId ? await proposalCard(run.organizationId, proposalId, options.consoleOrigin) : null;
   const structured = { result: envelope.result, evidence: envelope.evidence, ...(card ? { proposal: card } : {}) };
   // Clients that read only text get the same data; tool output is someone else's data, and says so.
   const text = card

@@ -113,8 +113,9 @@ export async function updateServer(organizationId: string, id: number, input: Mc
   // without one: its syncs then fail as unauthorized until it gets one).
   const movesOrigin = origin !== new URL(existing.url).origin;
   // Leaving org_token drops the stored token unless the caller sends one (then checkToken refuses it).
-  const keepsToken = input.token === undefined && auth === "org_token" && existing.tokenCiphertext !== null && !movesOrigin;
-  const dropsTokenByMove = input.token === undefined && auth === "org_token" && existing.tokenCiphertext !== null && movesOrigin;
+  const storedKept = input.token === undefined && auth === "org_token" && existing.tokenCiphertext !== null;
+  const keepsToken = storedKept && !movesOrigin;
+  const dropsTokenByMove = storedKept && movesOrigin;
   if (!dropsTokenByMove) checkToken(auth, keepsToken || (input.token !== undefined && input.token !== null));
   if (input.url !== undefined && input.url !== existing.url) await assertAllowedUrl(input.url);
   const tokenCiphertext = keepsToken ? existing.tokenCiphertext : input.token ? encryptSecret(input.token, origin) : null;
