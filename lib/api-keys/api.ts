@@ -30,7 +30,7 @@ export const listApiKeysEndpoint = defineEndpoint({
 
 export const createApiKeyEndpoint = defineEndpoint({
   method: "POST", path: "/v1/api_keys", tag: "API keys", summary: "Create an API key; the secret is returned once",
-  auth: "session", roles: [...keyManagers], body: ApiKeyCreateBody, status: 201, returnsSecret: true,
+  auth: "session", roles: [...keyManagers], body: ApiKeyCreateBody, status: 201, idempotencyReplay: "secret",
   response: z.object({ data: ApiKeyObject.extend({ secret: z.string() }) }), errors: ["idempotency_secret_not_replayable"],
 });
 

@@ -37,15 +37,12 @@ export interface Endpoint<
    * What an Idempotency-Key replays. "stored" (default): the first response, kept
    * 24 h. "re-execute": nothing of the response is kept — for endpoints whose
    * responses are payloads we must not store (tool results) and whose effect is
-   * idempotent in the domain itself; a completed duplicate runs again.
+   * idempotent in the domain itself; a completed duplicate runs again. "secret":
+   * the success response carries a secret shown once (an API key); the record
+   * keeps only a marker and a completed duplicate answers 409
+   * idempotency_secret_not_replayable.
    */
-  idempotencyReplay?: "stored" | "re-execute";
-  /**
-   * The success response carries a secret shown once (an API key). It is never
-   * stored for Idempotency-Key replays: the record keeps only a marker and a
-   * completed duplicate answers 409 idempotency_secret_not_replayable.
-   */
-  returnsSecret?: boolean;
+  idempotencyReplay?: "stored" | "re-execute" | "secret";
   /**
    * Deepest nesting the body reader lets through (default GUICHET_MAX_JSON_DEPTH).
    * Raised only where the handler bounds depth itself and must answer in its own

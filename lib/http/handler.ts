@@ -123,7 +123,7 @@ export function handle<P extends z.ZodType, Q extends z.ZodType, B extends z.Zod
           return errorResponse(error, requestId);
         }
       };
-      response = request.method === "POST" ? await withIdempotency(request, principal, rawBody, run, endpoint.returnsSecret ? "secret" : (endpoint.idempotencyReplay ?? "stored")) : await run();
+      response = request.method === "POST" ? await withIdempotency(request, principal, rawBody, run, endpoint.idempotencyReplay ?? "stored") : await run();
     } catch (error) {
       response = errorResponse(error, requestId);
     }
