@@ -1,0 +1,51 @@
+import { z } from "zod";
+
+// A script is what the model "says", turn by turn. Each chat-completion request
+// that selects the script gets its next turn; the test or the demo writes the
+// turns, so a conversation is reproducible to the byte.
+
+const Usage = z.strictObject({ prompt_tokens: z.number().int().min(0), completion_tokens: z.number().int().min(0) });
+
+const ScriptedToolCall = z.union([
+  z.strictObject({ name: z.string().min(1), arguments: z.unknown() }),
+  /** Arguments sent as this exact string: lets a script send JSON that does not parse. */
+  z.strictObject({ name: z.string().min(1), raw_arguments: z.string() }),
+]);
+export type ScriptedToolCall = z.infer<typeof ScriptedToolCall>;
+
+const Common = { delay_ms: z.number().int().min(0).max(120_000).optional(), usage: Usage.optional() };
+
+export const Turn = z.union([
+  z.strictObject({ text: z.string(), ...Common }),
+  /** A JSON answer, sent as the message's text (what structured output looks like on the wire). */
+  z.strictObject({ json: z.unknown(), ...Common }),
+  z.strictObject({ tool_calls: z.array(ScriptedToolCall).min(1).max(16), text: z.string().optional(), ...Common }),
+  /** An HTTP error answer instead of a completion, in the provider's error shape. */
+  z.strictObject({ error: z.strictObject({ status: z.number().int().min(400).max(599), message: z.string().optional() }), delay_ms: Common.delay_ms }),
+]);
+export type Turn = z.infer<typeof Turn>;
+
+export const ScriptBody = z.strictObject({
+  turns: z.array(Turn).min(1).max(200),
+  /**
+   * `sequential` (default): each request takes the next turn, once. `by_conversation`:
+   * the turn is the number of assistant messages already in the request, so every
+   * new conversation starts from the first turn (the demo's many runs share one script).
+   */
+  replay: z.enum(["sequential", "by_conversation"]).default("sequential"),
+});
+export type ScriptBody = z.infer<typeof ScriptBody>;
+
+/** The marker a conversation carries (in any message) to select a script: `sim:<id>`. */
+export const SCRIPT_MARKER = /\bsim:(scr_[a-z0-9]{12})\b/;
+
+/** The text of the assistant turn a scripted turn becomes, or null for a tool-call-only turn. */
+export function turnText(turn: Turn): string | null {
+  if ("json" in turn) return JSON.stringify(turn.json);
+  if ("text" in turn) return turn.text ?? null;
+  return null;
+}
+
+export function toolCallArguments(call: ScriptedToolCall): string {
+  return "raw_arguments" in call ? call.raw_arguments : JSON.stringify(call.arguments ?? {});
+}
