@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { mcpToolKey } from "@/lib/catalog/service";
 import { db, isUniqueViolation, Prisma, type DbOrTx } from "@/lib/db";
 import { canonicalJson } from "@/lib/json/canonical";
-import { declaredFields } from "./result-view";
+import { declaredView } from "./result-view";
 import { assertCompiles, closeObjects } from "./schema";
 import type { Contract, JsonSchema } from "./types";
 
@@ -83,7 +83,7 @@ export function deriveMcpContract(serverId: number, tool: ReviewedMcpTool, sibli
     status_tool: statusTool ? mcpToolKey(serverId, statusTool.name) : null,
     timeout_ms: write ? 30_000 : 10_000,
     max_argument_bytes: 32_768,
-    result_view: declaredFields(output),
+    result_view: declaredView(output),
     cancellation: write ? "not_interruptible" : "abort",
     mcp: { server_id: serverId, tool: tool.name },
   };

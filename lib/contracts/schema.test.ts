@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { checkAgainst, closeObjects } from "./schema";
-import { applyResultView, declaredFields } from "./result-view";
+import { applyResultView, declaredFields, declaredView } from "./result-view";
 
 // The destination union, as an MCP server would publish it (open objects).
 const destination = {
@@ -60,5 +60,40 @@ describe("result view", () => {
   it("defaults to the fields the output schema declares", () => {
     expect(declaredFields({ type: "object", properties: { a: {}, "b/c": {} } })).toEqual(["/a", "/b~1c"]);
     expect(applyResultView({ "b/c": 1, d: 2 }, declaredFields({ properties: { "b/c": {} } }))).toEqual({ "b/c": 1 });
+  });
+
+  it("derives a view of every declared field at every depth, through arrays, branches and local refs", () => {
+    const schema = {
+      type: "object",
+      $defs: { line: { type: "object", properties: { sku: { type: "string" } } } },
+      properties: {
+        owner: { type: "object", properties: { name: { type: "string" }, "a/b": { type: "integer" } } },
+        lines: { type: "array", items: { $ref: "#/$defs/line" } },
+        tags: { type: "object", additionalProperties: { type: "string" } },
+        notes: { type: "array", items: { type: "string" } },
+        contact: { anyOf: [{ type: "null" }, { type: "object", properties: { kind: { type: "string" } } }] },
+      },
+    };
+    expect(declaredView(schema)).toEqual(["/owner/name", "/owner/a~1b", "/lines/sku", "/tags", "/notes", "/contact/kind"]);
+    const answer = {
+      owner: { name: "Camille", "a/b": 1, password_hash: "x" },
+      lines: [{ sku: "S1", cost: 3 }, { sku: "S2", cost: 4 }],
+      tags: { any: "kept" },
+      notes: ["n"],
+      contact: { kind: "mail", private: true },
+      leaked: 1,
+    };
+    expect(applyResultView(answer, declaredView(schema))).toEqual({ owner: { name: "Camille", "a/b": 1 }, lines: [{ sku: "S1" }, { sku: "S2" }], tags: { any: "kept" }, notes: ["n"], contact: { kind: "mail" } });
+    expect(applyResultView({ contact: null }, declaredView(schema))).toEqual({ contact: null });
+  });
+
+  it("keeps a schema without declared fields whole, and stops at a recursive ref", () => {
+    expect(declaredView({ type: "object" })).toEqual([""]);
+    const tree = { type: "object", properties: { name: { type: "string" }, child: { $ref: "#" } } };
+    expect(declaredView(tree).length).toBeLessThan(32);
+  });
+
+  it("does not let a kept parent widen the view of its siblings", () => {
+    expect(applyResultView({ a: { x: 1 }, b: 2 }, ["/a", "/a/x"])).toEqual({ a: { x: 1 } });
   });
 });

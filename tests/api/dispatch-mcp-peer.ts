@@ -6,7 +6,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } fr
 
 // A small real MCP server that misbehaves on purpose, for what CRM Acme does
 // not do: a result with fields its schema does not declare (a secret, an
-// internal score), a result that breaks its schema, a tool without an output
+// internal score, at the top level and nested), a result that breaks its schema, a tool without an output
 // schema, and a read that fails transiently before it succeeds.
 
 const tools = [
@@ -17,6 +17,21 @@ const tools = [
     inputSchema: { type: "object", properties: { user_id: { type: "string", minLength: 1 } }, required: ["user_id"] },
     // Open on purpose: the server may add fields; the result view keeps only the declared ones.
     outputSchema: { type: "object", properties: { name: { type: "string" }, plan: { type: "string" } }, required: ["name", "plan"] },
+  },
+  {
+    name: "get_account",
+    description: "Read an account with its owner and contacts.",
+    annotations: { readOnlyHint: true },
+    inputSchema: { type: "object", properties: {} },
+    // Nested on purpose: the server adds fields inside objects and inside the objects of an array.
+    outputSchema: {
+      type: "object",
+      properties: {
+        owner: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
+        contacts: { type: "array", items: { type: "object", properties: { kind: { type: "string" } }, required: ["kind"] } },
+      },
+      required: ["owner", "contacts"],
+    },
   },
   {
     name: "count_things",
@@ -48,6 +63,14 @@ export async function startMcpPeer(): Promise<McpPeer> {
     switch (name) {
       case "get_profile":
         return { content: [], structuredContent: { name: "Camille", plan: "pro", api_token: "tok_live_SECRET", internal_score: 42 } };
+      case "get_account":
+        return {
+          content: [],
+          structuredContent: {
+            owner: { name: "Camille", password_hash: "bcrypt$OWNER_SECRET" },
+            contacts: [{ kind: "email", value: "camille@private.test" }, { kind: "phone", value: "+33 6 00 00 00 00", risk_flag: true }],
+          },
+        };
       case "count_things":
         return { content: [], structuredContent: { count: "many", leaked: "internal" } };
       case "say_hello":

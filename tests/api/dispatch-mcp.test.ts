@@ -105,6 +105,17 @@ describe("output validation and the result view", () => {
     expect(contract.body.data.result_view).toEqual(["/name", "/plan"]);
   });
 
+  it("cuts undeclared fields at every depth: inside nested objects and inside the objects of an array", async () => {
+    const agent = await createAgent(acme, { tools: [peerServer.key("get_account")] });
+    const { run } = await createRun(acme, { agent: agent.id, debug: true });
+    const envelope = await callTool(acme, run.id, peerServer.key("get_account"));
+    expect(envelope.result).toEqual({ owner: { name: "Camille" }, contacts: [{ kind: "email" }, { kind: "phone" }] });
+    const [step] = await storedSteps(run.id);
+    expect(JSON.stringify([envelope, step])).not.toMatch(/OWNER_SECRET|private\.test|\+33|risk_flag/);
+    const contract = await api(`/v1/tools/${peerServer.key("get_account")}/contract`, { as: { key: acme.key } });
+    expect(contract.body.data.result_view).toEqual(["/owner/name", "/contacts/kind"]);
+  });
+
   it("also cuts them from a debug run's stored payload", async () => {
     const agent = await createAgent(acme, { tools: [peerServer.key("get_profile")] });
     const { run } = await createRun(acme, { agent: agent.id, debug: true });
