@@ -15,9 +15,9 @@ import path from "node:path";
 import { root } from "./setup.mjs";
 
 const SUITE = ["-p", "node@22", "-p", "@modelcontextprotocol/conformance@0.1.16"];
-// The other server scenarios call the suite's own test tools (test_simple_text,
-// test_error_handling…) or need resources, prompts, logging or sampling, which a
-// tools-only server does not offer.
+// The other server scenarios call the suite's own test tools and resources
+// (test_simple_text, test://static-text…) or need prompts, logging or sampling,
+// which neither server offers.
 const SCENARIOS = ["server-initialize", "ping", "tools-list", "dns-rebinding-protection"];
 export const UNAVAILABLE = 3;
 

@@ -1,8 +1,12 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, CancelledNotificationSchema, ListToolsRequestSchema, type ServerNotification } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema, CancelledNotificationSchema, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ListToolsRequestSchema,
+  ReadResourceRequestSchema, type ServerNotification,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { RunRow } from "@/lib/runs/service";
 import type { RunWarning } from "@/lib/runs/capabilities";
 import { cancelMcpCall, trackMcpCall } from "./cancellation";
+import { listRunResources, readRunResource } from "./resources";
 import { callRunTool, listRunTools } from "./tools";
 
 // The SDK server of one request of one session: a fresh low-level `Server`
@@ -32,7 +36,7 @@ export interface SessionServerOptions {
 
 export function buildSessionServer(run: RunRow | null, options: SessionServerOptions): Server {
   const server = new Server(SERVER_INFO, {
-    capabilities: { tools: { listChanged: false } },
+    capabilities: { tools: { listChanged: false }, resources: { listChanged: false, subscribe: false } },
     ...(options.instructions ? { instructions: options.instructions } : {}),
   });
   if (!run) return server;
@@ -53,6 +57,10 @@ export function buildSessionServer(run: RunRow | null, options: SessionServerOpt
       if (timer) clearInterval(timer);
     }
   });
+  server.setRequestHandler(ListResourcesRequestSchema, async (request) => listRunResources(run, request.params?.cursor));
+  // Documents are listed one by one: there is no uri template to fill.
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: [] }));
+  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => readRunResource(run, request.params.uri, extra.signal));
   // The cancelled call was asked on another request, so another SDK server holds it: reach it through this instance's table.
   server.setNotificationHandler(CancelledNotificationSchema, async (notification) => {
     const { requestId } = notification.params;

@@ -13,10 +13,11 @@ import { startApp } from "./server";
 // instance behind it lists the proxy's origin as allowed, as an operator
 // serving browser clients from another origin would.
 //
-// Scenarios that do not apply: the tools-call-* ones call the suite's own test
-// tools (test_simple_text…), and resources, prompts, logging, completion,
-// elicitation, sampling and server SSE streams are features this endpoint does
-// not offer.
+// Scenarios that do not apply: the tools-call-* and resources-* ones call the
+// suite's own test tools and read its own test resources (test_simple_text,
+// test://static-text…), which an agent's catalog and documents are not; prompts,
+// logging, completion, elicitation, sampling and server SSE streams are features
+// this endpoint does not offer.
 
 let tenant: Tenant;
 let agentId: string;

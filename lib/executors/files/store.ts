@@ -19,27 +19,58 @@ export interface RunFile {
   source: "run" | "agent_document";
 }
 
-export async function runFiles(ctx: ExecutionContext): Promise<RunFile[]> {
+const fileSelect = { id: true, filename: true, mimeType: true, bytes: true, sha256: true, storageKey: true, agentId: true } as const;
+
+/** A file past its expiry is gone for every reader. */
+function unexpired(now = new Date()) {
+  return { OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] };
+}
+
+export async function runFiles(ctx: Pick<ExecutionContext, "run">): Promise<RunFile[]> {
   const { organizationId, fileIds, agentId } = ctx.run;
   const rows = await db.file.findMany({
-    where: {
-      organizationId,
-      OR: [{ id: { in: fileIds } }, { agentId }],
-      AND: [{ OR: [{ expiresAt: null }, { expiresAt: { gt: new Date() } }] }],
-    },
+    where: { organizationId, OR: [{ id: { in: fileIds } }, { agentId }], AND: [unexpired()] },
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-    select: { id: true, filename: true, mimeType: true, bytes: true, sha256: true, storageKey: true, agentId: true },
+    select: fileSelect,
   });
   return rows.map(({ agentId: owner, ...row }) => ({ ...row, source: owner === agentId ? "agent_document" : "run" }));
 }
 
-export async function runFile(ctx: ExecutionContext, fileId: string, field = "/file_id"): Promise<RunFile> {
+/**
+ * One page of an agent's knowledge documents in upload order (file ids sort by
+ * creation time), after the document `afterId` when given, in its organization.
+ */
+export async function agentDocuments(organizationId: string, agentId: string, page: { afterId: string | null; take: number }): Promise<RunFile[]> {
+  const rows = await db.file.findMany({
+    where: { organizationId, agentId, AND: [unexpired(), page.afterId === null ? {} : { id: { gt: page.afterId } }] },
+    orderBy: { id: "asc" },
+    take: page.take,
+    select: fileSelect,
+  });
+  return rows.map(asDocument);
+}
+
+/** One knowledge document of the agent, or null: another agent's or organization's file is not found. */
+export async function agentDocument(organizationId: string, agentId: string, fileId: string): Promise<RunFile | null> {
+  const row = await db.file.findFirst({ where: { id: fileId, organizationId, agentId, AND: [unexpired()] }, select: fileSelect });
+  return row ? asDocument(row) : null;
+}
+
+function asDocument({ agentId: _owner, ...row }: { agentId: string | null } & Omit<RunFile, "source">): RunFile {
+  void _owner;
+  return { ...row, source: "agent_document" };
+}
+
+export async function runFile(ctx: Pick<ExecutionContext, "run">, fileId: string, field = "/file_id"): Promise<RunFile> {
   const file = (await runFiles(ctx)).find((f) => f.id === fileId);
   if (!file) throw new ToolFailure("INVALID_ARGUMENTS", "No file with this id is available to this run.", { field });
   return file;
 }
 
-async function fileBytes(ctx: ExecutionContext, file: RunFile): Promise<Buffer> {
+/** What reading a file's bytes needs: where they live, and when to give up. */
+export type FileReadContext = Pick<ExecutionContext, "dataDir" | "signal">;
+
+async function fileBytes(ctx: FileReadContext, file: RunFile): Promise<Buffer> {
   const root = path.resolve(ctx.dataDir);
   const location = path.resolve(root, file.storageKey);
   // A storage key is ours, but a path that leaves the data directory is never read.
@@ -61,7 +92,7 @@ const textCache = new Map<string, FileText>();
 const CACHE_LIMIT = 32;
 
 /** The file's text (UTF-8 for text types, the small PDF reader for PDFs), cached by checksum. */
-export async function fileText(ctx: ExecutionContext, file: RunFile): Promise<FileText> {
+export async function fileText(ctx: FileReadContext, file: RunFile): Promise<FileText> {
   const cached = textCache.get(file.sha256);
   if (cached) return cached;
   const bytes = await fileBytes(ctx, file);
