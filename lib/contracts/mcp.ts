@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import { mcpToolKey } from "@/lib/catalog/service";
 import { db, isUniqueViolation, Prisma, type DbOrTx } from "@/lib/db";
 import { canonicalJson } from "@/lib/json/canonical";
+import { mcpToolTimeoutMs } from "@/lib/mcp/schemas";
 import { declaredView } from "./result-view";
 import { assertCompiles, closeObjects } from "./schema";
 import type { Contract, JsonSchema } from "./types";
@@ -32,6 +33,8 @@ export interface ReviewedMcpTool {
   inputSchema: JsonSchema;
   outputSchema: JsonSchema | null;
   writesData: boolean;
+  /** The reviewer's timeout for this tool; null (or absent) follows the effect. */
+  timeoutMs?: number | null;
 }
 
 export class ContractPublishError extends Error {
@@ -81,7 +84,7 @@ export function deriveMcpContract(serverId: number, tool: ReviewedMcpTool, sibli
     preview,
     target: idField ? { type: idField.replace(/_id$/, ""), id_pointer: `/${idField}`, version_pointer: "expected_version" in props ? "/expected_version" : null } : null,
     status_tool: statusTool ? mcpToolKey(serverId, statusTool.name) : null,
-    timeout_ms: write ? 30_000 : 10_000,
+    timeout_ms: mcpToolTimeoutMs({ writesData: write, timeoutMs: tool.timeoutMs ?? null }),
     max_argument_bytes: 32_768,
     result_view: declaredView(output),
     cancellation: write ? "not_interruptible" : "abort",
@@ -101,6 +104,7 @@ interface StoredTool {
   inputSchema: unknown;
   outputSchema: unknown;
   writesData: boolean;
+  timeoutMs: number | null;
   fingerprint: string;
   reviewedFingerprint: string | null;
   reviewedSnapshot: unknown;
@@ -119,10 +123,11 @@ export function reviewedState(tool: StoredTool): ReviewedMcpTool | null {
       inputSchema: snapshot.input_schema as JsonSchema,
       outputSchema: snapshot.output_schema && typeof snapshot.output_schema === "object" ? (snapshot.output_schema as JsonSchema) : null,
       writesData: tool.writesData,
+      timeoutMs: tool.timeoutMs,
     };
   }
   if (tool.fingerprint !== tool.reviewedFingerprint) return null;
-  return { name: tool.name, description: tool.description, inputSchema: tool.inputSchema as JsonSchema, outputSchema: (tool.outputSchema as JsonSchema | null) ?? null, writesData: tool.writesData };
+  return { name: tool.name, description: tool.description, inputSchema: tool.inputSchema as JsonSchema, outputSchema: (tool.outputSchema as JsonSchema | null) ?? null, writesData: tool.writesData, timeoutMs: tool.timeoutMs };
 }
 
 /**
@@ -135,7 +140,7 @@ export function reviewedState(tool: StoredTool): ReviewedMcpTool | null {
 export async function publishMcpContract(tx: DbOrTx, tool: { serverId: number; name: string }): Promise<Contract | null> {
   const server = await tx.mcpServer.findUnique({
     where: { id: tool.serverId },
-    select: { id: true, organizationId: true, tools: { select: { name: true, description: true, inputSchema: true, outputSchema: true, writesData: true, fingerprint: true, reviewedFingerprint: true, reviewedSnapshot: true, removedAt: true } } },
+    select: { id: true, organizationId: true, tools: { select: { name: true, description: true, inputSchema: true, outputSchema: true, writesData: true, timeoutMs: true, fingerprint: true, reviewedFingerprint: true, reviewedSnapshot: true, removedAt: true } } },
   });
   const row = server?.tools.find((t) => t.name === tool.name);
   if (!server || !row) return null;

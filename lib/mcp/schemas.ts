@@ -37,6 +37,19 @@ export const McpServerUpdateBody = z.strictObject({
 });
 export type McpServerUpdateBody = z.infer<typeof McpServerUpdateBody>;
 
+/**
+ * How long one call of a reviewed tool may take before it is abandoned with
+ * TIMEOUT. The reviewer may set it; otherwise it follows the effect: a read
+ * should answer quickly, a write may legitimately take longer (and a write that
+ * times out is an unknown outcome, checked with the service's status tool).
+ */
+export const MCP_TOOL_TIMEOUT_DEFAULT_MS = { read: 10_000, write: 30_000 } as const;
+export const MCP_TOOL_TIMEOUT_BOUNDS_MS = { min: 500, max: 120_000 } as const;
+
+export function mcpToolTimeoutMs(tool: { writesData: boolean; timeoutMs: number | null }): number {
+  return tool.timeoutMs ?? MCP_TOOL_TIMEOUT_DEFAULT_MS[tool.writesData ? "write" : "read"];
+}
+
 export const McpToolUpdateBody = z.strictObject({
   enabled: z.boolean().optional(),
   writes_data: z.boolean().optional(),
@@ -44,6 +57,8 @@ export const McpToolUpdateBody = z.strictObject({
   reviewed: z.boolean().optional(),
   /** The fingerprint the reviewer was shown: a tool that changed since then is refused. */
   fingerprint: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+  /** This tool's own timeout, in milliseconds; null returns to the default for its effect. */
+  timeout_ms: z.number().int().min(MCP_TOOL_TIMEOUT_BOUNDS_MS.min).max(MCP_TOOL_TIMEOUT_BOUNDS_MS.max).nullable().optional(),
 }).refine((body) => body.reviewed !== true || body.fingerprint !== undefined, { path: ["fingerprint"], message: "Required when reviewed is true." });
 export type McpToolUpdateBody = z.infer<typeof McpToolUpdateBody>;
 
@@ -91,6 +106,10 @@ export const McpToolObject = z.object({
   writes_data: z.boolean(),
   /** What the annotations suggest (a hint that pre-fills the review form). */
   suggested_writes_data: z.boolean(),
+  /** The timeout a call of this tool gets (its contract's `timeout_ms`). */
+  timeout_ms: z.number().int(),
+  /** "review": a reviewer set it; "default": it follows the effect (reads shorter than writes). */
+  timeout_source: z.enum(["review", "default"]),
   available: z.boolean(),
   reason: CatalogEntryObject.shape.reason,
   /** Since the last review (all fields for a tool never reviewed); empty when reviewed as is. */

@@ -6,6 +6,7 @@ import { db, type DbOrTx, Prisma } from "@/lib/db";
 import { ApiError, notFound } from "@/lib/http/errors";
 import { isoOffsetOrNull } from "@/lib/time";
 import type { McpToolObject, McpToolUpdateBody } from "./api";
+import { mcpToolTimeoutMs } from "./schemas";
 import { shapeChanges, suggestedWritesData, type ReviewedShape } from "./fingerprint";
 import { findServer } from "./servers";
 
@@ -16,7 +17,7 @@ import { findServer } from "./servers";
 const toolSelect = {
   name: true, description: true, inputSchema: true, outputSchema: true, annotations: true,
   fingerprint: true, reviewedFingerprint: true, reviewedSnapshot: true, reviewedAt: true, reviewedById: true,
-  enabled: true, writesData: true, removedAt: true,
+  enabled: true, writesData: true, timeoutMs: true, removedAt: true,
 } as const;
 
 type ToolRow = Prisma.McpToolGetPayload<{ select: typeof toolSelect }>;
@@ -58,6 +59,8 @@ export function serializeTool(server: ServerState, tool: ToolRow): McpToolObject
     enabled: tool.enabled,
     writes_data: tool.writesData,
     suggested_writes_data: suggestedWritesData(annotations),
+    timeout_ms: mcpToolTimeoutMs(tool),
+    timeout_source: tool.timeoutMs === null ? "default" : "review",
     available: code === null && tool.removedAt === null,
     reason: code ? reason(code) : null,
     changes: reviewed ? [] : shapeChanges(snapshot.success ? (snapshot.data as ReviewedShape) : null, currentShape(tool)),
@@ -98,7 +101,7 @@ export async function updateServerTool(
           : {};
     const updated = await tx.mcpTool.update({
       where: { id: tool.id },
-      data: { enabled: input.enabled, writesData: input.writes_data, ...review },
+      data: { enabled: input.enabled, writesData: input.writes_data, timeoutMs: input.timeout_ms, ...review },
       select: toolSelect,
     });
     return serializeTool(server, updated);

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "McpTool" ADD COLUMN     "timeoutMs" INTEGER;
+
