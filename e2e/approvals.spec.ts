@@ -1,30 +1,11 @@
-import type { APIRequestContext } from "@playwright/test";
 import { expect, test } from "./fixtures";
+import { agentRun, crmKeys } from "./agent-calls";
 import { openFromNav, openProposal } from "./navigation";
 
 // Contrôle › Approbations: an approver reads what an agent's writes would do —
 // the diff, the amount, the recipients — refuses one with a reason, approves
 // another, and watches a third run out of time. All three are real proposals
 // made through the dispatcher against the demo's CRM Acme.
-
-async function crmKeys(api: APIRequestContext) {
-  const tools = (await (await api.get("/v1/tools")).json()).data as { key: string }[];
-  const key = (name: string) => {
-    const found = tools.find((t) => new RegExp(`^mcp_\\d+_${name}$`).test(t.key));
-    if (!found) throw new Error(`CRM Acme tool ${name} is not in the demo catalog`);
-    return found.key;
-  };
-  return { preview: key("preview_address_change"), commit: key("commit_address_change"), email: key("send_email"), refund: key("refund_payment") };
-}
-
-async function agentRun(api: APIRequestContext, tools: string[]) {
-  const agent = await api.post("/v1/agents", { data: { name: `Approbations e2e ${Date.now()}`, tools } });
-  expect(agent.status()).toBe(201);
-  const run = await api.post("/v1/runs", { data: { agent: (await agent.json()).data.id, capabilities: "read_write" } });
-  expect(run.status()).toBe(201);
-  const runId: string = (await run.json()).data.id;
-  return (tool: string, args: unknown) => api.post(`/v1/runs/${runId}/tool_calls`, { data: { tool, arguments: args } }).then((r) => r.json());
-}
 
 test("an approver reads the effect, refuses one write with a reason, approves another and sees a third expire", async ({ pageAs, api, shot }) => {
   const keys = await crmKeys(api);

@@ -67,7 +67,7 @@ export function ensureAuthSecret(dataDir) {
   if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString("hex"), { mode: 0o600 });
 }
 
-const buildInputs = ["app", "components", "lib", "public", "instrumentation.ts", "next.config.mjs", "postcss.config.mjs", "tsconfig.json", "package-lock.json", "types", "prisma/schema.base.prisma"];
+const buildInputs = ["app", "components", "lib", "public", "instrumentation.ts", "next.config.ts", "postcss.config.mjs", "tsconfig.json", "package-lock.json", "types", "prisma/schema.base.prisma"];
 
 /** next build when the build folder is missing or was made from other sources. */
 export function ensureBuild(distDir = process.env.GUICHET_DIST_DIR ?? ".next") {

@@ -1,4 +1,5 @@
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
+import { securityHeaders } from "@/lib/http/security-headers";
 import { newId } from "@/lib/ids";
 import { allowedMethods } from "./methods";
 
@@ -64,7 +65,7 @@ export function gateDecision(method: string, target: string): GateDecision {
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string>) {
   const text = JSON.stringify(body);
-  res.writeHead(status, { ...headers, "content-type": "application/json; charset=utf-8", "content-length": String(Buffer.byteLength(text)) });
+  res.writeHead(status, { ...securityHeaders(), ...headers, "content-type": "application/json; charset=utf-8", "content-length": String(Buffer.byteLength(text)) });
   res.end(text);
 }
 
