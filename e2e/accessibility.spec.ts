@@ -46,6 +46,7 @@ test("every console page, the agent drawer and an approval screen have no seriou
     await expect(page.getByRole("heading", { level: 1, name: link })).toBeVisible();
     await expect(page.getByText("Chargement", { exact: false })).toHaveCount(0);
     found[link] = await seriousViolations(page);
+    await shot(page, `liste-${link.toLowerCase().normalize("NFD").replace(/[^a-z]+/g, "-")}`);
   }
 
   await nav.getByRole("link", { name: "Agents" }).click();

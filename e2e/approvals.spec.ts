@@ -25,7 +25,7 @@ test("an approver reads the effect, refuses one write with a reason, approves an
   // Live: a proposal made now appears without reloading, and the count in the navigation follows.
   const address = await call(keys.preview, { customer_id: "C-1842", destination: { kind: "saved", address_id: "ADDR-2" } });
   expect(address.evidence.proposal.status).toBe("pending");
-  await expect(pending.getByRole("link", { name: /Replace the shipping address of customer C-1842/ })).toBeVisible();
+  await expect(pending.getByRole("link", { name: /Remplacer l’adresse de livraison du client C-1842/ })).toBeVisible();
   const badge = page.getByRole("navigation", { name: "Navigation principale" }).getByTestId("pending-count");
   await expect.poll(async () => Number((await badge.textContent())?.match(/\d+/)?.[0] ?? 0)).toBeGreaterThanOrEqual(3);
   await shot(page, "approbations-inbox");
@@ -66,8 +66,8 @@ test("an approver reads the effect, refuses one write with a reason, approves an
   // A direct load: the fake clock has to be in place before the page starts its timers.
   await clocked.goto(`/approbations/${address.evidence.proposal.id}`);
   const diff = clocked.getByRole("table", { name: "Champs modifiés : avant et après" });
-  await expect(diff.getByRole("row", { name: /shipping_address/ })).toContainText("8 rue des Lilas, 75011 Paris, FR");
-  await expect(diff.getByRole("row", { name: /shipping_address/ })).toContainText("24 quai Saint-Antoine, 69002 Lyon, FR");
+  await expect(diff.getByRole("row", { name: /Adresse de livraison/ })).toContainText("8 rue des Lilas, 75011 Paris, FR");
+  await expect(diff.getByRole("row", { name: /Adresse de livraison/ })).toContainText("24 quai Saint-Antoine, 69002 Lyon, FR");
   await expect(clocked.getByTestId("countdown")).toContainText(/Expire dans (59 min|1 h)/);
   await expect(clocked.getByRole("button", { name: "Approuver cette modification" })).toBeEnabled();
   await shot(clocked, "approbation-adresse-diff");
@@ -87,4 +87,65 @@ test("a viewer sees why they cannot decide", async ({ pageAs, api }) => {
   await openProposal(page, preview.evidence.proposal.id);
   await expect(page.getByText("réserve cette décision aux rôles : Propriétaire, Administrateur, Approbateur")).toBeVisible();
   await expect(page.getByRole("button", { name: "Approuver cette modification" })).toBeDisabled();
+});
+
+test("a stale card is flagged and refused as stale in one click; superseded and expired cards leave the inbox live", async ({ pageAs, api, shot }) => {
+  const keys = await crmKeys(api);
+  const first = await agentRun(api, [keys.preview, keys.commit]);
+  const second = await agentRun(api, [keys.preview, keys.commit]);
+  const newAddress = (line1: string) => ({ customer_id: "C-2002", destination: { kind: "new", line1, city: "Nantes", postal_code: "44000", country: "FR" } });
+  const committed = (await first(keys.preview, newAddress("1 quai de la Fosse"))).evidence.proposal;
+  const replaced = (await second(keys.preview, newAddress("2 rue Crébillon"))).evidence.proposal;
+
+  const page = await pageAs("approver");
+  await openFromNav(page, "Approbations");
+  const pending = page.getByTestId("pending-list");
+  const card = (id: string) => pending.getByRole("row").filter({ has: page.locator(`a[href$="/approbations/${id}"]`) });
+  await expect(card(replaced.id)).toBeVisible();
+  await expect(card(replaced.id)).toContainText(/Approbations e2e \d+/);
+  await expect(card(replaced.id)).toContainText("clé API « ");
+
+  // The second run moves on to another address: its older card leaves the list without a reload.
+  const stale = (await second(keys.preview, newAddress("3 place Royale"))).evidence.proposal;
+  await expect(card(stale.id)).toBeVisible();
+  await expect(card(replaced.id)).toHaveCount(0);
+  await expect(card(stale.id)).not.toContainText("La fiche a changé depuis cette proposition");
+
+  // The first run's change is approved and committed: the second's card is now stale.
+  await openProposal(page, committed.id);
+  await page.getByRole("button", { name: "Approuver cette modification" }).click();
+  await expect(page.getByText("Approuvée", { exact: true }).first()).toBeVisible();
+  expect((await first(keys.commit, { proposal_id: committed.id })).ok).toBe(true);
+  await openFromNav(page, "Approbations");
+  await expect(card(stale.id)).toContainText("La fiche a changé depuis cette proposition");
+  await shot(page, "approbations-inbox-fiche-changee");
+
+  // Its screen says why approving would fail, in French, with the requester named; one click refuses it.
+  await card(stale.id).getByRole("link").first().click();
+  await expect(page.getByTestId("stale-notice")).toContainText("le service refuserait l’écriture au moment de l’exécution");
+  const diff = page.getByRole("table", { name: "Champs modifiés : avant et après" });
+  await expect(diff.getByTitle("shipping_address")).toHaveText("Adresse de livraison");
+  await expect(page.getByTestId("effect")).toContainText("Remplacer l’adresse de livraison du client C-2002 (Léa Dubois)");
+  await expect(page.getByTestId("requester")).toContainText(/Approbations e2e \d+/);
+  await expect(page.getByTestId("requester")).toContainText("clé API « ");
+  await shot(page, "approbation-fiche-changee");
+  await page.getByRole("button", { name: "Refuser comme périmée" }).click();
+  await expect(page.getByText("Refusée", { exact: true }).first()).toBeVisible();
+  await expect(page.getByRole("list", { name: "Décisions" })).toContainText("la fiche a changé depuis cette proposition");
+  expect((await (await api.get(`/v1/proposals/${stale.id}`)).json()).data).toMatchObject({ status: "refused", stale: false });
+});
+
+test("a card leaves the inbox the moment it expires, without a reload", async ({ pageAs, api }) => {
+  const keys = await crmKeys(api);
+  const call = await agentRun(api, [keys.preview, keys.commit]);
+  const proposal = (await call(keys.preview, { customer_id: "C-2001", destination: { kind: "saved", address_id: "ADDR-5" } })).evidence.proposal;
+  const page = await pageAs("approver");
+  await page.clock.install();
+  // A direct load: the fake clock has to be in place before the page starts its timers.
+  await page.goto("/approbations");
+  const row = page.getByTestId("pending-list").locator(`a[href$="/approbations/${proposal.id}"]`);
+  await expect(row).toBeVisible();
+  await page.clock.fastForward("01:00:05");
+  await expect(row).toHaveCount(0);
+  await expect(page.getByRole("heading", { name: /En attente de décision/ })).toBeVisible();
 });

@@ -9,7 +9,7 @@ import type { ProposalObject } from "@/lib/proposals/schemas";
 import { ChangesTable } from "./changes-table";
 import { Countdown, useRemaining } from "./countdown";
 import { DecisionPanel } from "./decision-panel";
-import { environmentLabels, proposalStatusLabels, proposalStatusTones } from "./format";
+import { environmentLabels, proposalStatusLabels, proposalStatusTones, requesterInWords, STALE_NOTICE, targetInWords } from "./format";
 import { useProposal } from "./queries";
 
 const dateFormat = new Intl.DateTimeFormat("fr-FR", { dateStyle: "medium", timeStyle: "medium" });
@@ -45,6 +45,8 @@ export function ApprovalScreen({ id, viewer }: { id: string; viewer: { id: strin
   const expired = proposal.status === "expired" || (live && remaining === 0);
   const status = expired ? "expired" : proposal.status;
   const consequences = consequencesInWords(proposal);
+  const requester = requesterInWords(proposal.requester);
+  const stale = proposal.stale && live && !expired;
   return (
     <div className="grid gap-8 lg:grid-cols-[1fr_22rem]">
       <div className="space-y-6">
@@ -57,6 +59,25 @@ export function ApprovalScreen({ id, viewer }: { id: string; viewer: { id: strin
           </div>
           <h1 className="text-xl font-semibold leading-snug" data-testid="effect">{proposal.effect}</h1>
         </div>
+
+        {stale && (
+          <div role="alert" className="space-y-1 rounded-lg border border-amber-300 bg-amber-50 p-4 text-sm text-amber-950" data-testid="stale-notice">
+            <p className="font-semibold">{STALE_NOTICE}.</p>
+            <p>
+              Une autre écriture sur {proposal.target ? `la fiche ${targetInWords(proposal.target)}` : "cette fiche"} a abouti après la version {proposal.target?.version ?? "lue"} sur laquelle
+              porte cette proposition. L’approuver ne servirait à rien : le service refuserait l’écriture au moment de l’exécution (conflit de version).
+              Refusez-la comme périmée ; l’agent relira la fiche et proposera à nouveau si le changement est toujours voulu.
+            </p>
+          </div>
+        )}
+
+        <Section title="Demandée par">
+          <dl className="grid grid-cols-[max-content_1fr] gap-x-6 gap-y-1 text-sm" data-testid="requester">
+            <dt className="text-slate-500">Agent</dt><dd className={proposal.requester.agent ? "font-medium" : "italic text-slate-600"}>{requester.agent}</dd>
+            <dt className="text-slate-500">Exécution</dt><dd><code className="text-xs">{proposal.requester.run}</code></dd>
+            <dt className="text-slate-500">Lancée par</dt><dd>{requester.via}</dd>
+          </dl>
+        </Section>
 
         <Section title="Ce qui va changer"><ChangesTable changes={proposal.changes} /></Section>
 
@@ -84,10 +105,10 @@ export function ApprovalScreen({ id, viewer }: { id: string; viewer: { id: strin
           <dl className="grid grid-cols-[max-content_1fr] gap-x-6 gap-y-1 text-sm">
             <dt className="text-slate-500">Enregistrements touchés</dt><dd className="tabular-nums" data-testid="records">{proposal.records_affected.toLocaleString("fr-FR")}</dd>
             <dt className="text-slate-500">Cible</dt>
-            <dd>{proposal.target ? `${proposal.target.type} ${proposal.target.id}${proposal.target.version !== null ? ` · version ${proposal.target.version}` : ""}` : "—"}</dd>
+            <dd>{proposal.target ? `${targetInWords(proposal.target)}${proposal.target.version !== null ? ` · version ${proposal.target.version}` : ""}` : "—"}</dd>
             <dt className="text-slate-500">Irréversible</dt><dd>{proposal.irreversible ? "Oui" : "Non"}</dd>
             <dt className="text-slate-500">Empreinte des arguments</dt><dd><code className="break-all text-xs">{proposal.arguments_sha256}</code></dd>
-            <dt className="text-slate-500">Demandée le</dt><dd>{dateFormat.format(new Date(proposal.created_at))}{proposal.requested_by ? ` par ${proposal.requested_by.name ?? proposal.requested_by.id}` : " par un programme (clé API)"}</dd>
+            <dt className="text-slate-500">Demandée le</dt><dd>{dateFormat.format(new Date(proposal.created_at))}</dd>
           </dl>
         </Section>
       </div>
@@ -111,7 +132,7 @@ export function ApprovalScreen({ id, viewer }: { id: string; viewer: { id: strin
           )}
           {proposal.operation && <p>Opération : <Link className="font-mono text-brand-700 hover:underline" href={`/operations?id=${proposal.operation}`}>{proposal.operation}</Link></p>}
         </section>
-        <DecisionPanel proposal={proposal} expired={expired} blockedReason={blockedReason(proposal, viewer)} />
+        <DecisionPanel proposal={proposal} expired={expired} stale={stale} blockedReason={blockedReason(proposal, viewer)} />
       </aside>
     </div>
   );

@@ -2,7 +2,7 @@ import { Table, Td, Th } from "@/components/ui/table";
 import type { ProposalObject } from "@/lib/proposals/schemas";
 import { formatValue } from "./format";
 
-/** Before and after, field by field, exactly as the stored proposal holds them. */
+/** Before and after, field by field, exactly as the stored proposal holds them; the service's name for each field, its raw key on hover. */
 export function ChangesTable({ changes }: { changes: ProposalObject["changes"] }) {
   if (changes.length === 0) return <p className="text-sm text-slate-500">Aucun champ modifié n’est décrit.</p>;
   return (
@@ -11,7 +11,7 @@ export function ChangesTable({ changes }: { changes: ProposalObject["changes"] }
       <tbody className="divide-y divide-slate-100">
         {changes.map((change) => (
           <tr key={change.field}>
-            <Td className="font-mono text-xs">{change.field}</Td>
+            <Td>{change.label ? <span title={change.field} className="cursor-help underline decoration-dotted decoration-slate-400 underline-offset-2">{change.label}</span> : <span className="font-mono text-xs">{change.field}</span>}</Td>
             <Td className="text-slate-600">{change.before === null || change.before === undefined ? <span aria-label="aucune valeur">—</span> : <del className="decoration-red-400">{formatValue(change.before)}</del>}</Td>
             <Td className="font-medium"><ins className="no-underline">{formatValue(change.after)}</ins></Td>
           </tr>

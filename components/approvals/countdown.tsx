@@ -3,6 +3,16 @@
 import { useEffect, useState } from "react";
 import { formatRemaining } from "./format";
 
+/** The time now, ticking every second: lists drop what expires without waiting for the server. */
+export function useNow(): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 1_000);
+    return () => clearInterval(timer);
+  }, []);
+  return now;
+}
+
 /** Milliseconds left until `expiresAt`, ticking every second; 0 once past. */
 export function useRemaining(expiresAt: string): number {
   const deadline = new Date(expiresAt).getTime();

@@ -6,11 +6,11 @@ import { Button } from "@/components/ui/button";
 import { Field, TextArea } from "@/components/ui/field";
 import { ApiClientError } from "@/lib/client/errors";
 import type { ProposalObject } from "@/lib/proposals/schemas";
-import { decisionErrorMessage } from "./format";
+import { decisionErrorMessage, STALE_REFUSAL_REASON } from "./format";
 import { useDecide } from "./queries";
 
 /** Approve or refuse (reason required). Disabled once the countdown reaches zero: silence is never consent. */
-export function DecisionPanel({ proposal, expired, blockedReason }: { proposal: ProposalObject; expired: boolean; blockedReason: string | null }) {
+export function DecisionPanel({ proposal, expired, stale, blockedReason }: { proposal: ProposalObject; expired: boolean; stale: boolean; blockedReason: string | null }) {
   const decide = useDecide(proposal.id);
   const [reason, setReason] = useState("");
   const [reasonError, setReasonError] = useState<string>();
@@ -42,12 +42,23 @@ export function DecisionPanel({ proposal, expired, blockedReason }: { proposal: 
     decide.mutate({ kind: "refuse", reason: reason.trim() }, { onSuccess: () => toast.success("Proposition refusée."), onError });
   }
 
+  function refuseAsStale() {
+    setServerError(undefined);
+    decide.mutate({ kind: "refuse", reason: STALE_REFUSAL_REASON }, { onSuccess: () => toast.success("Proposition refusée comme périmée."), onError });
+  }
+
   return (
     <section aria-labelledby="decision-title" className="space-y-4 rounded-lg border border-slate-200 bg-white p-5">
       <h2 id="decision-title" className="text-base font-semibold">Votre décision</h2>
       {expired && <p role="status" className="text-sm font-medium text-slate-700">Le délai est écoulé : cette proposition ne peut plus être décidée.</p>}
       {blockedReason && !expired && <p role="status" className="text-sm text-slate-700">{blockedReason}</p>}
       {serverError && <p role="alert" className="text-sm font-medium text-red-700">{serverError}</p>}
+      {stale && (
+        <div className="space-y-1">
+          <Button variant="danger" onClick={refuseAsStale} disabled={disabled}>Refuser comme périmée</Button>
+          <p className="text-xs text-slate-500">Un clic : la raison transmise à l’agent dit que la fiche a changé depuis sa proposition.</p>
+        </div>
+      )}
       <div>
         <Button onClick={approve} disabled={disabled}>Approuver cette modification</Button>
         <p className="mt-1 text-xs text-slate-500">Vous approuvez l’empreinte <code>{proposal.arguments_sha256.slice(0, 12)}…</code> : rien d’autre ne pourra être exécuté en son nom.</p>

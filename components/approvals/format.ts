@@ -1,4 +1,5 @@
 import { formatMoney } from "@/lib/proposals/money";
+import type { ProposalObject } from "@/lib/proposals/schemas";
 
 // How stored values read on the approval screens: addresses as one line,
 // money in French, lists joined, absence as a dash. Display only — the
@@ -17,6 +18,13 @@ export const proposalStatusTones = {
   pending: "warning", approved: "info", refused: "danger", expired: "neutral", superseded: "neutral", consumed: "success",
 } as const;
 
+const targetTypeLabels: Record<string, string> = { customer: "client", payment: "paiement", order: "commande", invoice: "facture" };
+
+/** "client C-2002": the service's record type in French when known, else as the service names it. */
+export function targetInWords(target: NonNullable<ProposalObject["target"]>): string {
+  return `${targetTypeLabels[target.type] ?? target.type} ${target.id}`;
+}
+
 export const environmentLabels: Record<string, string> = { production: "Production", sandbox: "Bac à sable", staging: "Préproduction" };
 
 const decisionErrorMessages: Record<string, string> = {
@@ -27,6 +35,23 @@ const decisionErrorMessages: Record<string, string> = {
   arguments_hash_mismatch: "Les arguments ne sont plus ceux affichés : rechargez la page avant de décider.",
   already_decided: "Vous avez déjà donné votre décision ; le quorum demande des personnes distinctes.",
 };
+
+/** The reason « Refuser comme périmée » sends: the agent reads it and proposes again from a fresh read. */
+export const STALE_REFUSAL_REASON = "Périmée : la fiche a changé depuis cette proposition. Relisez-la et proposez à nouveau si le changement est toujours voulu.";
+
+export const STALE_NOTICE = "La fiche a changé depuis cette proposition";
+
+/** "l’agent « Support »" / "un agent supprimé", then how its run was started. */
+export function requesterInWords(requester: ProposalObject["requester"]): { agent: string; via: string } {
+  const agent = requester.agent ? requester.agent.name : "Agent supprimé";
+  const via =
+    requester.source === "mcp"
+      ? `client MCP ${requester.mcp_client ? `${requester.mcp_client.name} ${requester.mcp_client.version}`.trim() : "inconnu"}`
+      : requester.source === "api_key"
+        ? `clé API « ${requester.api_key?.name ?? "supprimée"} »`
+        : `console, par ${requester.member?.name ?? requester.member?.id ?? "une personne"}`;
+  return { agent, via };
+}
 
 export function decisionErrorMessage(code: string, fallback: string): string {
   return decisionErrorMessages[code] ?? fallback;

@@ -6,8 +6,8 @@ import { EmptyState } from "@/components/ui/empty-state";
 import { Table, Td, Th } from "@/components/ui/table";
 import { formatMoney } from "@/lib/proposals/money";
 import type { ProposalObject } from "@/lib/proposals/schemas";
-import { ExpiryCountdown } from "./countdown";
-import { environmentLabels, proposalStatusLabels, proposalStatusTones } from "./format";
+import { ExpiryCountdown, useNow } from "./countdown";
+import { environmentLabels, proposalStatusLabels, proposalStatusTones, requesterInWords, STALE_NOTICE } from "./format";
 import { usePendingProposals, useRecentProposals } from "./queries";
 
 const dateFormat = new Intl.DateTimeFormat("fr-FR", { dateStyle: "short", timeStyle: "short" });
@@ -22,27 +22,47 @@ function Scope({ proposal }: { proposal: ProposalObject }) {
   return <span className="text-slate-600">{parts.join(" · ") || "1 enregistrement, réversible"}</span>;
 }
 
-/** The inbox: pending first, soonest expiry first, refreshed on its own; then what was decided recently. */
+function Requester({ proposal }: { proposal: ProposalObject }) {
+  const { agent, via } = requesterInWords(proposal.requester);
+  return (
+    <div className="text-sm">
+      <div className={proposal.requester.agent ? "font-medium" : "italic text-slate-600"}>{agent}</div>
+      <div className="text-xs text-slate-500">{via}</div>
+    </div>
+  );
+}
+
+/**
+ * The inbox: pending first, soonest expiry first, refreshed on its own; then
+ * what was decided recently. A card leaves the pending list when the server
+ * stops listing it (decided, superseded) or as soon as its own expiry passes.
+ */
 export function ApprovalInbox() {
   const pending = usePendingProposals();
   const recent = useRecentProposals();
+  const now = useNow();
+  const waiting = pending.data?.data.filter((p) => new Date(p.expires_at).getTime() > now) ?? [];
   return (
     <div className="space-y-10">
       <section aria-labelledby="pending-title" className="space-y-3">
-        <h2 id="pending-title" className="text-lg font-semibold">En attente de décision {pending.data && <span className="text-slate-500">({pending.data.data.length})</span>}</h2>
+        <h2 id="pending-title" className="text-lg font-semibold">En attente de décision {pending.data && <span className="text-slate-500">({waiting.length})</span>}</h2>
         {pending.isPending ? <p className="text-sm text-slate-500">Chargement…</p>
           : pending.isError ? <p role="alert" className="text-sm text-red-700">{pending.error.message}</p>
-          : pending.data.data.length === 0 ? <EmptyState title="Rien à décider">Les écritures proposées par vos agents apparaîtront ici, sans recharger la page.</EmptyState>
+          : waiting.length === 0 ? <EmptyState title="Rien à décider">Les écritures proposées par vos agents apparaîtront ici, sans recharger la page.</EmptyState>
           : (
             <Table caption="Propositions en attente, la plus proche de l'expiration d'abord">
-              <thead><tr><Th>Effet</Th><Th>Portée</Th><Th>Quorum</Th><Th>Expiration</Th></tr></thead>
+              <thead><tr><Th>Effet</Th><Th>Demandée par</Th><Th>Portée</Th><Th>Quorum</Th><Th>Expiration</Th></tr></thead>
               <tbody className="divide-y divide-slate-100" data-testid="pending-list">
-                {pending.data.data.map((p) => (
+                {waiting.map((p) => (
                   <tr key={p.id} className="hover:bg-slate-50">
                     <Td className="max-w-xl">
                       <Link href={`/approbations/${p.id}`} className="font-medium text-slate-900 hover:text-brand-700 hover:underline">{p.effect}</Link>
-                      <div className="mt-1 flex gap-2"><Badge tone={p.environment === "production" ? "danger" : "neutral"}>{environmentLabels[p.environment] ?? p.environment}</Badge></div>
+                      <div className="mt-1 flex flex-wrap gap-2">
+                        <Badge tone={p.environment === "production" ? "danger" : "neutral"}>{environmentLabels[p.environment] ?? p.environment}</Badge>
+                        {p.stale && <Badge tone="warning">{STALE_NOTICE}</Badge>}
+                      </div>
                     </Td>
+                    <Td><Requester proposal={p} /></Td>
                     <Td><Scope proposal={p} /></Td>
                     <Td className="whitespace-nowrap tabular-nums">{p.approvals.count} / {p.approvals.required}</Td>
                     <Td className="whitespace-nowrap"><ExpiryCountdown expiresAt={p.expires_at} /></Td>

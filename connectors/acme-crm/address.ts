@@ -18,7 +18,7 @@ export function canonicalDestination(d: Destination): Destination {
 
 function requireCustomer(store: Store, customerId: string): Customer {
   const c = store.getCustomer(customerId);
-  if (!c) throw notFound("Customer", customerId, "/customer_id");
+  if (!c) throw notFound("Client", customerId, "/customer_id");
   return c;
 }
 
@@ -29,12 +29,15 @@ function resolveDestination(customer: Customer, d: Destination): Address {
   }
   const saved = customer.saved_addresses.find((a) => a.address_id === d.address_id);
   if (!saved) {
-    throw new ToolError("NOT_FOUND", `Customer ${customer.customer_id} has no saved address ${d.address_id}`, {
+    throw new ToolError("NOT_FOUND", `Le client ${customer.customer_id} n’a pas d’adresse enregistrée ${d.address_id}`, {
       field: "/destination/address_id",
     });
   }
   return { line1: saved.line1, city: saved.city, postal_code: saved.postal_code, country: saved.country };
 }
+
+/** How the service names its fields to people: approval screens show these instead of the raw keys. */
+export const FIELD_LABELS = { shipping_address: "Adresse de livraison" } as const;
 
 const oneLine = (a: Address) => [a.line1, [a.postal_code, a.city].filter(Boolean).join(" "), a.country].join(", ");
 
@@ -48,12 +51,13 @@ export function previewAddressChange(store: Store, args: PreviewAddressArgs) {
   const destination = canonicalDestination(args.destination);
   const after = resolveDestination(customer, destination);
   const before = customer.shipping_address;
-  const source = destination.kind === "saved" ? ` (saved address ${destination.address_id})` : "";
+  const source = destination.kind === "saved" ? ` (adresse enregistrée ${destination.address_id})` : "";
   return {
     target: { type: "customer" as const, id: customer.customer_id, version: customer.version },
     arguments: { customer_id: customer.customer_id, destination },
-    effect: `Replace the shipping address of customer ${customer.customer_id} (${customer.name}), currently "${oneLine(before)}", with "${oneLine(after)}"${source}.`,
+    effect: `Remplacer l’adresse de livraison du client ${customer.customer_id} (${customer.name}), actuellement « ${oneLine(before)} », par « ${oneLine(after)} »${source}.`,
     changes: [{ field: "shipping_address", before, after }],
+    labels: FIELD_LABELS,
     environment: "production" as const,
     records_affected: 1,
     irreversible: false,
@@ -84,7 +88,7 @@ export function commitAddressChange(store: Store, args: CommitAddressArgs): Idem
     if (customer.version !== args.expected_version) {
       throw new ToolError(
         "VERSION_CONFLICT",
-        `Customer ${customer.customer_id} is at version ${customer.version}, not ${args.expected_version}: read it again and make a new proposal`,
+        `Le client ${customer.customer_id} est à la version ${customer.version}, pas ${args.expected_version} : relisez la fiche et faites une nouvelle proposition`,
         { field: "/expected_version", details: { current_version: customer.version } },
       );
     }
@@ -95,7 +99,7 @@ export function commitAddressChange(store: Store, args: CommitAddressArgs): Idem
          WHERE customer_id = ? AND version = ?`,
       )
       .run(JSON.stringify(after), now, customer.customer_id, args.expected_version);
-    if (updated.changes !== 1) throw new ToolError("INTERNAL_ERROR", "Concurrent update", { retryable: true });
+    if (updated.changes !== 1) throw new ToolError("INTERNAL_ERROR", "Modification concurrente", { retryable: true });
     return {
       operation_id: operationId,
       customer_id: customer.customer_id,

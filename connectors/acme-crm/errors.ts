@@ -1,5 +1,5 @@
 // Typed tool errors of the CRM Acme service. The code drives control flow, the
-// message is for humans, `field` is a JSON pointer into the tool arguments.
+// message is for humans (in French: the service's users are), `field` is a JSON pointer into the tool arguments.
 
 export type ToolErrorCode =
   | "INVALID_ARGUMENTS"
@@ -54,4 +54,4 @@ export class ToolError extends Error {
 }
 
 export const notFound = (what: string, id: string, field: string) =>
-  new ToolError("NOT_FOUND", `${what} ${id} does not exist`, { field });
+  new ToolError("NOT_FOUND", `${what} ${id} introuvable`, { field });

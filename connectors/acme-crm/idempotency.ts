@@ -40,7 +40,7 @@ export function runIdempotent<T>(
           ok: false,
           error: new ToolError(
             "IDEMPOTENCY_KEY_REUSED",
-            `Idempotency key already used by ${existing.tool} with different arguments`,
+            `Clé d’idempotence déjà utilisée par ${existing.tool} avec d’autres arguments`,
             { field: "/idempotency_key" },
           ),
         };

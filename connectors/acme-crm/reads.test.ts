@@ -166,7 +166,8 @@ describe("preview_address_change", () => {
       },
     ]);
     expect(p).toMatchObject({ environment: "production", records_affected: 1, irreversible: false });
-    expect(p.effect).toMatch(/^Replace the shipping address of customer C-1842/);
+    expect(p.effect).toMatch(/^Remplacer l’adresse de livraison du client C-1842/);
+    expect(p.labels).toEqual({ shipping_address: "Adresse de livraison" });
   });
 
   it("normalises a new address and writes nothing", async () => {

@@ -182,11 +182,12 @@ export const previewAddressOut = obj(
         ["field", "before", "after"],
       ),
     },
+    labels: obj({ shipping_address: { type: "string" } }, ["shipping_address"]),
     environment: { type: "string", enum: ["production", "sandbox"] },
     records_affected: { type: "integer", minimum: 0 },
     irreversible: { type: "boolean" },
   },
-  ["target", "arguments", "effect", "changes", "environment", "records_affected", "irreversible"],
+  ["target", "arguments", "effect", "changes", "labels", "environment", "records_affected", "irreversible"],
 );
 
 export const commitAddressIn = obj(

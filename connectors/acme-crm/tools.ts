@@ -50,7 +50,7 @@ function decodeCursor(cursor: string, customerId: string) {
   } catch {
     /* fall through */
   }
-  throw new ToolError("INVALID_ARGUMENTS", "Invalid arguments at /cursor: not a next_cursor of this customer's orders", {
+  throw new ToolError("INVALID_ARGUMENTS", "Arguments invalides en /cursor : ce n’est pas un next_cursor des commandes de ce client", {
     field: "/cursor",
   });
 }
@@ -71,7 +71,7 @@ function buildTools(variant: 1 | 2): ToolDef[] {
       irreversible: false,
       run(store: Store, args: { customer_id: string; include?: string[] }) {
         const c = store.getCustomer(args.customer_id);
-        if (!c) throw notFound("Customer", args.customer_id, "/customer_id");
+        if (!c) throw notFound("Client", args.customer_id, "/customer_id");
         if (!args.include?.includes("orders_count")) return c;
         const row = store.db.prepare(`SELECT count(*) AS n FROM orders WHERE customer_id = ?`).get(c.customer_id) as { n: number };
         return { ...c, orders_count: row.n };
@@ -87,7 +87,7 @@ function buildTools(variant: 1 | 2): ToolDef[] {
       write: false,
       irreversible: false,
       run(store: Store, args: { customer_id: string; limit?: number; cursor?: string }) {
-        if (!store.getCustomer(args.customer_id)) throw notFound("Customer", args.customer_id, "/customer_id");
+        if (!store.getCustomer(args.customer_id)) throw notFound("Client", args.customer_id, "/customer_id");
         const limit = args.limit ?? 10;
         const after = args.cursor === undefined ? null : decodeCursor(args.cursor, args.customer_id);
         const rows = store.listOrders(args.customer_id, limit + 1, after);

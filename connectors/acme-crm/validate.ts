@@ -25,7 +25,7 @@ export function assertValid(schema: JsonSchema, value: unknown): void {
   const fn = compile(schema);
   if (fn(value)) return;
   const { field, message } = describeErrors(fn.errors ?? []);
-  throw new ToolError("INVALID_ARGUMENTS", `Invalid arguments at ${field || "/"}: ${message}`, { field });
+  throw new ToolError("INVALID_ARGUMENTS", `Arguments invalides en ${field || "/"} : ${message}`, { field });
 }
 
 /** Returns null when valid, else a short description (used to check our own outputs). */
@@ -59,17 +59,17 @@ export function describeErrors(errors: ErrorObject[]): { field: string; message:
   );
   if (relevant.length === 0 && discriminantErrors.length > 0) {
     const allowed = discriminantErrors.map((e) => JSON.stringify((e.params as { allowedValue: unknown }).allowedValue));
-    return { field: discriminantErrors[0].instancePath, message: `must be one of ${allowed.join(", ")}` };
+    return { field: discriminantErrors[0].instancePath, message: `doit valoir l’une des valeurs ${allowed.join(", ")}` };
   }
   const e = relevant[0] ?? errors[0];
-  if (!e) return { field: "", message: "invalid arguments" };
+  if (!e) return { field: "", message: "arguments invalides" };
   if (e.keyword === "required") {
     const prop = (e.params as { missingProperty: string }).missingProperty;
-    return { field: `${e.instancePath}/${escapePointer(prop)}`, message: "is required" };
+    return { field: `${e.instancePath}/${escapePointer(prop)}`, message: "est obligatoire" };
   }
   if (e.keyword === "additionalProperties") {
     const prop = (e.params as { additionalProperty: string }).additionalProperty;
-    return { field: `${e.instancePath}/${escapePointer(prop)}`, message: "is not an allowed property" };
+    return { field: `${e.instancePath}/${escapePointer(prop)}`, message: "n’est pas une propriété autorisée" };
   }
   return { field: e.instancePath, message: e.message ?? "is invalid" };
 }

@@ -14,11 +14,11 @@ export function refundPayment(store: Store, args: RefundArgs) {
   const canonical = { payment_id: args.payment_id, amount: args.amount, reason };
   return runIdempotent(store, "refund_payment", args.idempotency_key, canonical, (operationId, now) => {
     const payment = store.getPayment(args.payment_id);
-    if (!payment) throw notFound("Payment", args.payment_id, "/payment_id");
+    if (!payment) throw notFound("Paiement", args.payment_id, "/payment_id");
     if (payment.amount.currency !== args.amount.currency) {
       throw new ToolError(
         "CURRENCY_MISMATCH",
-        `Payment ${payment.payment_id} is in ${payment.amount.currency}, not ${args.amount.currency}`,
+        `Le paiement ${payment.payment_id} est en ${payment.amount.currency}, pas en ${args.amount.currency}`,
         { field: "/amount/currency" },
       );
     }
@@ -26,7 +26,7 @@ export function refundPayment(store: Store, args: RefundArgs) {
     if (args.amount.value_minor > remaining) {
       throw new ToolError(
         "AMOUNT_EXCEEDS_REMAINING",
-        `Refund of ${args.amount.value_minor} exceeds the ${remaining} ${payment.amount.currency} (minor units) still refundable on ${payment.payment_id}`,
+        `Le remboursement de ${args.amount.value_minor} dépasse les ${remaining} ${payment.amount.currency} (en centimes) encore remboursables sur ${payment.payment_id}`,
         { field: "/amount/value_minor", details: { remaining: { value_minor: remaining, currency: payment.amount.currency } } },
       );
     }
@@ -57,7 +57,7 @@ export function sendEmail(store: Store, args: SendEmailArgs) {
   const canonical = { to: args.to, subject: args.subject, body: args.body, customer_id: args.customer_id };
   return runIdempotent(store, "send_email", args.idempotency_key, canonical, (operationId, now) => {
     if (args.customer_id !== undefined && !store.getCustomer(args.customer_id)) {
-      throw notFound("Customer", args.customer_id, "/customer_id");
+      throw notFound("Client", args.customer_id, "/customer_id");
     }
     const messageId = newId("msg_");
     store.db
@@ -75,13 +75,13 @@ export function suspendInvoiceDelivery(store: Store, args: SuspendArgs) {
   const ids = [...args.invoice_ids].sort();
   const canonical = { customer_id: args.customer_id, invoice_ids: ids };
   return runIdempotent(store, "suspend_invoice_delivery", args.idempotency_key, canonical, (operationId, now) => {
-    if (!store.getCustomer(args.customer_id)) throw notFound("Customer", args.customer_id, "/customer_id");
+    if (!store.getCustomer(args.customer_id)) throw notFound("Client", args.customer_id, "/customer_id");
     const already: string[] = [];
     const toSuspend: string[] = [];
     args.invoice_ids.forEach((id, i) => {
       const inv = store.getInvoice(id);
       if (!inv || inv.customer_id !== args.customer_id) {
-        throw new ToolError("NOT_FOUND", `Customer ${args.customer_id} has no invoice ${id}`, { field: `/invoice_ids/${i}` });
+        throw new ToolError("NOT_FOUND", `Le client ${args.customer_id} n’a pas de facture ${id}`, { field: `/invoice_ids/${i}` });
       }
       (inv.delivery_suspended ? already : toSuspend).push(id);
     });

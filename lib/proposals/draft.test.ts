@@ -19,7 +19,7 @@ const commitAddress = contract("commit_address_change", {
 const preview = {
   target: { type: "customer", id: "C-1842", version: 17 },
   arguments: { customer_id: "C-1842", destination: { kind: "saved", address_id: "ADDR-2" } },
-  effect: "Replace the shipping address of customer C-1842.",
+  effect: "Remplacer l’adresse de livraison du client C-1842.",
   changes: [{ field: "shipping_address", before: { city: "Paris" }, after: { city: "Lyon" } }],
   environment: "production",
   records_affected: 1,
@@ -38,6 +38,17 @@ describe("a proposal from the service's preview", () => {
   it("gives another hash for another version of the same change", () => {
     const at18 = draftFromPreview(commitAddress, { ...preview, target: { ...preview.target, version: 18 } });
     expect(at18.argumentsSha256).not.toBe(draftFromPreview(commitAddress, preview).argumentsSha256);
+  });
+
+  it("carries the service's field labels onto the changes, own keys only", () => {
+    const labelled = draftFromPreview(commitAddress, {
+      ...preview,
+      changes: [...preview.changes, { field: "constructor", before: null, after: 1 }],
+      labels: { shipping_address: "Adresse de livraison" },
+    });
+    expect(labelled.changes.map((c) => [c.field, c.label])).toEqual([["shipping_address", "Adresse de livraison"], ["constructor", null]]);
+    expect(labelled.argumentsSha256).toBe(draftFromPreview(commitAddress, preview).argumentsSha256);
+    expect(() => draftFromPreview(commitAddress, { ...preview, labels: { shipping_address: 3 } })).toThrow(DraftError);
   });
 
   it("refuses a preview that breaks the protocol or names another record", () => {

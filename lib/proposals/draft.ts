@@ -11,6 +11,8 @@ import { describeArguments } from "./describers";
 
 export interface ProposalChange {
   field: string;
+  /** How the service names the field to people (« Adresse de livraison »); the raw key stays in `field`. */
+  label?: string | null;
   before: unknown;
   after: unknown;
 }
@@ -37,6 +39,8 @@ export const PreviewResult = z.object({
   arguments: z.record(z.string(), z.unknown()),
   effect: z.string().min(1).max(2_000),
   changes: z.array(z.object({ field: z.string().min(1).max(200), before: z.unknown(), after: z.unknown() })).max(200),
+  /** Field key → the name people know it by, shown on approval screens. */
+  labels: z.record(z.string().min(1).max(200), z.string().trim().min(1).max(200)).optional(),
   environment: z.string().min(1).max(40),
   records_affected: z.number().int().min(0),
   irreversible: z.boolean(),
@@ -56,6 +60,11 @@ export class DraftError extends Error {
 export function topLevelField(pointer: string | null | undefined): string | null {
   if (!pointer || !/^\/[^/]+$/.test(pointer)) return null;
   return pointer.slice(1).replace(/~1/g, "/").replace(/~0/g, "~");
+}
+
+/** Own keys only: a field named `constructor` has no label, not Object's. */
+function labelOf(labels: Record<string, string> | undefined, field: string): string | null {
+  return labels && Object.hasOwn(labels, field) ? labels[field] : null;
 }
 
 function withHash(draft: Omit<ProposalDraft, "argumentsSha256">): ProposalDraft {
@@ -80,7 +89,7 @@ export function draftFromPreview(commit: Contract, raw: unknown): ProposalDraft 
     arguments: args,
     target: { type: preview.target.type, id: preview.target.id, version: preview.target.version },
     effect: preview.effect,
-    changes: preview.changes,
+    changes: preview.changes.map((change) => ({ ...change, label: labelOf(preview.labels, change.field) })),
     recipients: preview.recipients ?? null,
     amount: preview.amount ?? null,
     environment: preview.environment,

@@ -31,6 +31,29 @@ export const DecisionObject = z.object({
   created_at: z.string(),
 });
 
+/** One field of the change, as stored: the raw key, the name people know it by when the service gave one. */
+export const ProposalChange = z.object({
+  field: z.string(),
+  label: z.string().nullable().meta({ description: "The field's name for people, from the service's preview (or Guichet's describer); null when none was given." }),
+  before: z.unknown(),
+  after: z.unknown(),
+});
+
+/** The `changes` column: older rows have no `label`. */
+export const StoredChanges = z.array(ProposalChange.extend({ label: z.string().nullish() }));
+
+export const RequesterObject = z
+  .object({
+    agent: z.object({ id: z.string(), name: z.string() }).nullable().meta({ description: "The agent whose run asked; null once the agent was deleted." }),
+    run: z.string(),
+    source: z.enum(["api_key", "console", "mcp"]).meta({ description: "How the run was started: with an API key, by a signed-in person, or by an MCP client's session." }),
+    api_key: z.object({ id: z.string(), name: z.string().nullable() }).nullable().meta({ description: "The API key that started the run (name null once the key is gone)." }),
+    member: MemberRef.nullable().meta({ description: "The person whose session started the run." }),
+    mcp_client: z.object({ name: z.string(), version: z.string() }).nullable().meta({ description: "The MCP client as it named itself when the session opened." }),
+  })
+  .meta({ description: "Who asks for this write: the agent, its run and how that run was started." });
+export type RequesterObject = z.infer<typeof RequesterObject>;
+
 export const ProposalObject = z.object({
   id: z.string(),
   run: z.string(),
@@ -39,7 +62,7 @@ export const ProposalObject = z.object({
   arguments_sha256: z.string(),
   target: z.object({ type: z.string(), id: z.string(), version: z.number().int().nullable() }).nullable(),
   effect: z.string(),
-  changes: z.array(z.object({ field: z.string(), before: z.unknown(), after: z.unknown() })),
+  changes: z.array(ProposalChange),
   recipients: z.array(z.string()).nullable(),
   amount: z.object({ value_minor: z.number().int(), currency: z.string() }).nullable(),
   environment: z.string(),
@@ -59,6 +82,10 @@ export const ProposalObject = z.object({
   status: ProposalStatus,
   expires_at: z.string(),
   requested_by: MemberRef.nullable(),
+  requester: RequesterObject,
+  stale: z.boolean().meta({
+    description: "True while the proposal is pending or approved but another write to its target has landed since the version it was made against: committing it would be refused (VERSION_CONFLICT); refuse it and let the agent propose again.",
+  }),
   decisions: z.array(DecisionObject),
   operation: z.string().nullable(),
   consumed_at: z.string().nullable(),

@@ -1,16 +1,24 @@
 import { isoOffset, isoOffsetOrNull } from "@/lib/time";
-import type { ProposalObject } from "./schemas";
+import type { ProposalContext } from "./context";
+import { StoredChanges, type ProposalObject, type RequesterObject } from "./schemas";
 import { storedPolicy, type ProposalRow } from "./service";
 import { effectiveStatus } from "./state";
 
-// A stored proposal as the API shows it (server side: reads the stored policy outcome).
+// A stored proposal as the API shows it (server side: reads the stored policy
+// outcome), with what `proposalContext` read for its page.
 
-export type MemberNames = Map<string, string>;
+const ref = (id: string, names: Map<string, string>) => ({ id, name: names.get(id) ?? null });
 
-const ref = (id: string, names: MemberNames) => ({ id, name: names.get(id) ?? null });
+function requesterOf(row: ProposalRow, context: ProposalContext): RequesterObject {
+  return context.requesters.get(row.runId) ?? {
+    agent: null, run: row.runId, source: row.requestedBy ? "console" : "api_key", api_key: null,
+    member: row.requestedBy ? ref(row.requestedBy, context.names) : null, mcp_client: null,
+  };
+}
 
-export function serializeProposal(row: ProposalRow, names: MemberNames, now = new Date()): ProposalObject {
+export function serializeProposal(row: ProposalRow, context: ProposalContext, now = new Date()): ProposalObject {
   const policy = storedPolicy(row);
+  const { names } = context;
   return {
     id: row.id,
     run: row.runId,
@@ -19,7 +27,7 @@ export function serializeProposal(row: ProposalRow, names: MemberNames, now = ne
     arguments_sha256: row.argumentsSha256,
     target: row.targetType && row.targetId ? { type: row.targetType, id: row.targetId, version: row.targetVersion } : null,
     effect: row.effect,
-    changes: row.changes as ProposalObject["changes"],
+    changes: StoredChanges.parse(row.changes).map((change) => ({ ...change, label: change.label ?? null })),
     recipients: (row.recipients as string[] | null) ?? null,
     amount: row.amountValueMinor !== null && row.amountCurrency ? { value_minor: row.amountValueMinor, currency: row.amountCurrency } : null,
     environment: row.environment,
@@ -34,6 +42,8 @@ export function serializeProposal(row: ProposalRow, names: MemberNames, now = ne
     status: effectiveStatus(row, now),
     expires_at: isoOffset(row.expiresAt),
     requested_by: row.requestedBy ? ref(row.requestedBy, names) : null,
+    requester: requesterOf(row, context),
+    stale: context.stale.has(row.id),
     decisions: row.decisions.map((d) => ({
       member: ref(d.memberId, names),
       decision: d.decision === "refuse" ? "refuse" : "approve",
@@ -47,9 +57,3 @@ export function serializeProposal(row: ProposalRow, names: MemberNames, now = ne
     created_at: isoOffset(row.createdAt),
   };
 }
-
-/** The member ids a set of proposals mentions, to fetch their names once. */
-export function mentionedMembers(rows: ProposalRow[]): string[] {
-  return [...new Set(rows.flatMap((row) => [...(row.requestedBy ? [row.requestedBy] : []), ...row.decisions.map((d) => d.memberId)]))];
-}
-

@@ -137,10 +137,3 @@ export function statusFilter(statuses: readonly ProposalStatus[], now: Date): Pr
   });
   return { OR: parts };
 }
-
-/** Names of the members a page of proposals mentions (requesters and deciders), in one query. */
-export async function memberNames(organizationId: string, ids: string[]): Promise<Map<string, string>> {
-  if (ids.length === 0) return new Map();
-  const members = await db.member.findMany({ where: { organizationId, id: { in: ids } }, select: { id: true, name: true } });
-  return new Map(members.map((m) => [m.id, m.name]));
-}

@@ -125,7 +125,8 @@ describe("proposals of a deleted agent's run", () => {
     expect(before.status).toBe("pending");
     await deleteAgent(setup.agentId);
 
-    expect(await getProposal(tenant, proposalId)).toEqual(before);
+    // The proposal itself is unchanged; only its requester now says the agent is gone.
+    expect(await getProposal(tenant, proposalId)).toEqual({ ...before, requester: { ...before.requester, agent: null } });
     const listed = await api(`/v1/proposals?run=${runId}`, { as: asKey() });
     expect(listed.status).toBe(200);
     expect(listed.body.data.map((p: { id: string }) => p.id)).toEqual([proposalId]);

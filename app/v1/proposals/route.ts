@@ -1,7 +1,7 @@
 import { listProposalsEndpoint } from "@/lib/proposals/api";
-import { mentionedMembers, serializeProposal } from "@/lib/proposals/serialize";
+import { proposalContext } from "@/lib/proposals/context";
+import { serializeProposal } from "@/lib/proposals/serialize";
 import { listProposals } from "@/lib/proposals/list";
-import { memberNames } from "@/lib/proposals/service";
 import { handle } from "@/lib/http/handler";
 
 // GET /v1/proposals — proposals, filtered by status and run, newest first or soonest expiry first
@@ -14,6 +14,6 @@ export const GET = handle(listProposalsEndpoint, async ({ principal, query }) =>
     run: query.run,
     order: query.order === "expires_at" ? "expires_asc" : "created_desc",
   }, now);
-  const names = await memberNames(principal.organizationId, mentionedMembers(rows));
-  return { data: rows.map((row) => serializeProposal(row, names, now)), next_cursor: nextCursor };
+  const context = await proposalContext(principal.organizationId, rows, now);
+  return { data: rows.map((row) => serializeProposal(row, context, now)), next_cursor: nextCursor };
 });

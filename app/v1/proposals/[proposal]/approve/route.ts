@@ -1,7 +1,7 @@
 import { approveProposalEndpoint } from "@/lib/proposals/api";
-import { mentionedMembers, serializeProposal } from "@/lib/proposals/serialize";
+import { proposalContext } from "@/lib/proposals/context";
+import { serializeProposal } from "@/lib/proposals/serialize";
 import { approveProposal } from "@/lib/proposals/decisions";
-import { memberNames } from "@/lib/proposals/service";
 import { ApiError } from "@/lib/http/errors";
 import { handle } from "@/lib/http/handler";
 
@@ -9,5 +9,5 @@ import { handle } from "@/lib/http/handler";
 export const POST = handle(approveProposalEndpoint, async ({ principal, params, body }) => {
   if (principal.kind !== "member") throw new ApiError("forbidden", "Only a signed-in person can approve.");
   const proposal = await approveProposal(principal, params.proposal, body.arguments_sha256, body.note);
-  return { data: serializeProposal(proposal, await memberNames(principal.organizationId, mentionedMembers([proposal]))) };
+  return { data: serializeProposal(proposal, await proposalContext(principal.organizationId, [proposal])) };
 });

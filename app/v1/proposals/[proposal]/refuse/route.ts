@@ -1,7 +1,7 @@
 import { refuseProposalEndpoint } from "@/lib/proposals/api";
-import { mentionedMembers, serializeProposal } from "@/lib/proposals/serialize";
+import { proposalContext } from "@/lib/proposals/context";
+import { serializeProposal } from "@/lib/proposals/serialize";
 import { refuseProposal } from "@/lib/proposals/decisions";
-import { memberNames } from "@/lib/proposals/service";
 import { ApiError } from "@/lib/http/errors";
 import { handle } from "@/lib/http/handler";
 
@@ -9,5 +9,5 @@ import { handle } from "@/lib/http/handler";
 export const POST = handle(refuseProposalEndpoint, async ({ principal, params, body }) => {
   if (principal.kind !== "member") throw new ApiError("forbidden", "Only a signed-in person can refuse.");
   const proposal = await refuseProposal(principal, params.proposal, body.reason);
-  return { data: serializeProposal(proposal, await memberNames(principal.organizationId, mentionedMembers([proposal]))) };
+  return { data: serializeProposal(proposal, await proposalContext(principal.organizationId, [proposal])) };
 });
