@@ -1,18 +1,13 @@
 "use client";
 
-import { Copy } from "lucide-react";
-import { useSyncExternalStore } from "react";
-import { toast } from "sonner";
-import { Button } from "@/components/ui/button";
+import { CopyButton, usePageOrigin } from "@/components/ui/copy-button";
 import { createRunEndpoint } from "@/lib/runs/api";
 import { getAgentEndpoint, updateAgentEndpoint } from "@/lib/agents/api";
 import { endpointUrl } from "@/lib/client/call";
 
-const noSubscription = () => () => undefined;
-
 /** The API calls for this agent, ready to paste; the key stays a variable, never a real secret. */
 export function CurlSnippet({ agentId }: { agentId: string }) {
-  const origin = useSyncExternalStore(noSubscription, () => window.location.origin, () => "https://guichet.example");
+  const origin = usePageOrigin();
   // Paths and methods come from the endpoint declarations, so the snippet cannot drift from the API.
   const agentUrl = `${origin}${endpointUrl(getAgentEndpoint, { agent: agentId })}`;
   const snippet = [
@@ -36,9 +31,7 @@ export function CurlSnippet({ agentId }: { agentId: string }) {
     <section aria-labelledby="snippet-title" className="space-y-2">
       <div className="flex items-center justify-between">
         <h3 id="snippet-title" className="text-sm font-semibold">Depuis l’API</h3>
-        <Button variant="secondary" className="px-2 py-1 text-xs" onClick={() => { void navigator.clipboard?.writeText(snippet); toast.success("Commande copiée."); }}>
-          <Copy size={12} /> Copier
-        </Button>
+        <CopyButton text={snippet} confirmation="Commande copiée." />
       </div>
       <pre data-testid="curl-snippet" tabIndex={0} className="overflow-x-auto rounded-md bg-slate-900 p-3 text-xs leading-relaxed text-slate-100">{snippet}</pre>
     </section>

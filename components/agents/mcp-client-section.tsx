@@ -1,11 +1,6 @@
 "use client";
 
-import { Copy } from "lucide-react";
-import { useSyncExternalStore } from "react";
-import { toast } from "sonner";
-import { Button } from "@/components/ui/button";
-
-const noSubscription = () => () => undefined;
+import { CopyButton, usePageOrigin } from "@/components/ui/copy-button";
 
 /** How each tested MCP client is pointed at the agent; the key stays a variable, never a real secret. */
 function clientSnippets(url: string): { client: string; code: string }[] {
@@ -18,14 +13,9 @@ function clientSnippets(url: string): { client: string; code: string }[] {
   ];
 }
 
-function copy(text: string, what: string) {
-  void navigator.clipboard?.writeText(text);
-  toast.success(`${what} copiée.`);
-}
-
 /** The agent's MCP endpoint and ready-to-paste client configurations. */
 export function McpClientSection({ agentId }: { agentId: string }) {
-  const origin = useSyncExternalStore(noSubscription, () => window.location.origin, () => "https://guichet.example");
+  const origin = usePageOrigin();
   const url = `${origin}/mcp/agents/${agentId}`;
   const writeUrl = `${url}?capabilities=read_write`;
   return (
@@ -37,17 +27,13 @@ export function McpClientSection({ agentId }: { agentId: string }) {
       </p>
       <div className="flex items-center gap-2">
         <code data-testid="mcp-url" className="flex-1 overflow-x-auto rounded-md bg-slate-100 px-2 py-1 text-xs">{url}</code>
-        <Button variant="secondary" className="px-2 py-1 text-xs" onClick={() => copy(url, "Adresse")}>
-          <Copy size={12} /> Copier l’adresse
-        </Button>
+        <CopyButton text={url} confirmation="Adresse copiée." label="Copier l’adresse" />
       </div>
       {clientSnippets(writeUrl).map(({ client, code }) => (
         <div key={client} className="space-y-1">
           <div className="flex items-center justify-between">
             <h4 className="text-xs font-medium text-slate-700">{client}</h4>
-            <Button variant="secondary" className="px-2 py-1 text-xs" aria-label={`Copier la configuration ${client}`} onClick={() => copy(code, "Configuration")}>
-              <Copy size={12} /> Copier
-            </Button>
+            <CopyButton text={code} confirmation="Configuration copiée." ariaLabel={`Copier la configuration ${client}`} />
           </div>
           <pre tabIndex={0} className="overflow-x-auto rounded-md bg-slate-900 p-3 text-xs leading-relaxed text-slate-100">{code}</pre>
         </div>
