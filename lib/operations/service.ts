@@ -3,6 +3,7 @@ import { db, isUniqueViolation, Prisma, type DbOrTx } from "@/lib/db";
 import { ApiError, notFound } from "@/lib/http/errors";
 import { afterCursor } from "@/lib/http/validation";
 import { newId } from "@/lib/ids";
+import { parseToolName } from "@/lib/dispatch/arguments";
 import { countTelemetry, type TelemetryMetric } from "@/lib/telemetry/service";
 
 // Operations: one per idempotency key, i.e. per (run, proposal, tool). Their
@@ -85,10 +86,9 @@ export async function recordSuccess(operation: OperationRow, result: unknown, no
  * suspended, is not a new conflict or a new unknown outcome.
  */
 async function countSettled(tx: DbOrTx, operation: OperationRow, metric: TelemetryMetric, code: string): Promise<void> {
-  const at = operation.tool.lastIndexOf("@");
-  const tool = at > 0 ? operation.tool.slice(0, at) : operation.tool;
-  const version = at > 0 ? Number(operation.tool.slice(at + 1)) || 0 : 0;
-  await countTelemetry(operation.organizationId, [{ metric, tool, version, code }], new Date(), tx);
+  // Stored as key@version; a name that does not parse is counted as written, under version 0.
+  const parsed = parseToolName(operation.tool);
+  await countTelemetry(operation.organizationId, [{ metric, tool: parsed?.key ?? operation.tool, version: parsed?.version ?? 0, code }], new Date(), tx);
 }
 
 /** A final refusal or failure: nothing was written, the proposal stays unconsumed. */
