@@ -30,11 +30,11 @@ const EnvSchema = z.object({
 });
 
 /** Each entry must be an http(s) origin: a typo would otherwise silently allow nothing, or something else. */
-function parsePrivateOrigins(value: string): readonly string[] {
+function parseOrigins(name: string, value: string): readonly string[] {
   const origins = value.split(",").map((entry) => entry.trim()).filter(Boolean).map((entry) => {
     const url = URL.canParse(entry) ? new URL(entry) : null;
     if (!url || (url.protocol !== "http:" && url.protocol !== "https:") || (url.pathname !== "/" && url.pathname !== "")) {
-      throw new Error(`Invalid environment: GUICHET_PRIVATE_ORIGINS entry "${entry}" is not an http(s) origin like http://127.0.0.1:4010`);
+      throw new Error(`Invalid environment: ${name} entry "${entry}" is not an http(s) origin like http://127.0.0.1:4010`);
     }
     return url.origin;
   });
@@ -53,7 +53,14 @@ function readEnv() {
     ...raw,
     dataDir,
     databaseUrl: raw.DATABASE_URL ?? `file:${path.join(dataDir, "guichet.sqlite")}`,
-    privateOrigins: parsePrivateOrigins(raw.GUICHET_PRIVATE_ORIGINS),
+    privateOrigins: parseOrigins("GUICHET_PRIVATE_ORIGINS", raw.GUICHET_PRIVATE_ORIGINS),
+    /** The console's origin (from NEXTAUTH_URL), or null when the request's own origin stands in. */
+    consoleOrigin: raw.NEXTAUTH_URL ? new URL(raw.NEXTAUTH_URL).origin : null,
+    /** Browser origins that may call /mcp: the listed ones and the console's. */
+    mcpAllowedOrigins: Object.freeze([
+      ...parseOrigins("GUICHET_MCP_ALLOWED_ORIGINS", raw.GUICHET_MCP_ALLOWED_ORIGINS),
+      ...(raw.NEXTAUTH_URL ? [new URL(raw.NEXTAUTH_URL).origin] : []),
+    ]),
   };
 }
 

@@ -60,21 +60,37 @@ export function findLoneSurrogate(value: unknown): string | null {
   return null;
 }
 
-const tooLarge = () => new ApiError("payload_too_large", `The body exceeds ${env.GUICHET_MAX_BODY_BYTES} bytes.`);
+/**
+ * The body as text, read no further than GUICHET_MAX_BODY_BYTES: a declared
+ * Content-Length over it is refused unread, and a chunked body is cut off as
+ * soon as it passes the limit, so an oversized body is never buffered whole.
+ */
+export async function readBoundedBody(request: Request): Promise<{ text: string } | { tooLarge: true }> {
+  const limit = env.GUICHET_MAX_BODY_BYTES;
+  if (Number(request.headers.get("content-length") ?? "0") > limit) return { tooLarge: true };
+  if (!request.body) return { text: "" };
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      return { tooLarge: true };
+    }
+    chunks.push(value);
+  }
+  return { text: Buffer.concat(chunks).toString("utf8") };
+}
 
 /**
- * Reads and parses a /v1 JSON body, or throws the typed 4xx that says why not. An
- * empty body reads as `{}`. `maxDepth` defaults to GUICHET_MAX_JSON_DEPTH.
+ * JSON text to a value within the bounds every body gets: nesting depth checked
+ * before parsing (`maxDepth` defaults to GUICHET_MAX_JSON_DEPTH), strings that
+ * are not valid Unicode after. Throws the typed 400 that says why not.
  */
-export async function readJsonBody(request: Request, maxDepth: number = env.GUICHET_MAX_JSON_DEPTH): Promise<unknown> {
-  const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > env.GUICHET_MAX_BODY_BYTES) throw tooLarge();
-  const text = await request.text();
-  if (Buffer.byteLength(text) > env.GUICHET_MAX_BODY_BYTES) throw tooLarge();
-  if (text.trim() === "") return {};
-  if (!isJsonMediaType(request.headers.get("content-type") ?? "")) {
-    throw new ApiError("unsupported_media_type", "Send JSON with Content-Type: application/json.");
-  }
+export function parseJsonText(text: string, maxDepth: number = env.GUICHET_MAX_JSON_DEPTH): unknown {
   if (Number.isFinite(maxDepth) && jsonDepthExceeds(text, maxDepth)) {
     throw new ApiError("json_too_deep", `The body nests arrays and objects deeper than ${maxDepth} levels.`, { reason: { max_depth: maxDepth } });
   }
@@ -91,4 +107,18 @@ export async function readJsonBody(request: Request, maxDepth: number = env.GUIC
     });
   }
   return value;
+}
+
+/**
+ * Reads and parses a /v1 JSON body, or throws the typed 4xx that says why not. An
+ * empty body reads as `{}`. `maxDepth` defaults to GUICHET_MAX_JSON_DEPTH.
+ */
+export async function readJsonBody(request: Request, maxDepth: number = env.GUICHET_MAX_JSON_DEPTH): Promise<unknown> {
+  const body = await readBoundedBody(request);
+  if ("tooLarge" in body) throw new ApiError("payload_too_large", `The body exceeds ${env.GUICHET_MAX_BODY_BYTES} bytes.`);
+  if (body.text.trim() === "") return {};
+  if (!isJsonMediaType(request.headers.get("content-type") ?? "")) {
+    throw new ApiError("unsupported_media_type", "Send JSON with Content-Type: application/json.");
+  }
+  return parseJsonText(body.text, maxDepth);
 }

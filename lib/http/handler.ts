@@ -3,8 +3,8 @@ import type { z } from "zod";
 import { authOptions } from "@/lib/auth/options";
 import type { Principal } from "@/lib/auth/principal";
 import { hasAnyScope, scopesForRole } from "@/lib/auth/scopes";
-import { authenticateApiKey } from "@/lib/api-keys/service";
 import { newId } from "@/lib/ids";
+import { authenticateBearer } from "./bearer";
 import type { Endpoint } from "./endpoint";
 import { readJsonBody } from "./body";
 import { ApiError, toErrorEnvelope } from "./errors";
@@ -36,10 +36,7 @@ async function authenticate(request: Request, endpoint: Endpoint): Promise<Princ
     if (endpoint.auth === "session") {
       throw new ApiError("forbidden", "This action needs a signed-in person; API keys cannot perform it.");
     }
-    const match = /^Bearer\s+(\S+)$/i.exec(authorization);
-    const principal = match ? await authenticateApiKey(match[1]) : null;
-    if (!principal) throw new ApiError("unauthenticated", "Invalid or revoked API key.");
-    return principal;
+    return authenticateBearer(authorization);
   }
   if (endpoint.auth !== "apiKey") {
     const session = await getServerSession(authOptions);

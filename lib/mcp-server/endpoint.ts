@@ -1,17 +1,16 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { InitializeRequestSchema, isJSONRPCRequest, JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { authenticateApiKey } from "@/lib/api-keys/service";
 import type { Principal } from "@/lib/auth/principal";
 import { hasAnyScope } from "@/lib/auth/scopes";
 import { env } from "@/lib/env";
-import { findLoneSurrogate, jsonDepthExceeds } from "@/lib/http/body";
+import { authenticateBearer } from "@/lib/http/bearer";
+import { parseJsonText, readBoundedBody } from "@/lib/http/body";
 import { ApiError } from "@/lib/http/errors";
 import { enforceRateLimit } from "@/lib/http/rate-limit";
 import { newId } from "@/lib/ids";
-import { log } from "@/lib/log";
 import { RunCapabilities } from "@/lib/runs/api";
 import type { RunRow } from "@/lib/runs/service";
-import { consoleOrigin, jsonRpcError, originAllowed, readBoundedBody, refusal } from "./http";
+import { consoleOrigin, internalErrorData, jsonRpcError, originAllowed, refusal } from "./http";
 import { buildSessionServer, sessionInstructions } from "./server";
 import { endSession, findSession, newSessionId, openSession } from "./session";
 
@@ -22,10 +21,7 @@ import { endSession, findSession, newSessionId, openSession } from "./session";
 // client asked for progress.
 
 async function authenticate(request: Request): Promise<Principal> {
-  const match = /^Bearer\s+(\S+)$/i.exec(request.headers.get("authorization") ?? "");
-  if (!match) throw new ApiError("unauthenticated", "Missing API key: send Authorization: Bearer <key>.");
-  const principal = await authenticateApiKey(match[1]);
-  if (!principal) throw new ApiError("unauthenticated", "Invalid or revoked API key.");
+  const principal = await authenticateBearer(request.headers.get("authorization"));
   // A session is a run and its tool calls: the scope POST /v1/runs and tool_calls need.
   if (!hasAnyScope(principal.scopes, ["runs:write"])) {
     throw new ApiError("insufficient_scope", "This endpoint needs the scope runs:write.", { reason: { required_scopes: ["runs:write"] } });
@@ -37,18 +33,16 @@ async function authenticate(request: Request): Promise<Principal> {
 type ParsedBody = { message: JSONRPCMessage } | { response: Response };
 
 function parseMessage(text: string): ParsedBody {
-  // The same bounds as every /v1 body, before JSON.parse or the SDK's schemas walk the value.
-  if (jsonDepthExceeds(text, env.GUICHET_MAX_JSON_DEPTH)) {
-    return { response: jsonRpcError(400, -32600, `Invalid Request: the message nests deeper than ${env.GUICHET_MAX_JSON_DEPTH} levels.`, { data: { code: "json_too_deep" } }) };
-  }
+  // The same bounds as every /v1 body (depth before JSON.parse, then lone surrogates), in JSON-RPC's words.
   let raw: unknown;
   try {
-    raw = JSON.parse(text);
-  } catch {
-    return { response: jsonRpcError(400, -32700, "Parse error: the body is not valid JSON.") };
+    raw = parseJsonText(text);
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    const parseError = error.code === "invalid_json";
+    return { response: jsonRpcError(400, parseError ? -32700 : -32600, `${parseError ? "Parse error" : "Invalid Request"}: ${error.message}`, { data: { code: error.code } }) };
   }
   // Batches left the protocol in 2025-06-18; one message per request keeps one run's calls in order.
-  if (findLoneSurrogate(raw)) return { response: jsonRpcError(400, -32600, "Invalid Request: a string is not valid Unicode (a lone UTF-16 surrogate).", { data: { code: "invalid_parameter" } }) };
   if (Array.isArray(raw)) return { response: jsonRpcError(400, -32600, "Invalid Request: batches are not supported; send one JSON-RPC message per request.") };
   const parsed = JSONRPCMessageSchema.safeParse(raw);
   if (!parsed.success) return { response: jsonRpcError(400, -32600, "Invalid Request: not a JSON-RPC 2.0 message.") };
@@ -61,8 +55,8 @@ function wantsProgress(message: JSONRPCMessage): boolean {
   return meta?.progressToken !== undefined;
 }
 
-async function serve(request: Request, message: JSONRPCMessage, run: RunRow | null, options: { sessionId?: string; instructions?: string }): Promise<Response> {
-  const server = buildSessionServer(run, { consoleOrigin: consoleOrigin(request), instructions: options.instructions });
+async function serve(request: Request, message: JSONRPCMessage, run: RunRow | null, options: { requestId: string; sessionId?: string; instructions?: string }): Promise<Response> {
+  const server = buildSessionServer(run, { consoleOrigin: consoleOrigin(request), requestId: options.requestId, instructions: options.instructions });
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: options.sessionId === undefined ? undefined : () => options.sessionId as string,
     enableJsonResponse: !wantsProgress(message),
@@ -74,17 +68,17 @@ async function serve(request: Request, message: JSONRPCMessage, run: RunRow | nu
   return response;
 }
 
-async function initialize(request: Request, principal: Principal, agentId: string, message: JSONRPCMessage): Promise<Response> {
+async function initialize(request: Request, principal: Principal, agentId: string, message: JSONRPCMessage, requestId: string): Promise<Response> {
   const init = InitializeRequestSchema.safeParse(message);
   // A malformed initialize gets the SDK's own answer, and no run is created for it.
-  if (!init.success) return serve(request, message, null, {});
+  if (!init.success) return serve(request, message, null, { requestId });
   const capabilities = RunCapabilities.safeParse(new URL(request.url).searchParams.get("capabilities") ?? "read");
   if (!capabilities.success) {
     throw new ApiError("invalid_parameter", "capabilities must be read or read_write.", { errors: [{ field: "capabilities", code: "invalid_enum_value", message: "must be read or read_write" }] });
   }
   const sessionId = newSessionId();
   const { run, warnings } = await openSession(principal, agentId, capabilities.data, init.data.params.clientInfo, sessionId);
-  return serve(request, message, run, { sessionId, instructions: sessionInstructions(warnings) });
+  return serve(request, message, run, { requestId, sessionId, instructions: sessionInstructions(warnings) });
 }
 
 async function sessionRun(request: Request, principal: Principal, agentId: string): Promise<RunRow | Response> {
@@ -104,8 +98,7 @@ export async function handleMcpRequest(request: Request, agentId: string): Promi
     if (error instanceof ApiError) {
       response = refusal(error, requestId);
     } else {
-      log("error", "mcp_request_failed", { request_id: requestId, error: error instanceof Error ? `${error.name}: ${error.message}` : "non-error thrown" });
-      response = jsonRpcError(500, -32603, "Internal error.", { data: { code: "internal_error", request_id: requestId } });
+      response = jsonRpcError(500, -32603, "Internal error.", { data: internalErrorData(requestId, error) });
     }
   }
   response.headers.set("x-request-id", requestId);
@@ -130,9 +123,9 @@ async function route(request: Request, agentId: string, requestId: string): Prom
   const parsed = parseMessage(body.text);
   if ("response" in parsed) return parsed.response;
   if (InitializeRequestSchema.shape.method.safeParse((parsed.message as { method?: unknown }).method).success) {
-    return initialize(request, principal, agentId, parsed.message);
+    return initialize(request, principal, agentId, parsed.message, requestId);
   }
   const run = await sessionRun(request, principal, agentId);
   if (run instanceof Response) return run;
-  return serve(request, parsed.message, run, {});
+  return serve(request, parsed.message, run, { requestId });
 }

@@ -1,10 +1,11 @@
 import { env } from "@/lib/env";
 import { ApiError } from "@/lib/http/errors";
+import { log } from "@/lib/log";
 
 // The HTTP frame of the MCP endpoint before the SDK sees a message: where a
-// request may come from, how big it may be, and how a refusal is written —
-// a JSON-RPC error object (what MCP clients parse) whose `data` carries the
-// same typed code and request id as the /v1 envelope.
+// request may come from, which console its links point to, and how a refusal
+// is written — a JSON-RPC error object (what MCP clients parse) whose `data`
+// carries the same typed code and request id as the /v1 envelope.
 
 export type JsonRpcId = string | number | null;
 
@@ -14,6 +15,24 @@ export function jsonRpcError(status: number, code: number, message: string, extr
   return new Response(JSON.stringify({ jsonrpc: "2.0", error, id: extra.id ?? null }), {
     status, headers: { "content-type": "application/json", ...extra.headers },
   });
+}
+
+/**
+ * A JSON-RPC error a request handler answers with. The SDK sends a thrown
+ * error's code, message and data as they are; its own McpError would prefix
+ * the message with "MCP error <code>:".
+ */
+export class ProtocolError extends Error {
+  constructor(readonly code: number, message: string, readonly data?: Record<string, unknown>) {
+    super(message);
+    this.name = "ProtocolError";
+  }
+}
+
+/** Logs an unexpected failure under the request id; the client learns only that, and the id to quote. */
+export function internalErrorData(requestId: string, error: unknown): { code: "internal_error"; request_id: string } {
+  log("error", "mcp_request_failed", { request_id: requestId, error: error instanceof Error ? `${error.name}: ${error.message}` : "non-error thrown" });
+  return { code: "internal_error", request_id: requestId };
 }
 
 /** A Guichet refusal (auth, scope, tenancy, rate limit, parameters) in the protocol's HTTP terms. */
@@ -30,7 +49,7 @@ export function refusal(error: ApiError, requestId: string): Response {
 
 /** The origin links in MCP answers point to: the configured console URL, else the one this request reached. */
 export function consoleOrigin(request: Request): string {
-  return env.NEXTAUTH_URL ? new URL(env.NEXTAUTH_URL).origin : new URL(request.url).origin;
+  return env.consoleOrigin ?? new URL(request.url).origin;
 }
 
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
@@ -45,35 +64,12 @@ const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 export function originAllowed(request: Request): boolean {
   const origin = request.headers.get("origin");
   if (origin === null) return true;
-  const allowed = env.GUICHET_MCP_ALLOWED_ORIGINS.split(",").map((item) => item.trim()).filter(Boolean);
-  if (env.NEXTAUTH_URL) allowed.push(new URL(env.NEXTAUTH_URL).origin);
-  if (allowed.includes(origin)) return true;
-  if (env.NEXTAUTH_URL) return false;
+  if (env.mcpAllowedOrigins.includes(origin)) return true;
+  if (env.consoleOrigin !== null) return false;
   try {
     const url = new URL(origin);
     return LOOPBACK_HOSTS.has(url.hostname) && url.host === new URL(request.url).host;
   } catch {
     return false;
   }
-}
-
-/** The body as text, read no further than the limit: a too-large body is refused before it is buffered whole. */
-export async function readBoundedBody(request: Request): Promise<{ text: string } | { tooLarge: true }> {
-  const limit = env.GUICHET_MAX_BODY_BYTES;
-  if (Number(request.headers.get("content-length") ?? "0") > limit) return { tooLarge: true };
-  if (!request.body) return { text: "" };
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => undefined);
-      return { tooLarge: true };
-    }
-    chunks.push(value);
-  }
-  return { text: Buffer.concat(chunks).toString("utf8") };
 }

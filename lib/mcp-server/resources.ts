@@ -1,5 +1,5 @@
 import "server-only";
-import { McpError, type ListResourcesResult, type ReadResourceResult, type Resource } from "@modelcontextprotocol/sdk/types.js";
+import { type ListResourcesResult, type ReadResourceResult, type Resource } from "@modelcontextprotocol/sdk/types.js";
 import { env } from "@/lib/env";
 import { ToolFailure } from "@/lib/executors/native/errors";
 import { truncateText } from "@/lib/executors/native/upstream";
@@ -7,6 +7,7 @@ import { agentDocument, agentDocuments, fileText, type RunFile } from "@/lib/exe
 import { looksLikeId } from "@/lib/ids";
 import { takeCallSlot } from "@/lib/limits/calls";
 import type { RunRow } from "@/lib/runs/service";
+import { ProtocolError } from "./http";
 
 // resources/list and resources/read of an MCP session: the agent's knowledge
 // documents, in its organization, as text (a PDF's text comes from the same
@@ -36,7 +37,7 @@ function describe(file: RunFile): Resource {
 async function countRequest(run: RunRow): Promise<void> {
   const refusal = await takeCallSlot(run.organizationId, run.id);
   if (refusal) {
-    throw new McpError(LIMITED, `Too many calls for this ${refusal.scope}; retry in ${Math.ceil(refusal.retryAfterMs / 1000)} s.`, { code: "RATE_LIMITED", retryable: true, retry_after_ms: refusal.retryAfterMs });
+    throw new ProtocolError(LIMITED, `Too many calls for this ${refusal.scope}; retry in ${Math.ceil(refusal.retryAfterMs / 1000)} s.`, { code: "RATE_LIMITED", retryable: true, retry_after_ms: refusal.retryAfterMs });
   }
 }
 
@@ -47,7 +48,7 @@ function encodeCursor(fileId: string): string {
 
 function decodeCursor(cursor: string): string {
   const fileId = Buffer.from(cursor, "base64url").toString("utf8");
-  if (!looksLikeId("file", fileId)) throw new McpError(-32602, "Invalid params: this cursor is not a nextCursor of resources/list.");
+  if (!looksLikeId("file", fileId)) throw new ProtocolError(-32602, "Invalid params: this cursor is not a nextCursor of resources/list.");
   return fileId;
 }
 
@@ -64,7 +65,7 @@ export async function listRunResources(run: RunRow, cursor: string | undefined):
 /** One document's text; an unknown uri, or another agent's or organization's document, is "not found". */
 export async function readRunResource(run: RunRow, uri: string, signal: AbortSignal): Promise<ReadResourceResult> {
   const fileId = uri.startsWith(URI_PREFIX) ? uri.slice(URI_PREFIX.length) : "";
-  const notFound = () => new McpError(RESOURCE_NOT_FOUND, "Resource not found: not a document of this agent.", { uri });
+  const notFound = () => new ProtocolError(RESOURCE_NOT_FOUND, "Resource not found: not a document of this agent.", { uri });
   if (!looksLikeId("file", fileId)) throw notFound();
   await countRequest(run);
   const file = run.agentId === null ? null : await agentDocument(run.organizationId, run.agentId, fileId);
@@ -74,7 +75,7 @@ export async function readRunResource(run: RunRow, uri: string, signal: AbortSig
     text = (await fileText({ dataDir: env.dataDir, signal }, file)).text;
   } catch (error) {
     // The file tools' own refusal (content missing from storage, cancelled): our words, safe to pass on.
-    if (error instanceof ToolFailure) throw new McpError(-32603, error.message, { code: error.code });
+    if (error instanceof ToolFailure) throw new ProtocolError(-32603, error.message, { code: error.code });
     throw error;
   }
   const shown = truncateText(text, RESOURCE_MAX_CHARS);

@@ -1,11 +1,12 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema, CancelledNotificationSchema, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ListToolsRequestSchema,
-  ReadResourceRequestSchema, type ServerNotification,
+  ErrorCode, McpError, ReadResourceRequestSchema, type ServerNotification,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { RunRow } from "@/lib/runs/service";
 import type { RunWarning } from "@/lib/runs/capabilities";
 import { cancelMcpCall, trackMcpCall } from "./cancellation";
+import { internalErrorData, ProtocolError } from "./http";
 import { listRunResources, readRunResource } from "./resources";
 import { callRunTool, listRunTools } from "./tools";
 
@@ -30,8 +31,26 @@ export function sessionInstructions(warnings: RunWarning[]): string {
 
 export interface SessionServerOptions {
   consoleOrigin: string;
+  /** This HTTP request's id, quoted in an internal error and in the log. */
+  requestId: string;
   /** Only on `initialize`. */
   instructions?: string;
+}
+
+/**
+ * The SDK answers a handler's exception with the exception's own message: an
+ * unexpected one becomes "Internal error." (-32603) with the request id, and
+ * the details go to the log only.
+ */
+function withoutLeaks<Args extends unknown[], Result>(requestId: string, handler: (...args: Args) => Promise<Result>): (...args: Args) => Promise<Result> {
+  return async (...args) => {
+    try {
+      return await handler(...args);
+    } catch (error) {
+      if (error instanceof ProtocolError || error instanceof McpError) throw error;
+      throw new ProtocolError(ErrorCode.InternalError, "Internal error.", internalErrorData(requestId, error));
+    }
+  };
 }
 
 export function buildSessionServer(run: RunRow | null, options: SessionServerOptions): Server {
@@ -40,8 +59,9 @@ export function buildSessionServer(run: RunRow | null, options: SessionServerOpt
     ...(options.instructions ? { instructions: options.instructions } : {}),
   });
   if (!run) return server;
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await listRunTools(run) }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  const guard = <Args extends unknown[], Result>(handler: (...args: Args) => Promise<Result>) => withoutLeaks(options.requestId, handler);
+  server.setRequestHandler(ListToolsRequestSchema, guard(async () => ({ tools: await listRunTools(run) })));
+  server.setRequestHandler(CallToolRequestSchema, guard(async (request, extra) => {
     const progressToken = request.params._meta?.progressToken;
     let ticks = 0;
     const timer = progressToken === undefined ? null : setInterval(() => {
@@ -56,11 +76,11 @@ export function buildSessionServer(run: RunRow | null, options: SessionServerOpt
       tracked.done();
       if (timer) clearInterval(timer);
     }
-  });
-  server.setRequestHandler(ListResourcesRequestSchema, async (request) => listRunResources(run, request.params?.cursor));
+  }));
+  server.setRequestHandler(ListResourcesRequestSchema, guard(async (request) => listRunResources(run, request.params?.cursor)));
   // Documents are listed one by one: there is no uri template to fill.
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: [] }));
-  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => readRunResource(run, request.params.uri, extra.signal));
+  server.setRequestHandler(ReadResourceRequestSchema, guard(async (request, extra) => readRunResource(run, request.params.uri, extra.signal)));
   // The cancelled call was asked on another request, so another SDK server holds it: reach it through this instance's table.
   server.setNotificationHandler(CancelledNotificationSchema, async (notification) => {
     const { requestId } = notification.params;

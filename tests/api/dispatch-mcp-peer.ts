@@ -7,7 +7,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } fr
 // A small real MCP server that misbehaves on purpose, for what CRM Acme does
 // not do: a result with fields its schema does not declare (a secret, an
 // internal score, at the top level and nested), a result that breaks its schema, a tool without an output
-// schema, and a read that fails transiently before it succeeds.
+// schema, a read that fails transiently before it succeeds, and a refusal told in a text block only.
 
 const tools = [
   {
@@ -42,6 +42,12 @@ const tools = [
   },
   { name: "say_hello", description: "Say hello.", annotations: { readOnlyHint: true }, inputSchema: { type: "object", properties: { name: { type: "string" } } } },
   {
+    name: "find_order",
+    description: "Find an order (refuses in plain text, as many servers do).",
+    annotations: { readOnlyHint: true },
+    inputSchema: { type: "object", properties: { order_id: { type: "string" } } },
+  },
+  {
     name: "flaky_read",
     description: "Fails once, then answers.",
     annotations: { readOnlyHint: true },
@@ -75,6 +81,8 @@ export async function startMcpPeer(): Promise<McpPeer> {
         return { content: [], structuredContent: { count: "many", leaked: "internal" } };
       case "say_hello":
         return { content: [{ type: "text", text: "Bonjour Camille" }] };
+      case "find_order":
+        return { isError: true, content: [{ type: "text", text: "Order 42 is archived; ask support." }] };
       default:
         if (calls[name] % 2 === 1) return { isError: true, content: [{ type: "text", text: "busy" }], structuredContent: { error: { code: "BUSY", message: "Try again.", retryable: true } } };
         return { content: [], structuredContent: { attempt: calls[name] } };

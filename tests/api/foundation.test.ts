@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { api, createTenant, testDb, type Tenant } from "./helpers";
+import { api, baseUrl, createTenant, postUnendingChunkedBody, testDb, type Tenant } from "./helpers";
 
 let acme: Tenant;
 let other: Tenant;
@@ -161,6 +161,14 @@ describe("strict input", () => {
     expect(huge.body.error.code).toBe("payload_too_large");
     const db = await testDb();
     expect(await db.apiKey.count({ where: { organizationId: acme.organizationId, name: "x" } })).toBe(0);
+  });
+
+  it("refuses a chunked body as soon as it passes the limit, without waiting for its end, and stores nothing", async () => {
+    const name = `chunked ${Date.now()}`;
+    const answer = await postUnendingChunkedBody(`${baseUrl}/v1/agents`, { authorization: `Bearer ${acme.key}` }, `{"name":"${name}","instructions":"`, 1_100_000);
+    expect(answer.status).toBe(413);
+    expect(answer.body.error.code).toBe("payload_too_large");
+    expect(await (await testDb()).agent.count({ where: { organizationId: acme.organizationId, name } })).toBe(0);
   });
 });
 

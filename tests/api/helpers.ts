@@ -143,3 +143,36 @@ export async function storedText(): Promise<string> {
   if (dumps.length < 10) throw new Error(`only ${dumps.length} tables found`);
   return dumps.join("\n");
 }
+
+/**
+ * POSTs `prefix` then filler bytes past `bytes`, chunked (no Content-Length), and
+ * never ends the body: only a server that stops reading at its limit can answer.
+ * Resolves with the answer's status and JSON, or rejects after `waitMs` without one.
+ */
+export async function postUnendingChunkedBody(url: string, headers: Record<string, string>, prefix: string, bytes: number, waitMs = 15_000): Promise<{ status: number; body: any }> {
+  const { request } = await import("node:http");
+  return new Promise((resolve, reject) => {
+    const outgoing = request(url, { method: "POST", headers: { "content-type": "application/json", ...headers } });
+    const timer = setTimeout(() => {
+      outgoing.destroy();
+      reject(new Error(`no answer within ${waitMs} ms while the body was still open: the server waited for the whole body`));
+    }, waitMs);
+    outgoing.on("response", (answer) => {
+      let text = "";
+      answer.setEncoding("utf8");
+      answer.on("data", (chunk: string) => (text += chunk));
+      answer.on("end", () => {
+        clearTimeout(timer);
+        outgoing.destroy();
+        resolve({ status: answer.statusCode ?? 0, body: text ? JSON.parse(text) : null });
+      });
+    });
+    outgoing.on("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    outgoing.write(prefix);
+    const chunk = "x".repeat(64 * 1024);
+    for (let sent = prefix.length; sent <= bytes; sent += chunk.length) outgoing.write(chunk);
+  });
+}
