@@ -27,7 +27,41 @@ const EnvSchema = z.object({
   NEXTAUTH_URL: z.string().url().optional(),
   // Comma-separated browser origins besides the console's that may call /mcp (DNS-rebinding protection refuses the rest).
   GUICHET_MCP_ALLOWED_ORIGINS: z.string().default(""),
+  // Model providers (OpenAI-compatible chat completions) for managed runs: for every provider, unless
+  // GUICHET_MODEL_<PROVIDER>_BASE_URL / _API_KEY name one (see providerSettings below and docs/models.md).
+  GUICHET_MODEL_BASE_URL: z.string().url().optional(),
+  GUICHET_MODEL_API_KEY: z.string().min(1).optional(),
+  // One model call's time limit, its retries included; a managed run's whole loop has its own.
+  GUICHET_MODEL_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+  GUICHET_MANAGED_RUN_TIMEOUT_MS: z.coerce.number().int().positive().default(300_000),
+  // Model calls a managed run may make before it fails with max_steps_exceeded.
+  GUICHET_RUN_MAX_STEPS: z.coerce.number().int().positive().max(200).default(20),
 });
+
+export interface ProviderSetting {
+  baseUrl?: string;
+  apiKey?: string;
+}
+
+const PROVIDER_VARIABLE = /^GUICHET_MODEL_([A-Z0-9]+)_(BASE_URL|API_KEY)$/;
+
+/** GUICHET_MODEL_MISTRAL_BASE_URL=… → {mistral: {baseUrl: …}}; a base URL that is not http(s) stops the server at start. */
+function providerSettings(variables: NodeJS.ProcessEnv): Readonly<Record<string, ProviderSetting>> {
+  const settings: Record<string, ProviderSetting> = {};
+  for (const [name, value] of Object.entries(variables)) {
+    const match = PROVIDER_VARIABLE.exec(name);
+    if (!match || !value) continue;
+    const provider = match[1].toLowerCase();
+    const setting = (settings[provider] ??= {});
+    if (match[2] === "API_KEY") {
+      setting.apiKey = value;
+      continue;
+    }
+    if (!URL.canParse(value) || !/^https?:$/.test(new URL(value).protocol)) throw new Error(`Invalid environment: ${name} is not an http(s) URL`);
+    setting.baseUrl = value;
+  }
+  return Object.freeze(settings);
+}
 
 /** Each entry must be an http(s) origin: a typo would otherwise silently allow nothing, or something else. */
 function parseOrigins(name: string, value: string): readonly string[] {
@@ -61,6 +95,7 @@ function readEnv() {
       ...parseOrigins("GUICHET_MCP_ALLOWED_ORIGINS", raw.GUICHET_MCP_ALLOWED_ORIGINS),
       ...(raw.NEXTAUTH_URL ? [new URL(raw.NEXTAUTH_URL).origin] : []),
     ]),
+    modelProviders: providerSettings(process.env),
   };
 }
 

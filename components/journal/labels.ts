@@ -1,10 +1,13 @@
+import type { RunObject } from "@/lib/runs/schemas";
+
 // French words for the run and step states the Journal shows.
 
-export const runStatusLabels: Record<string, { label: string; tone: "success" | "neutral" | "warning" | "danger" | "info" }> = {
+export const runStatusLabels: Record<RunObject["status"], { label: string; tone: "success" | "neutral" | "warning" | "danger" | "info" }> = {
   active: { label: "Actif", tone: "success" },
   suspended: { label: "Suspendu", tone: "warning" },
   cancelled: { label: "Annulé", tone: "neutral" },
   completed: { label: "Terminé", tone: "info" },
+  failed: { label: "Échoué", tone: "danger" },
   expired: { label: "Expiré", tone: "neutral" },
 };
 

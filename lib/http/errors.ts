@@ -47,6 +47,7 @@ export const errorStatus = {
   rate_limited: 429,
   internal_error: 500,
   service_unavailable: 503,
+  model_provider_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;

@@ -2,8 +2,8 @@ import { z } from "zod";
 import { defineEndpoint } from "@/lib/http/endpoint";
 
 export const PrivateOriginsObject = z.object({
-  origins: z.array(z.string()).meta({ description: "Origins (scheme://host:port) that MCP servers and the search backend may use on loopback or a private network." }),
-  applies_to: z.array(z.enum(["mcp_servers", "search_backend"])),
+  origins: z.array(z.string()).meta({ description: "Origins (scheme://host:port) that MCP servers, the search backend and model providers may use on loopback or a private network." }),
+  applies_to: z.array(z.enum(["mcp_servers", "search_backend", "model_providers"])),
 });
 
 export const listPrivateOriginsEndpoint = defineEndpoint({

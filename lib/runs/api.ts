@@ -4,7 +4,7 @@ import { ListQuery } from "@/lib/http/list-query";
 import { isoOffset } from "@/lib/time";
 import { capabilitySetOf, effectiveStatus, fileIdsOf, type RunRow } from "./model";
 import { StepObject } from "./step-object";
-import { RunCreateBody, RunListQuery, RunObject, RunParams, WarningObject } from "./schemas";
+import { RunCreateBody, RunFailure, RunListQuery, RunMessage, RunObject, RunOutput, RunParams, RunUsage, WarningObject } from "./schemas";
 
 export * from "./schemas";
 
@@ -19,6 +19,12 @@ export function serializeRun(run: RunRow): RunObject {
     warnings: z.array(WarningObject).catch([]).parse(run.warnings),
     files: fileIdsOf(run),
     debug: run.debug,
+    managed: run.modelId !== null,
+    model: run.modelId,
+    metadata: z.record(z.string(), z.string()).catch({}).parse(run.metadata ?? {}),
+    output: RunOutput.nullable().catch(null).parse(run.output),
+    usage: RunUsage.nullable().catch(null).parse(run.usage),
+    error: RunFailure.nullable().catch(null).parse(run.failure),
     expires_at: isoOffset(run.expiresAt),
     created_at: isoOffset(run.createdAt),
     updated_at: isoOffset(run.updatedAt),
@@ -26,10 +32,10 @@ export function serializeRun(run: RunRow): RunObject {
 }
 
 export const createRunEndpoint = defineEndpoint({
-  method: "POST", path: "/v1/runs", tag: "Runs", summary: "Start a run of an agent, with its capability set frozen for the run's life",
+  method: "POST", path: "/v1/runs", tag: "Runs", summary: "Start a run of an agent, with its capability set frozen for the run's life. With `input`, Guichet runs the agent's model (a managed run) and answers the finished run",
   auth: "both", scopes: ["runs:write"], body: RunCreateBody, status: 201,
   response: z.object({ data: RunObject, warnings: z.array(WarningObject) }),
-  errors: ["agent_inactive", "not_found", "invalid_parameter"],
+  errors: ["agent_inactive", "not_found", "invalid_parameter", "model_provider_unavailable"],
 });
 
 export const listRunsEndpoint = defineEndpoint({
@@ -55,4 +61,11 @@ export const cancelRunEndpoint = defineEndpoint({
   auth: "both", scopes: ["runs:write"], params: RunParams,
   response: z.object({ data: RunObject, cancellation: z.object({ stopped_calls: z.number().int(), note: z.string() }) }),
   errors: ["not_found", "conflict"],
+});
+
+export const listRunMessagesEndpoint = defineEndpoint({
+  method: "GET", path: "/v1/runs/{run}/messages", tag: "Runs",
+  summary: "A managed run's conversation with its model, in order: instructions, input, answers and tool results (empty for a client-driven run)",
+  auth: "both", scopes: ["runs:read"], params: RunParams,
+  response: z.object({ data: z.array(RunMessage) }), errors: ["not_found"],
 });

@@ -8,10 +8,11 @@ import type { Prisma } from "@/lib/db";
 export const runSelect = {
   id: true, organizationId: true, agentId: true, status: true, capabilities: true, instructions: true, capabilitySet: true,
   warnings: true, fileIds: true, debug: true, expiresAt: true, createdAt: true, updatedAt: true,
+  modelId: true, metadata: true, output: true, usage: true, failure: true,
 } as const;
 export type RunRow = Prisma.RunGetPayload<{ select: typeof runSelect }>;
 
-export type RunStatus = "active" | "suspended" | "cancelled" | "completed" | "expired";
+export type RunStatus = "active" | "suspended" | "cancelled" | "completed" | "failed" | "expired";
 
 export const CapabilityEntry = z.object({ key: z.string(), version: z.number().int().positive(), effect: z.enum(["read", "write"]) });
 export type CapabilityEntry = z.infer<typeof CapabilityEntry>;

@@ -8,7 +8,7 @@ import { newId } from "@/lib/ids";
 import { abortRunCalls } from "./active-calls";
 import { resolveCapabilitySet, type RunWarning } from "./capabilities";
 import { effectiveStatus, runSelect, type RunRow } from "./model";
-import type { RunCreateBody, RunListQuery } from "./api";
+import { RunMessage, type RunCreateBody, type RunListQuery } from "./schemas";
 
 export { capabilitySetOf, effectiveStatus, fileIdsOf, runSelect, type RunRow, type RunStatus } from "./model";
 
@@ -41,7 +41,7 @@ export async function createRun(principal: Principal, body: RunCreateBody, tx: D
     data: {
       id: newId("run"), organizationId, agentId: agent.id, status: "active", capabilities, instructions,
       capabilitySet: capabilitySet as unknown as Prisma.InputJsonArray, warnings: warnings as unknown as Prisma.InputJsonArray,
-      fileIds, debug: body.debug ?? false, expiresAt: new Date(now.getTime() + RUN_TTL_MS),
+      fileIds, debug: body.debug ?? false, metadata: body.metadata ?? Prisma.DbNull, expiresAt: new Date(now.getTime() + RUN_TTL_MS),
       apiKeyId: principal.kind === "apiKey" ? principal.apiKeyId : null,
       memberId: principal.kind === "member" ? principalId(principal) : null,
       ...(origin.source === "mcp" ? { source: "mcp", clientName: origin.clientName, clientVersion: origin.clientVersion, mcpSessionHash: origin.mcpSessionHash, mcpSeenAt: now } : {}),
@@ -66,6 +66,13 @@ export async function getRun(organizationId: string, runId: string, tx: DbOrTx =
   const run = await tx.run.findFirst({ where: { id: runId, organizationId }, select: runSelect });
   if (!run) throw notFound("Run");
   return run;
+}
+
+/** A managed run's conversation as sent to its model (tool results included: the organization's own data). */
+export async function runTranscript(organizationId: string, runId: string, tx: DbOrTx = db): Promise<RunMessage[]> {
+  const run = await tx.run.findFirst({ where: { id: runId, organizationId }, select: { transcript: true } });
+  if (!run) throw notFound("Run");
+  return z.array(RunMessage).catch([]).parse(run.transcript ?? []);
 }
 
 /** Whether the run outlived its agent: kept as a record with `agent: null`, it executes and commits nothing more. */

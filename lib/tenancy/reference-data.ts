@@ -8,9 +8,9 @@ export const modelIds = {
 } as const;
 
 export const models = [
-  { id: modelIds.mistralLarge, name: "Mistral Large", provider: "mistral", structuredOutput: true, settings: { endpoint: "https://api.mistral.ai/v1", max_output_tokens: 8192 } },
-  { id: modelIds.mistralSmall, name: "Mistral Small", provider: "mistral", structuredOutput: false, settings: { endpoint: "https://api.mistral.ai/v1", max_output_tokens: 4096 } },
-  { id: modelIds.claudeSonnet, name: "Claude Sonnet", provider: "anthropic", structuredOutput: true, settings: { endpoint: "https://api.anthropic.com/v1", max_output_tokens: 8192 } },
+  { id: modelIds.mistralLarge, name: "Mistral Large", provider: "mistral", structuredOutput: true, settings: { endpoint: "https://api.mistral.ai/v1", api_model: "mistral-large-latest", max_output_tokens: 8192 } },
+  { id: modelIds.mistralSmall, name: "Mistral Small", provider: "mistral", structuredOutput: false, settings: { endpoint: "https://api.mistral.ai/v1", api_model: "mistral-small-latest", max_output_tokens: 4096 } },
+  { id: modelIds.claudeSonnet, name: "Claude Sonnet", provider: "anthropic", structuredOutput: true, settings: { endpoint: "https://api.anthropic.com/v1", api_model: "claude-sonnet-4-5", max_output_tokens: 8192 } },
 ];
 
 const MB = 1024 * 1024;

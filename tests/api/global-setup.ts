@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { startAcmeCrm } from "@/connectors/acme-crm/server";
+import { startModelSim } from "@/connectors/model-sim/server";
 import type { TestProject } from "vitest/node";
 import { createTestDatabase, run, startApp, testNetwork } from "./server";
 
@@ -12,6 +13,8 @@ declare module "vitest" {
     /** The reference CRM Acme MCP server (http://127.0.0.1:PORT/mcp), control endpoints on. */
     crmUrl: string;
     crmBaseUrl: string;
+    /** model-sim, the scripted model provider of Mistral models (control endpoints on). */
+    simBaseUrl: string;
   }
 }
 
@@ -34,7 +37,12 @@ export default async function setup(project: TestProject) {
   const crm = await startAcmeCrm({ port: 0, dbPath: path.join(database.dataDir, "acme-crm.sqlite"), enableControl: true });
   // The demo seed connects Acme to this CRM.
   env.GUICHET_DEMO_CRM_URL = crm.url;
-  env.GUICHET_PRIVATE_ORIGINS = new URL(crm.url).origin;
+  // Mistral models call model-sim; the other providers stay unconfigured (a managed run of them is refused).
+  const sim = await startModelSim({ port: 0, enableControl: true, apiKey: "sk-sim-suite" });
+  env.GUICHET_MODEL_MISTRAL_BASE_URL = sim.url;
+  env.GUICHET_MODEL_MISTRAL_API_KEY = "sk-sim-suite";
+  env.GUICHET_MODEL_TIMEOUT_MS = "2000";
+  env.GUICHET_PRIVATE_ORIGINS = [new URL(crm.url).origin, sim.baseUrl].join(",");
   await run(process.execPath, ["scripts/migrate.mjs"], env);
   // react-server: the seed loads services marked `import "server-only"`.
   await run(process.execPath, ["node_modules/tsx/dist/cli.mjs", "--conditions=react-server", "prisma/seed.ts"], env);
@@ -44,10 +52,12 @@ export default async function setup(project: TestProject) {
   project.provide("dataDir", database.dataDir);
   project.provide("crmUrl", crm.url);
   project.provide("crmBaseUrl", crm.baseUrl);
+  project.provide("simBaseUrl", sim.baseUrl);
   console.log(`API tests on ${kind} at ${app.baseUrl} (build in ${process.env.GUICHET_DIST_DIR ?? ".next"})`);
   return async () => {
     await app.stop();
     await crm.close();
+    await sim.close();
     await database.drop();
   };
 }

@@ -108,6 +108,7 @@ export async function createTenant(plan: "free" | "pro" = "pro"): Promise<Tenant
 
 export const crmUrl = inject("crmUrl");
 export const crmBaseUrl = inject("crmBaseUrl");
+export const simBaseUrl = inject("simBaseUrl");
 
 /** Network settings for another app instance of this suite: the test hosts, and CRM Acme as the one allowlisted private origin. */
 export function suiteNetwork(): Record<string, string> {

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { api, createTenant, crmUrl, type Tenant } from "./helpers";
+import { api, createTenant, crmUrl, simBaseUrl, type Tenant } from "./helpers";
 
 // The operator's allowlist of private origins, as an organization sees it:
 // readable by its owners and admins, writable by nobody through the API.
@@ -11,11 +11,11 @@ beforeAll(async () => {
 });
 
 describe("GET /v1/network/private_origins", () => {
-  it("shows owners and admins the operator's allowlist: CRM Acme's origin only in the test stack", async () => {
+  it("shows owners and admins the operator's allowlist: CRM Acme's and model-sim's origins in the test stack", async () => {
     for (const role of ["owner", "admin"] as const) {
       const response = await api("/v1/network/private_origins", { as: await tenant.as(role) });
       expect(response.status, role).toBe(200);
-      expect(response.body).toEqual({ data: { origins: [new URL(crmUrl).origin], applies_to: ["mcp_servers", "search_backend"] } });
+      expect(response.body).toEqual({ data: { origins: [new URL(crmUrl).origin, simBaseUrl], applies_to: ["mcp_servers", "search_backend", "model_providers"] } });
     }
   });
 
@@ -37,6 +37,6 @@ describe("GET /v1/network/private_origins", () => {
       expect(response.body.error.code).toBe("method_not_allowed");
     }
     const after = await api("/v1/network/private_origins", { as: await tenant.as("owner") });
-    expect(after.body.data.origins).toEqual([new URL(crmUrl).origin]);
+    expect(after.body.data.origins).toEqual([new URL(crmUrl).origin, simBaseUrl]);
   });
 });

@@ -1,0 +1,8 @@
+-- AlterTable
+ALTER TABLE "Run" ADD COLUMN "failure" JSONB;
+ALTER TABLE "Run" ADD COLUMN "metadata" JSONB;
+ALTER TABLE "Run" ADD COLUMN "modelId" TEXT;
+ALTER TABLE "Run" ADD COLUMN "output" JSONB;
+ALTER TABLE "Run" ADD COLUMN "transcript" JSONB;
+ALTER TABLE "Run" ADD COLUMN "usage" JSONB;
+
