@@ -40,9 +40,12 @@ const CALLS = [
   { label: "get_customer (CRM Acme)", tool: (crmTool: string) => crmTool, args: { customer_id: "C-1842" } },
 ];
 
+const restName = (label: string) => `REST tool_calls ${label} (the MCP session's run)`;
+
+// The target: the MCP path's p50 at most 1.3 times the REST path's.
 export const mcpScenarios: BenchScenario[] = CALLS.flatMap((call) => [
   {
-    name: `REST tool_calls ${call.label} (the MCP session's run)`,
+    name: restName(call.label),
     async prepare(stack, key) {
       const { runId, crmTool } = await (session ??= openSession(stack.baseUrl, key));
       return { method: "POST", path: `/v1/runs/${runId}/tool_calls`, headers: bearer(key), body: JSON.stringify({ tool: call.tool(crmTool), arguments: call.args }) };
@@ -50,6 +53,7 @@ export const mcpScenarios: BenchScenario[] = CALLS.flatMap((call) => [
   } satisfies BenchScenario,
   {
     name: `MCP tools/call ${call.label} (same run)`,
+    comparedTo: restName(call.label),
     async prepare(stack, key) {
       const { agentId, sessionId, crmTool } = await (session ??= openSession(stack.baseUrl, key));
       return { method: "POST", path: `/mcp/agents/${agentId}`, headers: sessionHeaders(key, sessionId), body: toolCall(call.tool(crmTool), call.args) };

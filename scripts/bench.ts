@@ -20,6 +20,8 @@ export interface BenchRequest {
 export interface BenchScenario {
   name: string;
   prepare(stack: TestStack, demoKey: string): Promise<BenchRequest>;
+  /** Another scenario's name: its p50 is this one's reference, and the ratio of the two is printed after the table. */
+  comparedTo?: string;
 }
 
 interface Figures {
@@ -64,7 +66,9 @@ async function main() {
     console.log("| endpoint | req/s | p50 ms | p99 ms | bare req/s | bare p50 | bare p99 | ratio | non-2xx |");
     console.log("|---|---|---|---|---|---|---|---|---|");
     const only = process.env.BENCH_ONLY?.toLowerCase();
-    for (const scenario of benchScenarios.filter((s) => !only || s.name.toLowerCase().includes(only))) {
+    const p50s = new Map<string, number>();
+    const scenarios = benchScenarios.filter((s) => !only || s.name.toLowerCase().includes(only));
+    for (const scenario of scenarios) {
       const request = await scenario.prepare(stack, demoKey);
       const probe = await fetch(stack.baseUrl + request.path, {
         method: request.method ?? "GET",
@@ -77,10 +81,16 @@ async function main() {
       if (!probe.ok) throw new Error(`${scenario.name}: HTTP ${probe.status} before measuring`);
       if (probeBody.ok === false) throw new Error(`${scenario.name}: the tool call was refused before measuring: ${JSON.stringify(probeBody)}`);
       const ours = await measure(stack.baseUrl, request);
+      p50s.set(scenario.name, ours.p50);
       const bare = await measure(stack.baseUrl, { path: `/api/bench/bare?bytes=${size}` });
       console.log(
         `| ${scenario.name} | ${ours.rps.toFixed(0)} | ${ours.p50} | ${ours.p99} | ${bare.rps.toFixed(0)} | ${bare.p50} | ${bare.p99} | ${(ours.rps / bare.rps).toFixed(2)} | ${ours.non2xx + ours.errors} |`,
       );
+    }
+    const compared = scenarios.filter((s) => s.comparedTo && p50s.has(s.comparedTo));
+    if (compared.length > 0) {
+      console.log("\n| scenario | against | p50 ratio |\n|---|---|---|");
+      for (const s of compared) console.log(`| ${s.name} | ${s.comparedTo} | ${((p50s.get(s.name) ?? 0) / (p50s.get(s.comparedTo as string) ?? 1)).toFixed(2)} |`);
     }
     if (!only) await inProcessMeasures(stack);
   } finally {

@@ -53,6 +53,8 @@ export interface ToolCallRequest {
   arguments: unknown;
   /** The caller gave up (an MCP client's notifications/cancelled): the call stops as when its run is cancelled. */
   signal?: AbortSignal;
+  /** The run as this same request already read it (an MCP session's lookup), to save reading it again; used only if it is `runId` of `organizationId`. */
+  run?: RunRow;
 }
 
 interface CallState {
@@ -134,7 +136,8 @@ function validateOutput(contract: Contract, result: unknown): unknown {
 
 /** Dispatches one tool call of a run and answers the tool envelope. A run of another organization is 404. */
 export async function dispatchToolCall(request: ToolCallRequest): Promise<ToolEnvelope> {
-  const run = await getRun(request.organizationId, request.runId);
+  const given = request.run;
+  const run = given && given.id === request.runId && given.organizationId === request.organizationId ? given : await getRun(request.organizationId, request.runId);
   const started = performance.now();
   const stepId = newId("step");
   const hash = argumentsSha256(request.arguments);

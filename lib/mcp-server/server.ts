@@ -1,4 +1,5 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import {
   CallToolRequestSchema, CancelledNotificationSchema, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ListToolsRequestSchema,
   ErrorCode, McpError, ReadResourceRequestSchema, type ServerNotification,
@@ -15,6 +16,13 @@ import { callRunTool, listRunTools } from "./tools";
 // run in the database is the session), so any instance answers any request.
 
 export const SERVER_INFO = { name: "guichet", title: "Guichet", version: "1.0.0" } as const;
+
+/**
+ * Each SDK server would build its own JSON Schema validator (a new Ajv with its
+ * formats, about a millisecond per request) for what this server never asks a
+ * client for (elicitation): every request's server shares one.
+ */
+const sharedValidator = new AjvJsonSchemaValidator();
 
 /** Progress every second while a call runs, for clients that asked for it with a progress token. */
 const PROGRESS_INTERVAL_MS = 1000;
@@ -55,6 +63,7 @@ function withoutLeaks<Args extends unknown[], Result>(requestId: string, handler
 
 export function buildSessionServer(run: RunRow | null, options: SessionServerOptions): Server {
   const server = new Server(SERVER_INFO, {
+    jsonSchemaValidator: sharedValidator,
     capabilities: { tools: { listChanged: false }, resources: { listChanged: false, subscribe: false } },
     ...(options.instructions ? { instructions: options.instructions } : {}),
   });

@@ -86,7 +86,8 @@ export interface ToolCallOptions {
  * `isError` (models read it and re-plan), never a JSON-RPC error.
  */
 export async function callRunTool(run: RunRow, name: string, args: unknown, options: ToolCallOptions): Promise<CallToolResult> {
-  const envelope = await dispatchToolCall({ organizationId: run.organizationId, runId: run.id, tool: name, arguments: args === undefined ? {} : args, signal: options.signal });
+  // The session lookup just read the run: the dispatcher takes it rather than reading it again.
+  const envelope = await dispatchToolCall({ organizationId: run.organizationId, runId: run.id, run, tool: name, arguments: args === undefined ? {} : args, signal: options.signal });
   return toCallToolResult(run, envelope, options);
 }
 
