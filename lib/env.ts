@@ -36,6 +36,17 @@ const EnvSchema = z.object({
   GUICHET_MANAGED_RUN_TIMEOUT_MS: z.coerce.number().int().positive().default(300_000),
   // Model calls a managed run may make before it fails with max_steps_exceeded.
   GUICHET_RUN_MAX_STEPS: z.coerce.number().int().positive().max(200).default(20),
+  // Console sessions (seconds): the longest a sign-in lasts, and how long it may go unused before it ends.
+  GUICHET_SESSION_MAX_AGE: z.coerce.number().int().positive().default(12 * 60 * 60),
+  GUICHET_SESSION_IDLE_TIMEOUT: z.coerce.number().int().positive().default(2 * 60 * 60),
+  // Sign-in throttle: wrong passwords allowed before a lockout, per account and per client address,
+  // and the longest lockout (seconds) the doubling delay reaches.
+  GUICHET_SIGN_IN_ACCOUNT_ATTEMPTS: z.coerce.number().int().positive().default(5),
+  GUICHET_SIGN_IN_IP_ATTEMPTS: z.coerce.number().int().positive().default(20),
+  GUICHET_SIGN_IN_MAX_LOCKOUT: z.coerce.number().int().positive().default(15 * 60),
+  // "1" when a reverse proxy you run appends the client's address to X-Forwarded-For; otherwise the
+  // connection's own address identifies the client (a client-sent X-Forwarded-For is ignored).
+  GUICHET_TRUST_PROXY: z.enum(["0", "1"]).default("0"),
 });
 
 export interface ProviderSetting {

@@ -8,6 +8,8 @@ declare module "next-auth" {
 
 declare module "next-auth/jwt" {
   interface JWT {
+    /** The server-side session row this cookie names (lib/auth/sessions.ts). */
+    sessionId?: string;
     memberId?: string;
     organizationId?: string;
     role?: Role;

@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 import { ConsoleNav } from "@/components/console/nav";
-import { SignOutButton } from "@/components/console/sign-out-button";
+import { SignOutButton, SignOutEverywhereButton } from "@/components/console/sign-out-button";
 import { requireMember } from "@/lib/auth/session";
 import { roleLabels } from "@/lib/auth/scopes";
 import { Role } from "@/lib/auth/scopes";
@@ -19,6 +19,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
           <p className="font-medium text-slate-800">{member.name}</p>
           <p>{member.email} · {roleLabels[Role.parse(member.role)]}</p>
           <SignOutButton />
+          <SignOutEverywhereButton />
         </div>
       </aside>
       <main className="flex-1 px-4 py-6 md:px-10">{children}</main>

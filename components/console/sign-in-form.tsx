@@ -21,6 +21,8 @@ export function SignInForm({ callbackUrl }: { callbackUrl: string }) {
     if (result?.ok) {
       router.push(callbackUrl);
       router.refresh();
+    } else if (result?.error === "SignInThrottled") {
+      setError("Trop de tentatives de connexion. Patientez quelques minutes avant de réessayer.");
     } else {
       setError("Adresse e-mail ou mot de passe incorrect.");
     }

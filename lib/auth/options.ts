@@ -2,38 +2,57 @@ import "server-only";
 import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { db } from "@/lib/db";
+import { env } from "@/lib/env";
+import { log } from "@/lib/log";
+import { clientAddress } from "./client-address";
 import { authSecret } from "./secret";
-import { verifyPassword } from "./passwords";
-import { Role } from "./scopes";
+import { verifyMemberPassword } from "./passwords";
+import { endSession, resumeSession, SessionEnded, startSession } from "./sessions";
+import { assertSignInAllowed, clearAccountFailures, recordSignInFailure, SignInThrottled, throttleKeys } from "./throttle";
 
-// next-auth v4, credentials only, JWT sessions carrying member, organization and role.
+/** Known refusals next-auth reports as errors: answered as they should be, not logged as failures. */
+const expectedErrors = new Set(["SessionEnded", "SignInThrottled"]);
+
+// next-auth v4, credentials only. The cookie is a JWT naming a server-side
+// session row (lib/auth/sessions.ts), read on every request with its member.
 export const authOptions: NextAuthOptions = {
   secret: authSecret(),
-  session: { strategy: "jwt", maxAge: 12 * 60 * 60 },
+  session: { strategy: "jwt", maxAge: env.GUICHET_SESSION_MAX_AGE },
   pages: { signIn: "/connexion" },
   providers: [
     CredentialsProvider({
       name: "Adresse e-mail",
       credentials: { email: { label: "E-mail", type: "email" }, password: { label: "Mot de passe", type: "password" } },
-      async authorize(credentials) {
+      async authorize(credentials, request) {
         const email = credentials?.email?.trim().toLowerCase();
         const password = credentials?.password;
         if (!email || !password) return null;
-        const member = await db.member.findUnique({ where: { email } });
-        if (!member || !(await verifyPassword(password, member.passwordHash))) return null;
-        return { id: member.id, email: member.email, name: member.name };
+        const address = clientAddress(request?.headers ?? {});
+        const keys = throttleKeys(email, address);
+        try {
+          await assertSignInAllowed(keys);
+        } catch (error) {
+          if (error instanceof SignInThrottled) log("warn", "sign_in_refused", { email, address, reason: "throttled", retry_after_ms: error.retryAfterMs });
+          throw error;
+        }
+        const member = await db.member.findUnique({ where: { email }, select: { id: true, email: true, name: true, passwordHash: true } });
+        if (!(await verifyMemberPassword(password, member?.passwordHash))) {
+          const failures = await recordSignInFailure(keys);
+          log("warn", "sign_in_failed", { email, address, reason: member ? "wrong_password" : "unknown_account", failures });
+          return null;
+        }
+        await clearAccountFailures(email);
+        return { id: member!.id, email: member!.email, name: member!.name };
       },
     }),
   ],
   callbacks: {
     async jwt({ token, user }) {
-      if (user) {
-        const member = await db.member.findUniqueOrThrow({ where: { id: user.id } });
-        token.memberId = member.id;
-        token.organizationId = member.organizationId;
-        token.role = Role.parse(member.role);
-      }
-      return token;
+      // At sign-in, a new session row; afterwards, the row and its member as they are now.
+      const sessionId = user ? await startSession(user.id) : token.sessionId;
+      const live = sessionId ? await resumeSession(sessionId) : null;
+      if (!live) throw new SessionEnded();
+      return { ...token, sessionId, memberId: live.memberId, organizationId: live.organizationId, role: live.role };
     },
     async session({ session, token }) {
       if (token.memberId && token.organizationId && token.role) {
@@ -41,5 +60,21 @@ export const authOptions: NextAuthOptions = {
       }
       return session;
     },
+  },
+  events: {
+    async signOut({ token }) {
+      if (token?.sessionId) await endSession(token.sessionId);
+    },
+  },
+  logger: {
+    error(code, metadata) {
+      const error = metadata instanceof Error ? metadata : (metadata as { error?: unknown } | undefined)?.error;
+      if (error instanceof Error && expectedErrors.has(error.name)) return;
+      log("error", "auth_error", { code, message: error instanceof Error ? error.message : undefined });
+    },
+    warn(code) {
+      log("warn", "auth_warning", { code });
+    },
+    debug() {},
   },
 };

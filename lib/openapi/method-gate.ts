@@ -83,6 +83,12 @@ function answer(req: IncomingMessage, res: ServerResponse, decision: GateDecisio
   sendJson(res, 405, { error: { code: "method_not_allowed", message, request_id: requestId } }, { allow, "x-request-id": requestId });
 }
 
+/**
+ * The connection's remote address, stamped on every request (a client-sent value
+ * is overwritten): what the sign-in throttle counts per client.
+ */
+export const PEER_ADDRESS_HEADER = "x-guichet-peer-address";
+
 const installed = Symbol.for("guichet.methodGate");
 
 /**
@@ -98,6 +104,7 @@ export function installMethodGate(): void {
   proto.emit = function gatedEmit(this: http.Server, event: string | symbol, ...args: unknown[]): boolean {
     if (event === "request") {
       const [req, res] = args as [IncomingMessage, ServerResponse];
+      req.headers[PEER_ADDRESS_HEADER] = req.socket.remoteAddress ?? "unknown";
       const decision = gateDecision(req.method ?? "GET", req.url ?? "/");
       if (decision.kind === "not_found_page") {
         // Next's own 404 page, which the undecodable path itself cannot reach.

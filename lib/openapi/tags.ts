@@ -12,5 +12,6 @@ export const tags = [
   { name: "Models", description: "The models the organization's plan offers." },
   { name: "API keys", description: "API keys with scopes; created and revoked by a signed-in person only." },
   { name: "Telemetry", description: "Usage counters of the organization." },
+  { name: "Sessions", description: "Console sessions of the signed-in person: signing out everywhere at once." },
   { name: "Network", description: "The operator's network policy as an organization sees it: the private origins admin-chosen destinations may use (read-only)." },
 ] as const;

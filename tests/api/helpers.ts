@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import http from "node:http";
 import { inject } from "vitest";
 import type { Role, Scope } from "@/lib/auth/scopes";
 import { testNetwork } from "./server";
@@ -48,20 +49,73 @@ export async function api<T = any>(
   return { status: response.status, headers: response.headers, body: body as T };
 }
 
-/** Signs in through next-auth's real credentials flow and returns the session cookie. */
-export async function signIn(email: string, password = "guichet-demo"): Promise<Caller> {
-  const csrf = await fetch(`${baseUrl}/api/auth/csrf`);
-  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-  const csrfCookie = csrf.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
-  const response = await fetch(`${baseUrl}/api/auth/callback/credentials`, {
-    method: "POST",
-    redirect: "manual",
-    headers: { "content-type": "application/x-www-form-urlencoded", cookie: csrfCookie },
-    body: new URLSearchParams({ csrfToken, email, password, json: "true" }),
+interface RawResponse {
+  status: number;
+  cookies: string[];
+  text: string;
+}
+
+/** A plain HTTP request, optionally from another loopback address (the server counts sign-ins per client address). */
+function rawRequest(url: string, options: { method?: string; headers?: Record<string, string>; body?: string; localAddress?: string } = {}): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(url, { method: options.method ?? "GET", headers: options.headers, localAddress: options.localAddress }, (response) => {
+      let text = "";
+      response.setEncoding("utf8");
+      response.on("data", (chunk) => (text += chunk));
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, cookies: (response.headers["set-cookie"] ?? []).map((c) => c.split(";")[0]), text }));
+    });
+    request.on("error", reject);
+    request.end(options.body);
   });
-  const session = response.headers.getSetCookie().map((c) => c.split(";")[0]).find((c) => c.startsWith("next-auth.session-token="));
-  if (!session) throw new Error(`sign-in failed for ${email} (HTTP ${response.status})`);
-  return { cookie: session };
+}
+
+export interface SignInAttempt {
+  status: number;
+  /** The session cookie when the sign-in succeeded. */
+  cookie?: string;
+  /** next-auth's error code when it did not (CredentialsSignin, SignInThrottled). */
+  error?: string;
+}
+
+/** One attempt through next-auth's real credentials flow, against `at` (this suite's server by default), from `localAddress` (127.0.0.x). */
+export async function attemptSignIn(email: string, password: string, options: { at?: string; localAddress?: string; headers?: Record<string, string> } = {}): Promise<SignInAttempt> {
+  const at = options.at ?? baseUrl;
+  const csrf = await rawRequest(`${at}/api/auth/csrf`, { localAddress: options.localAddress });
+  const { csrfToken } = JSON.parse(csrf.text) as { csrfToken: string };
+  const response = await rawRequest(`${at}/api/auth/callback/credentials`, {
+    method: "POST",
+    localAddress: options.localAddress,
+    headers: { ...options.headers, "content-type": "application/x-www-form-urlencoded", cookie: csrf.cookies.join("; ") },
+    body: new URLSearchParams({ csrfToken, email, password, json: "true" }).toString(),
+  });
+  const cookie = response.cookies.find((c) => c.startsWith("next-auth.session-token="));
+  let error: string | undefined;
+  try {
+    const { url } = JSON.parse(response.text) as { url?: string };
+    error = url && URL.canParse(url) ? new URL(url).searchParams.get("error") ?? undefined : undefined;
+  } catch {
+    // not JSON
+  }
+  return { status: response.status, cookie, error };
+}
+
+/** Signs in through next-auth's real credentials flow and returns the session cookie. */
+export async function signIn(email: string, password = "guichet-demo", at = baseUrl): Promise<Caller> {
+  const attempt = await attemptSignIn(email, password, { at });
+  if (!attempt.cookie) throw new Error(`sign-in failed for ${email} (HTTP ${attempt.status}, ${attempt.error})`);
+  return { cookie: attempt.cookie };
+}
+
+/** Signs out through next-auth (what the console's button does), against `at`. */
+export async function signOut(caller: Caller, at = baseUrl): Promise<void> {
+  const csrf = await rawRequest(`${at}/api/auth/csrf`, { headers: { cookie: caller.cookie! } });
+  const { csrfToken } = JSON.parse(csrf.text) as { csrfToken: string };
+  const response = await rawRequest(`${at}/api/auth/signout`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", cookie: [caller.cookie!, ...csrf.cookies].join("; ") },
+    body: new URLSearchParams({ csrfToken, json: "true" }).toString(),
+  });
+  if (response.status !== 200) throw new Error(`sign-out failed (HTTP ${response.status})`);
 }
 
 export interface Tenant {
