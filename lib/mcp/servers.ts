@@ -116,7 +116,10 @@ export async function updateServer(organizationId: string, id: number, input: Mc
   const storedKept = input.token === undefined && auth === "org_token" && existing.tokenCiphertext !== null;
   const keepsToken = storedKept && !movesOrigin;
   const dropsTokenByMove = storedKept && movesOrigin;
-  if (!dropsTokenByMove) checkToken(auth, keepsToken || (input.token !== undefined && input.token !== null));
+  // A server already without its token (a move dropped it) may still be renamed,
+  // paused or moved: the token is required only when auth becomes org_token.
+  const staysWithoutToken = auth === "org_token" && existing.auth === "org_token" && existing.tokenCiphertext === null && input.token === undefined;
+  if (!dropsTokenByMove && !staysWithoutToken) checkToken(auth, keepsToken || (input.token !== undefined && input.token !== null));
   if (input.url !== undefined && input.url !== existing.url) await assertAllowedUrl(input.url);
   const tokenCiphertext = keepsToken ? existing.tokenCiphertext : input.token ? encryptSecret(input.token, origin) : null;
   return tx.mcpServer.update({

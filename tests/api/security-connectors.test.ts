@@ -52,6 +52,17 @@ describe("a connector token bound to its origin", () => {
     expect(seenAuthorizations.length).toBeGreaterThan(0);
     expect(seenAuthorizations.join("\n")).not.toContain(TOKEN);
 
+    // Without its token, the server can still be edited (renamed, paused) and stays without one;
+    // removing the token it does not have, or leaving org_token with a token, is still refused.
+    const renamed = await patchServer(tenant, id, { name: "CRM lié (sans jeton)", active: false });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.data).toMatchObject({ name: "CRM lié (sans jeton)", active: false, auth: "org_token", has_token: false });
+    const removed = await patchServer(tenant, id, { token: null });
+    expect(removed.status).toBe(400);
+    expect(removed.body.error.errors[0]).toMatchObject({ field: "token" });
+    expect((await stored(id))).toMatchObject({ name: "CRM lié (sans jeton)", tokenCiphertext: null, active: false });
+    expect((await patchServer(tenant, id, { active: true })).status).toBe(200);
+
     // Back home, the token is not there any more: it must be given again, with the move.
     const home = await patchServer(tenant, id, { url: tokenCrmUrl, token: TOKEN });
     expect(home.status).toBe(200);
