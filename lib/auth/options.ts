@@ -10,6 +10,8 @@ import { verifyMemberPassword } from "./passwords";
 import { endSession, resumeSession, SessionEnded, startSession } from "./sessions";
 import { assertSignInAllowed, clearAccountFailures, recordSignInFailure, SignInThrottled, throttleKeys } from "./throttle";
 
+const MAX_EMAIL_LENGTH = 254;
+
 /** Known refusals next-auth reports as errors: answered as they should be, not logged as failures. */
 const expectedErrors = new Set(["SessionEnded", "SignInThrottled"]);
 
@@ -28,17 +30,18 @@ export const authOptions: NextAuthOptions = {
         const password = credentials?.password;
         if (!email || !password) return null;
         const address = clientAddress(request?.headers ?? {});
-        const keys = throttleKeys(email, address);
+        // No member has a longer address (RFC 5321): such an "e-mail" is counted on the address only, not stored.
+        const keys = email.length > MAX_EMAIL_LENGTH ? throttleKeys(null, address) : throttleKeys(email, address);
         try {
           await assertSignInAllowed(keys);
         } catch (error) {
-          if (error instanceof SignInThrottled) log("warn", "sign_in_refused", { email, address, reason: "throttled", retry_after_ms: error.retryAfterMs });
+          if (error instanceof SignInThrottled) log("warn", "sign_in_refused", { email: email.slice(0, MAX_EMAIL_LENGTH), address, reason: "throttled", retry_after_ms: error.retryAfterMs });
           throw error;
         }
         const member = await db.member.findUnique({ where: { email }, select: { id: true, email: true, name: true, passwordHash: true } });
         if (!(await verifyMemberPassword(password, member?.passwordHash))) {
           const failures = await recordSignInFailure(keys);
-          log("warn", "sign_in_failed", { email, address, reason: member ? "wrong_password" : "unknown_account", failures });
+          log("warn", "sign_in_failed", { email: email.slice(0, MAX_EMAIL_LENGTH), address, reason: member ? "wrong_password" : "unknown_account", failures });
           return null;
         }
         await clearAccountFailures(email);

@@ -28,11 +28,10 @@ interface ThrottleKey {
   allowed: number;
 }
 
-export function throttleKeys(email: string, address: string): ThrottleKey[] {
-  return [
-    { key: `account:${email}`, allowed: env.GUICHET_SIGN_IN_ACCOUNT_ATTEMPTS },
-    { key: `ip:${address}`, allowed: env.GUICHET_SIGN_IN_IP_ATTEMPTS },
-  ];
+/** The keys an attempt counts on: the account (when the e-mail can be one) and the client address. */
+export function throttleKeys(email: string | null, address: string): ThrottleKey[] {
+  const byAddress = { key: `ip:${address}`, allowed: env.GUICHET_SIGN_IN_IP_ATTEMPTS };
+  return email === null ? [byAddress] : [{ key: `account:${email}`, allowed: env.GUICHET_SIGN_IN_ACCOUNT_ATTEMPTS }, byAddress];
 }
 
 /** Throws SignInThrottled while the account or the address is locked. */
@@ -49,8 +48,12 @@ export function lockoutMs(failures: number, allowed: number): number {
   return Math.min(env.GUICHET_SIGN_IN_MAX_LOCKOUT * 1000, FIRST_LOCKOUT_MS * 2 ** Math.min(failures - allowed - 1, 20));
 }
 
-/** Counts one failure on each key and locks those past their allowance. Returns the account's failure count. */
+/** Counts one failure on each key and locks those past their allowance. Returns the first key's failure count. */
 export async function recordSignInFailure(keys: ThrottleKey[], now = new Date()): Promise<number> {
+  // Now and then, forget counts that are over (each sprayed e-mail leaves a row); no cron needed.
+  if (Math.random() < 0.01) {
+    await db.signInThrottle.deleteMany({ where: { lastFailureAt: { lt: new Date(now.getTime() - FORGET_AFTER_MS) }, OR: [{ lockedUntil: null }, { lockedUntil: { lt: now } }] } });
+  }
   const counts: number[] = [];
   for (const { key, allowed } of keys) {
     const failures = await incrementFailures(key, now);

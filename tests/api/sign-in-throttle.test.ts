@@ -86,6 +86,16 @@ describe("sign-in throttle", () => {
     expect((await attemptSignIn(tenant.emails.admin, "guichet-demo", { localAddress: "127.0.0.7" })).cookie).toBeDefined();
   });
 
+  it("an e-mail longer than any address is refused and counted on the client address only, not stored", async () => {
+    const email = `${"x".repeat(5000)}@${tenant.slug}.test`;
+    const attempt = await attemptSignIn(email, wrong(), { at: second.baseUrl, localAddress: "127.0.0.9" });
+    expect(attempt).toMatchObject({ status: 401, error: "CredentialsSignin" });
+    const db = await testDb();
+    expect(await db.signInThrottle.count({ where: { key: { startsWith: "account:xxxx" } } })).toBe(0);
+    expect((await db.signInThrottle.findUniqueOrThrow({ where: { key: "ip:127.0.0.9" } })).failures).toBe(1);
+    expect(second.log()).not.toContain("x".repeat(300));
+  });
+
   it("a successful sign-in clears the account's count", async () => {
     const email = tenant.emails.approver;
     for (let i = 0; i < 3; i++) expect((await attemptSignIn(email, wrong(), { localAddress: "127.0.0.8" })).error).toBe("CredentialsSignin");
