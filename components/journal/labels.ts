@@ -4,6 +4,7 @@ import type { RunObject } from "@/lib/runs/schemas";
 
 export const runStatusLabels: Record<RunObject["status"], { label: string; tone: "success" | "neutral" | "warning" | "danger" | "info" }> = {
   active: { label: "Actif", tone: "success" },
+  requires_action: { label: "Attend votre serveur", tone: "warning" },
   suspended: { label: "Suspendu", tone: "warning" },
   cancelled: { label: "Annulé", tone: "neutral" },
   completed: { label: "Terminé", tone: "info" },

@@ -89,7 +89,7 @@ export function RunDrawer({ runId, agentName, canWrite, onClose }: { runId: stri
               </div>
             )}
           </section>
-          {canWrite && (data.status === "active" || data.status === "suspended") && (
+          {canWrite && (data.status === "active" || data.status === "requires_action" || data.status === "suspended") && (
             <div className="flex justify-end"><Button variant="danger" disabled={cancel.isPending} onClick={() => { if (window.confirm("Annuler ce run ? Il n’acceptera plus aucun appel d’outil.")) cancel.mutate(); }}>Annuler le run</Button></div>
           )}
         </div>

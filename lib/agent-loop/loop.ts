@@ -2,11 +2,12 @@ import "server-only";
 import type OpenAI from "openai";
 import { checkAgainst } from "@/lib/contracts/schema";
 import { db, Prisma } from "@/lib/db";
-import { dispatchToolCall } from "@/lib/dispatch/dispatcher";
+import { dispatchToolCall, type ToolEnvelope } from "@/lib/dispatch/dispatcher";
 import { env } from "@/lib/env";
 import type { ModelRoute } from "@/lib/models/providers";
 import { trackCall } from "@/lib/runs/active-calls";
-import type { RunFailure, RunOutput, RunUsage } from "@/lib/runs/schemas";
+import type { ClientToolDefinition } from "@/lib/agents/schemas";
+import type { RequiredAction, RunFailure, RunOutput, RunUsage } from "@/lib/runs/schemas";
 import { getRun, type RunRow } from "@/lib/runs/service";
 import { callModel, ModelFailure } from "./model-call";
 import { modelTools, toolMessageContent } from "./prompt";
@@ -22,6 +23,8 @@ export interface LoopSettings {
   route: ModelRoute;
   temperature: number;
   outputSchema: Record<string, unknown> | null;
+  /** The agent's tools that the API client's own server executes: a call to one pauses the run. */
+  clientTools: ClientToolDefinition[];
 }
 
 type Message = OpenAI.Chat.ChatCompletionMessageParam;
@@ -57,6 +60,14 @@ class RunState {
     return saved.count === 1;
   }
 
+  /** Waits for the API client's outputs of its client tools (POST /v1/runs/{run}/tool_outputs resumes). */
+  async pause(action: RequiredAction): Promise<void> {
+    await db.run.updateMany({
+      where: { id: this.run.id, organizationId: this.run.organizationId, status: "active" },
+      data: { status: "requires_action", requiredAction: action as unknown as Prisma.InputJsonObject, ...this.progress() },
+    });
+  }
+
   /** Ends the run, unless something else ended it first (a cancel wins). */
   async finish(end: { status: "completed"; output: RunOutput } | { status: "failed"; failure: RunFailure }): Promise<void> {
     const data = end.status === "completed"
@@ -73,6 +84,17 @@ function outputViolation(schema: Record<string, unknown>, text: string): { field
   return violation ? { field: violation.field || "/", message: violation.message } : null;
 }
 
+function clientFunctionTool(tool: ClientToolDefinition): OpenAI.Chat.ChatCompletionFunctionTool {
+  return { type: "function", function: { name: tool.name, description: tool.description, parameters: tool.parameters } };
+}
+
+/** A client tool's arguments are checked against its `parameters` before the API client ever sees them. */
+function clientCallRefusal(tool: ClientToolDefinition, args: unknown): ToolEnvelope | null {
+  const violation = checkAgainst(tool.parameters, args, "lenient");
+  if (!violation) return null;
+  return { ok: false, error: { code: "INVALID_ARGUMENTS", message: `Invalid arguments for ${tool.name} at ${violation.field || "/"}: ${violation.message}.`, retryable: false, field: violation.field || null } };
+}
+
 /** Runs the loop until the run completes, fails or stops being active; answers the run as stored then. */
 export async function driveManagedRun(run: RunRow, messages: Message[], settings: LoopSettings): Promise<RunRow> {
   const state = new RunState(run, messages, null);
@@ -82,7 +104,8 @@ export async function driveManagedRun(run: RunRow, messages: Message[], settings
   const signal = AbortSignal.any([tracked.signal, budget]);
   const deadline = Date.now() + budgetMs;
   try {
-    const tools = await modelTools(run);
+    const tools = [...(await modelTools(run)), ...settings.clientTools.map(clientFunctionTool)];
+    const clientTools = new Map(settings.clientTools.map((tool) => [tool.name, tool]));
     let malformedRetried = false;
     let outputRetried = false;
     for (let step = 0; step < env.GUICHET_RUN_MAX_STEPS; step += 1) {
@@ -103,9 +126,21 @@ export async function driveManagedRun(run: RunRow, messages: Message[], settings
           continue;
         }
         state.messages.push({ role: "assistant", content: turn.message.content ?? null, tool_calls: calls });
+        const pending: RequiredAction["tool_calls"] = [];
         for (const [index, call] of calls.entries()) {
+          const client = clientTools.get(call.function.name);
+          if (client) {
+            const refusal = clientCallRefusal(client, parsed[index]);
+            if (refusal) state.messages.push({ role: "tool", tool_call_id: call.id, content: toolMessageContent(refusal) });
+            else pending.push({ id: call.id, name: call.function.name, arguments: parsed[index] });
+            continue;
+          }
           const envelope = await dispatchToolCall({ organizationId: run.organizationId, runId: run.id, tool: call.function.name, arguments: parsed[index], signal });
           state.messages.push({ role: "tool", tool_call_id: call.id, content: toolMessageContent(envelope) });
+        }
+        if (pending.length) {
+          await state.pause({ tool_calls: pending });
+          return getRun(run.organizationId, run.id);
         }
         continue;
       }

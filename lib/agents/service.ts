@@ -21,8 +21,8 @@ const agentSelect = {
 export type AgentRow = Prisma.AgentGetPayload<{ select: typeof agentSelect }>;
 
 const StoredTools = z.array(z.string()).catch([]);
-const StoredClientTools = z.array(ClientToolDefinition).catch([]);
-const StoredSchema = z.record(z.string(), z.unknown()).nullable().catch(null);
+export const StoredClientTools = z.array(ClientToolDefinition).catch([]);
+export const StoredSchema = z.record(z.string(), z.unknown()).nullable().catch(null);
 
 export function serializeAgent(agent: AgentRow, catalog: Map<string, CatalogEntry>): AgentObject {
   const tools = StoredTools.parse(agent.tools);

@@ -42,6 +42,7 @@ export const errorStatus = {
   already_decided: 409,
   operation_not_unknown: 409,
   agent_deleted: 409,
+  run_not_waiting: 409,
   approver_not_authorized: 403,
   self_approval_forbidden: 403,
   rate_limited: 429,

@@ -4,7 +4,7 @@ import { ListQuery } from "@/lib/http/list-query";
 import { isoOffset } from "@/lib/time";
 import { capabilitySetOf, effectiveStatus, fileIdsOf, type RunRow } from "./model";
 import { StepObject } from "./step-object";
-import { RunCreateBody, RunFailure, RunListQuery, RunMessage, RunObject, RunOutput, RunParams, RunUsage, WarningObject } from "./schemas";
+import { RunCreateBody, RunFailure, RequiredAction, RunListQuery, RunMessage, RunObject, RunOutput, RunParams, RunUsage, ToolOutputsBody, WarningObject } from "./schemas";
 
 export * from "./schemas";
 
@@ -25,6 +25,7 @@ export function serializeRun(run: RunRow): RunObject {
     output: RunOutput.nullable().catch(null).parse(run.output),
     usage: RunUsage.nullable().catch(null).parse(run.usage),
     error: RunFailure.nullable().catch(null).parse(run.failure),
+    required_action: RequiredAction.nullable().catch(null).parse(run.requiredAction),
     expires_at: isoOffset(run.expiresAt),
     created_at: isoOffset(run.createdAt),
     updated_at: isoOffset(run.updatedAt),
@@ -68,4 +69,11 @@ export const listRunMessagesEndpoint = defineEndpoint({
   summary: "A managed run's conversation with its model, in order: instructions, input, answers and tool results (empty for a client-driven run)",
   auth: "both", scopes: ["runs:read"], params: RunParams,
   response: z.object({ data: z.array(RunMessage) }), errors: ["not_found"],
+});
+
+export const createToolOutputsEndpoint = defineEndpoint({
+  method: "POST", path: "/v1/runs/{run}/tool_outputs", tag: "Runs",
+  summary: "Answer the client tool calls a managed run waits for (requires_action): the run resumes and answers when it completes, fails or waits again",
+  auth: "both", scopes: ["runs:write"], params: RunParams, body: ToolOutputsBody,
+  response: z.object({ data: RunObject }), errors: ["not_found", "invalid_parameter", "run_not_waiting", "agent_deleted", "model_provider_unavailable"],
 });

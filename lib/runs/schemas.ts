@@ -48,10 +48,19 @@ export const RunFailure = z.object({
 });
 export type RunFailure = z.infer<typeof RunFailure>;
 
+export const PendingToolCall = z.object({ id: z.string(), name: z.string(), arguments: z.unknown() });
+export const RequiredAction = z.object({ tool_calls: z.array(PendingToolCall) });
+export type RequiredAction = z.infer<typeof RequiredAction>;
+
+export const ToolOutputsBody = z.strictObject({
+  tool_outputs: z.array(z.strictObject({ tool_call_id: z.string().min(1).max(100), output: z.string().max(100_000) })).min(1).max(16),
+});
+export type ToolOutputsBody = z.infer<typeof ToolOutputsBody>;
+
 export const RunObject = z.object({
   id: z.string(),
   agent: z.string().nullable().meta({ description: "The agent the run executes; null once that agent was deleted (the run, its steps and its proposals are kept, and it accepts no more tool calls)." }),
-  status: z.enum(["active", "suspended", "cancelled", "completed", "failed", "expired"]),
+  status: z.enum(["active", "requires_action", "suspended", "cancelled", "completed", "failed", "expired"]),
   managed: z.boolean().meta({ description: "Guichet runs the agent's model (created with `input`)." }),
   model: z.string().nullable().meta({ description: "The model a managed run calls; null for a client-driven run." }),
   capabilities: RunCapabilities,
@@ -64,6 +73,7 @@ export const RunObject = z.object({
   output: RunOutput.nullable().meta({ description: "A completed managed run's answer: its last message, and with the agent's output_schema the validated JSON." }),
   usage: RunUsage.nullable().meta({ description: "Tokens of a managed run, per model call." }),
   error: RunFailure.nullable().meta({ description: "Why a managed run failed." }),
+  required_action: RequiredAction.nullable().meta({ description: "In `requires_action`: the calls of the agent's client tools the model made, to answer with POST /v1/runs/{run}/tool_outputs." }),
   expires_at: z.string(),
   created_at: z.string(),
   updated_at: z.string(),

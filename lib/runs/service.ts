@@ -100,8 +100,8 @@ export async function cancelRun(organizationId: string, runId: string): Promise<
   const run = await getRun(organizationId, runId);
   const status = effectiveStatus(run);
   if (status === "cancelled") return { run, stoppedCalls: 0 };
-  if (status !== "active" && status !== "suspended") throw new ApiError("conflict", `This run is ${status}: there is nothing left to cancel.`, { reason: { status } });
-  const updated = await db.run.updateMany({ where: { id: run.id, organizationId, status: { in: ["active", "suspended"] } }, data: { status: "cancelled" } });
+  if (status !== "active" && status !== "requires_action" && status !== "suspended") throw new ApiError("conflict", `This run is ${status}: there is nothing left to cancel.`, { reason: { status } });
+  const updated = await db.run.updateMany({ where: { id: run.id, organizationId, status: { in: ["active", "requires_action", "suspended"] } }, data: { status: "cancelled", requiredAction: Prisma.DbNull } });
   if (updated.count === 0) return cancelRun(organizationId, runId);
   return { run: await getRun(organizationId, runId), stoppedCalls: abortRunCalls(run.id) };
 }

@@ -253,3 +253,89 @@ describe("refusals", () => {
     expect((await api(`/v1/runs/${driven.body.data.id}/messages`, { as: { key: acme.key } })).body).toEqual({ data: [] });
   });
 });
+
+describe("client tools: requires_action and tool_outputs", () => {
+  const lookupOrder = {
+    name: "lookup_order", description: "Looks an order up in our shop.",
+    parameters: { type: "object", properties: { order_id: { type: "string", pattern: "^O-[0-9]+$" } }, required: ["order_id"], additionalProperties: false },
+  };
+
+  async function pausedRun() {
+    const agent = await createAgent(acme, { client_tools: [lookupOrder] });
+    const s = await script([
+      { tool_calls: [{ name: "lookup_order", arguments: { order_id: "O-7781" } }, { name: "calculate", arguments: { expression: "2+2" } }] },
+      { text: "Votre commande O-7781 est expédiée." },
+    ]);
+    const run = (await managedRun(agent.id, s.marker)).body.data;
+    return { agent, s, run };
+  }
+
+  const submit = (runId: string, body: unknown, tenant = acme) => api(`/v1/runs/${runId}/tool_outputs`, { json: body, as: { key: tenant.key } });
+
+  it("pauses on a client tool call with required_action, then resumes with its output to completion", async () => {
+    const { s, run } = await pausedRun();
+    expect(run).toMatchObject({ status: "requires_action", output: null, required_action: { tool_calls: [{ id: expect.any(String), name: "lookup_order", arguments: { order_id: "O-7781" } }] } });
+    expect((await scriptRecord(simBaseUrl, s.id)).requests[0].tools?.map((t) => t.function.name)).toContain("lookup_order");
+    // The server tool of the same turn already ran through the dispatcher; the client tool never does.
+    expect((await storedSteps(run.id)).map((step) => step.tool)).toEqual(["calculate"]);
+    const callId = run.required_action.tool_calls[0].id;
+    const resumed = await submit(run.id, { tool_outputs: [{ tool_call_id: callId, output: "{\"status\":\"shipped\"}" }] });
+    expect(resumed.status).toBe(200);
+    expect(resumed.body.data).toMatchObject({ status: "completed", required_action: null, output: { text: "Votre commande O-7781 est expédiée." } });
+    const second = (await scriptRecord(simBaseUrl, s.id)).requests[1];
+    const answered = second.messages.find((m) => m.role === "tool" && m.tool_call_id === callId);
+    expect(JSON.parse(String(answered?.content))).toEqual({ untrusted_content: { ok: true, result: "{\"status\":\"shipped\"}" } });
+    // Late: the run waits for nothing any more.
+    const late = await submit(run.id, { tool_outputs: [{ tool_call_id: callId, output: "encore" }] });
+    expect(late.status).toBe(409);
+    expect(late.body.error.code).toBe("run_not_waiting");
+  });
+
+  it("refuses unknown, duplicate and missing outputs with typed errors, leaving the run waiting", async () => {
+    const { run } = await pausedRun();
+    const callId = run.required_action.tool_calls[0].id;
+    const cases: Array<[unknown, number, string, string | undefined]> = [
+      [{ tool_outputs: [{ tool_call_id: "call_nope", output: "x" }] }, 400, "invalid_parameter", "unknown_tool_call"],
+      [{ tool_outputs: [{ tool_call_id: callId, output: "x" }, { tool_call_id: callId, output: "y" }] }, 400, "invalid_parameter", "duplicate_tool_call"],
+      [{ tool_outputs: [] }, 400, "invalid_parameter", undefined],
+      [{ tool_outputs: [{ tool_call_id: callId, output: 42 }] }, 400, "invalid_parameter", undefined],
+      [{ tool_outputs: [{ tool_call_id: callId, output: "x", extra: 1 }] }, 400, "unknown_parameter", undefined],
+    ];
+    for (const [body, status, code, fieldCode] of cases) {
+      const response = await submit(run.id, body);
+      expect(response.status, JSON.stringify(body)).toBe(status);
+      expect(response.body.error.code, JSON.stringify(body)).toBe(code);
+      if (fieldCode) expect(response.body.error.errors[0].code).toBe(fieldCode);
+    }
+    const other = await createTenant("pro");
+    expect((await submit(run.id, { tool_outputs: [{ tool_call_id: callId, output: "x" }] }, other)).status).toBe(404);
+    const stored = await (await testDb()).run.findUniqueOrThrow({ where: { id: run.id } });
+    expect(stored.status).toBe("requires_action");
+  });
+
+  it("resumes a run once when two requests race: one completes it, the other is refused", async () => {
+    const { s, run } = await pausedRun();
+    const body = { tool_outputs: [{ tool_call_id: run.required_action.tool_calls[0].id, output: "ok" }] };
+    const answers = await Promise.all([submit(run.id, body), submit(run.id, body)]);
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
+    expect(answers.find((a) => a.status === 409)?.body.error.code).toBe("run_not_waiting");
+    expect((await scriptRecord(simBaseUrl, s.id)).served).toBe(2);
+  });
+
+  it("hands invalid client-tool arguments back to the model without pausing", async () => {
+    const agent = await createAgent(acme, { client_tools: [lookupOrder] });
+    const s = await script([{ tool_calls: [{ name: "lookup_order", arguments: { order_id: "7781" } }] }, { text: "Quel est le numéro exact ?" }]);
+    const run = (await managedRun(agent.id, s.marker)).body.data;
+    expect(run).toMatchObject({ status: "completed", required_action: null });
+    const [result] = toolResults((await scriptRecord(simBaseUrl, s.id)).requests[1]);
+    expect(result.error).toMatchObject({ code: "INVALID_ARGUMENTS", field: "/order_id" });
+  });
+
+  it("cancels a waiting run; its outputs are then refused", async () => {
+    const { run } = await pausedRun();
+    expect((await api(`/v1/runs/${run.id}/cancel`, { method: "POST", as: { key: acme.key } })).body.data).toMatchObject({ status: "cancelled", required_action: null });
+    const late = await submit(run.id, { tool_outputs: [{ tool_call_id: run.required_action.tool_calls[0].id, output: "x" }] });
+    expect(late.status).toBe(409);
+    expect(late.body.error.code).toBe("run_not_waiting");
+  });
+});
