@@ -1,3 +1,4 @@
+import { performance } from "node:perf_hooks";
 import type { BenchScenario } from "./bench";
 
 // The same tool calls through /mcp/agents/{agent} and through
@@ -60,3 +61,45 @@ export const mcpScenarios: BenchScenario[] = CALLS.flatMap((call) => [
     },
   } satisfies BenchScenario,
 ]);
+
+function median(samples: number[]): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return Math.round(sorted[Math.floor(sorted.length / 2)] * 100) / 100;
+}
+
+/**
+ * The same pairs without HTTP and without the other connections' queueing:
+ * each iteration calls the MCP endpoint's handler and the REST route's handler
+ * once, in this process, on the session's run, so both see the same machine.
+ * A loaded machine moves autocannon's p50s a lot; this ratio much less.
+ */
+export async function measureMcpInProcess(baseUrl: string, key: string, iterations: number): Promise<{ label: string; mcp_p50_ms: number; rest_p50_ms: number; ratio: number }[]> {
+  const { agentId, sessionId, runId, crmTool } = await (session ??= openSession(baseUrl, key));
+  const { handleMcpRequest } = await import("@/lib/mcp-server/endpoint");
+  const { POST } = await import("@/app/v1/runs/[run]/tool_calls/route");
+  const figures = [];
+  for (const call of CALLS) {
+    const viaMcp = async () => {
+      const request = new Request(`${baseUrl}/mcp/agents/${agentId}`, { method: "POST", headers: sessionHeaders(key, sessionId), body: toolCall(call.tool(crmTool), call.args) });
+      const answer = (await (await handleMcpRequest(request, agentId)).json()) as { result?: { isError?: boolean } };
+      if (!answer.result || answer.result.isError) throw new Error(`MCP ${call.label}: ${JSON.stringify(answer)}`);
+    };
+    const viaRest = async () => {
+      const request = new Request(`${baseUrl}/v1/runs/${runId}/tool_calls`, { method: "POST", headers: { ...bearer(key), "content-type": "application/json" }, body: JSON.stringify({ tool: call.tool(crmTool), arguments: call.args }) });
+      const answer = (await (await POST(request, { params: Promise.resolve({ run: runId }) })).json()) as { ok?: boolean };
+      if (!answer.ok) throw new Error(`REST ${call.label}: ${JSON.stringify(answer)}`);
+    };
+    const mcp: number[] = [];
+    const rest: number[] = [];
+    for (let i = 0; i < iterations + 10; i++) {
+      let started = performance.now();
+      await viaMcp();
+      if (i >= 10) mcp.push(performance.now() - started);
+      started = performance.now();
+      await viaRest();
+      if (i >= 10) rest.push(performance.now() - started);
+    }
+    figures.push({ label: call.label, mcp_p50_ms: median(mcp), rest_p50_ms: median(rest), ratio: Math.round((median(mcp) / median(rest)) * 100) / 100 });
+  }
+  return figures;
+}

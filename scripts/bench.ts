@@ -91,11 +91,21 @@ async function main() {
     if (compared.length > 0) {
       console.log("\n| scenario | against | p50 ratio |\n|---|---|---|");
       for (const s of compared) console.log(`| ${s.name} | ${s.comparedTo} | ${((p50s.get(s.name) ?? 0) / (p50s.get(s.comparedTo as string) ?? 1)).toFixed(2)} |`);
+      await mcpInProcess(stack, demoKey);
     }
     if (!only) await inProcessMeasures(stack);
   } finally {
     await stop();
   }
+}
+
+async function mcpInProcess(stack: TestStack, demoKey: string) {
+  const { measureMcpInProcess } = await import("./bench-mcp");
+  const iterations = Number(process.env.BENCH_ITERATIONS ?? 200);
+  console.log(`\nMCP against REST in process (the endpoint's handler and the route's, alternately, ${iterations} times each)\n`);
+  console.log("| tool call | MCP p50 ms | REST p50 ms | ratio |");
+  console.log("|---|---|---|---|");
+  for (const f of await measureMcpInProcess(stack.baseUrl, demoKey, iterations)) console.log(`| ${f.label} | ${f.mcp_p50_ms} | ${f.rest_p50_ms} | ${f.ratio} |`);
 }
 
 /** The dispatcher against its executors, and the write path, timed inside one process. */
