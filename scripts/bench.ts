@@ -93,6 +93,7 @@ async function main() {
       for (const s of compared) console.log(`| ${s.name} | ${s.comparedTo} | ${((p50s.get(s.name) ?? 0) / (p50s.get(s.comparedTo as string) ?? 1)).toFixed(2)} |`);
       await mcpInProcess(stack, demoKey);
     }
+    if (!only || "managed runs".includes(only)) await managedRunMeasures(stack, demoKey);
     if (!only) await inProcessMeasures(stack);
   } finally {
     await stop();
@@ -106,6 +107,18 @@ async function mcpInProcess(stack: TestStack, demoKey: string) {
   console.log("| tool call | MCP p50 ms | REST p50 ms | ratio |");
   console.log("|---|---|---|---|");
   for (const f of await measureMcpInProcess(stack.baseUrl, demoKey, iterations)) console.log(`| ${f.label} | ${f.mcp_p50_ms} | ${f.rest_p50_ms} | ${f.ratio} |`);
+}
+
+/** A managed run of five read tool calls over HTTP, against the same five calls client-driven. */
+async function managedRunMeasures(stack: TestStack, demoKey: string) {
+  const { measureManagedRuns } = await import("./bench-managed");
+  const iterations = Number(process.env.BENCH_RUN_ITERATIONS ?? 50);
+  const f = await measureManagedRuns(stack, demoKey, iterations);
+  console.log(`\nManaged run: 5 read tool calls (calculate) against model-sim, ${iterations} runs one after another, over HTTP\n`);
+  console.log("| measure | p50 ms | p99 ms |\n|---|---|---|");
+  console.log(`| managed run, total | ${f.managed.p50} | ${f.managed.p99} |`);
+  console.log(`| same 5 calls client-driven (create + 5 tool_calls) | ${f.clientDriven.p50} | ${f.clientDriven.p99} |`);
+  console.log(`| Guichet's overhead per model step (total − model time) / 6 | ${f.overheadPerStep.p50} | ${f.overheadPerStep.p99} |`);
 }
 
 /** The dispatcher against its executors, and the write path, timed inside one process. */

@@ -1,16 +1,20 @@
 // The whole product on a throwaway database, for Playwright's webServer and for
 // the benchmarks: fresh database (SQLite, or PostgreSQL with TEST_DB=postgresql),
-// migrations, demo seed, CRM Acme, and `next start` of the production build.
+// migrations, demo seed, CRM Acme, model-sim (the provider of Mistral models), and
+// `next start` of the production build.
 // Writes what the tests need to know to $STACK_FILE, cleans up on SIGTERM.
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { startAcmeCrm } from "@/connectors/acme-crm/server";
+import { startModelSim } from "@/connectors/model-sim/server";
 import { createTestDatabase, run, startApp, testNetwork } from "@/tests/api/server";
 
 export interface TestStack {
   baseUrl: string;
   crmUrl: string;
   crmBaseUrl: string;
+  /** model-sim with its control API: tests and benchmarks script the model there. */
+  simBaseUrl: string;
   databaseUrl: string;
   dataDir: string;
 }
@@ -27,17 +31,20 @@ export async function startTestStack(options: { port?: number; env?: Record<stri
   };
   const crm = await startAcmeCrm({ port: 0, dbPath: path.join(database.dataDir, "acme-crm.sqlite"), enableControl: true });
   env.GUICHET_DEMO_CRM_URL = crm.url;
-  env.GUICHET_PRIVATE_ORIGINS = new URL(crm.url).origin;
+  const sim = await startModelSim({ port: 0, enableControl: true });
+  env.GUICHET_MODEL_MISTRAL_BASE_URL = sim.url;
+  env.GUICHET_PRIVATE_ORIGINS = [new URL(crm.url).origin, sim.baseUrl].join(",");
   await run(process.execPath, ["scripts/migrate.mjs"], env);
   // react-server: the seed loads services marked `import "server-only"`.
   await run(process.execPath, ["node_modules/tsx/dist/cli.mjs", "--conditions=react-server", "prisma/seed.ts"], env);
   const app = await startApp(env, options.port);
-  const stack: TestStack = { baseUrl: app.baseUrl, crmUrl: crm.url, crmBaseUrl: crm.baseUrl, databaseUrl: database.url, dataDir: database.dataDir };
+  const stack: TestStack = { baseUrl: app.baseUrl, crmUrl: crm.url, crmBaseUrl: crm.baseUrl, simBaseUrl: sim.baseUrl, databaseUrl: database.url, dataDir: database.dataDir };
   return {
     stack,
     async stop() {
       await app.stop();
       await crm.close();
+      await sim.close();
       await database.drop();
     },
   };
