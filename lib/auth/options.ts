@@ -39,13 +39,14 @@ export const authOptions: NextAuthOptions = {
           throw error;
         }
         const member = await db.member.findUnique({ where: { email }, select: { id: true, email: true, name: true, passwordHash: true } });
-        if (!(await verifyMemberPassword(password, member?.passwordHash))) {
+        const matches = await verifyMemberPassword(password, member?.passwordHash);
+        if (!member || !matches) {
           const failures = await recordSignInFailure(keys);
           log("warn", "sign_in_failed", { email: email.slice(0, MAX_EMAIL_LENGTH), address, reason: member ? "wrong_password" : "unknown_account", failures });
           return null;
         }
         await clearAccountFailures(email);
-        return { id: member!.id, email: member!.email, name: member!.name };
+        return { id: member.id, email: member.email, name: member.name };
       },
     }),
   ],
