@@ -10,7 +10,7 @@ test("connect, sync, review a tool, and see it available in Outils", async ({ pa
   await openFromNav(page, "Connecteurs MCP");
   await expect(page.getByRole("heading", { name: "Connecteurs MCP" })).toBeVisible();
   // The demo organization is already connected to CRM Acme, synced and reviewed.
-  await expect(page.locator('tr[data-server="CRM Acme"]')).toContainText("8 outils");
+  await expect(page.locator('tr[data-server="CRM Acme"]')).toContainText("11 outils");
 
   // SSRF: a metadata address is refused on the URL field, nothing is added.
   const form = page.getByRole("form", { name: "Nouveau connecteur" });
@@ -27,7 +27,7 @@ test("connect, sync, review a tool, and see it available in Outils", async ({ pa
   await expect(row).toContainText("0 outil");
 
   await row.getByRole("button", { name: "Synchroniser CRM e2e" }).click();
-  await expect(row).toContainText("8 outils");
+  await expect(row).toContainText("11 outils");
   await expect(row).toContainText("8 à revoir");
   await shot(page, "connecteurs-synced");
 

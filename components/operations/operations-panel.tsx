@@ -13,10 +13,10 @@ import { ResolveForm } from "./resolve-form";
 const dateFormat = new Intl.DateTimeFormat("fr-FR", { dateStyle: "short", timeStyle: "medium" });
 
 export const operationStatusLabels: Record<OperationObject["status"], string> = {
-  queued: "En file", running: "En cours", succeeded: "Réussie", failed: "Échouée", cancelled: "Annulée", unknown: "Issue inconnue",
+  queued: "En file", running: "En cours", accepted: "Acceptée, travail en cours", succeeded: "Réussie", failed: "Échouée", cancelled: "Annulée", unknown: "Issue inconnue",
 };
-const tones = { queued: "neutral", running: "info", succeeded: "success", failed: "danger", cancelled: "neutral", unknown: "warning" } as const;
-const cancelOutcomes = { stopped: "Arrêtée : rien n’avait été envoyé.", already_finished: "Déjà terminée : rien à arrêter.", not_interruptible: "Impossible à interrompre : la demande est déjà chez le service. Une compensation serait une nouvelle écriture, avec sa propre approbation." };
+const tones = { queued: "neutral", running: "info", accepted: "info", succeeded: "success", failed: "danger", cancelled: "neutral", unknown: "warning" } as const;
+const cancelOutcomes = { stopped: "Arrêtée : rien n’avait été envoyé, ou le service a arrêté le travail.", already_finished: "Déjà terminée : rien à arrêter.", not_interruptible: "Impossible à interrompre : la demande est déjà chez le service. Une compensation serait une nouvelle écriture, avec sa propre approbation." };
 
 function Evidence({ operation }: { operation: OperationObject }) {
   return (

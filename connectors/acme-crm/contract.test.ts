@@ -24,6 +24,9 @@ const examples: Record<string, Record<string, unknown>[]> = {
   send_email: [{ to: ["camille.martin@example.com"], subject: "Votre commande", body: "Bonjour", customer_id: "C-1842", idempotency_key: "contract-mail-0001" }],
   refund_payment: [{ payment_id: "PAY-9001", amount: { value_minor: 100, currency: "EUR" }, reason: "Geste commercial", idempotency_key: "contract-refund-0001" }],
   suspend_invoice_delivery: [{ customer_id: "C-1842", invoice_ids: ["INV-1842-001"], idempotency_key: "contract-suspend-0001" }],
+  suspend_all_invoice_delivery: [{ customer_id: "C-1842", idempotency_key: "contract-suspend-all-0001" }],
+  get_job_status: [{ job_id: "job_0123456789abcdef" }],
+  cancel_job: [{ job_id: "job_0123456789abcdef", idempotency_key: "contract-cancel-0001" }],
 };
 
 const published = listTools(1);

@@ -31,6 +31,7 @@ describe("control API", () => {
       status_down: false,
       tool_schema_variant: 1,
       hold_writes: false,
+      hold_jobs: false,
     });
     await setFaults(crm.t.crm.baseUrl, { slow_ms: 5 });
     const merged = await setFaults(crm.t.crm.baseUrl, { status_down: true });

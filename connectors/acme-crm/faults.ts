@@ -19,6 +19,8 @@ export interface Faults {
   tool_schema_variant: 1 | 2;
   /** Write tools wait before doing anything until this is switched off (reads and status keep answering). */
   hold_writes: boolean;
+  /** Long jobs (suspend_all_invoice_delivery) stay running until this is switched off. */
+  hold_jobs: boolean;
 }
 
 export const noFaults = (): Faults => ({
@@ -28,6 +30,7 @@ export const noFaults = (): Faults => ({
   status_down: false,
   tool_schema_variant: 1,
   hold_writes: false,
+  hold_jobs: false,
 });
 
 const faultsPatch = {
@@ -40,6 +43,7 @@ const faultsPatch = {
     status_down: { type: "boolean" },
     tool_schema_variant: { type: "integer", enum: [1, 2] },
     hold_writes: { type: "boolean" },
+    hold_jobs: { type: "boolean" },
   },
 };
 const resetBody = { type: "object", additionalProperties: false, properties: { data: { type: "boolean" } } };

@@ -35,16 +35,19 @@ function objectSchemas(schema: any, at = ""): Array<{ at: string; schema: any }>
 }
 
 describe("catalog", () => {
-  it("lists the eight tools with exact names", () => {
+  it("lists the eleven tools with exact names", () => {
     expect(tools.map((x) => x.name).sort()).toEqual(
       [
+        "cancel_job",
         "commit_address_change",
+        "get_job_status",
         "get_customer",
         "get_operation_status",
         "list_orders",
         "preview_address_change",
         "refund_payment",
         "send_email",
+        "suspend_all_invoice_delivery",
         "suspend_invoice_delivery",
       ].sort(),
     );

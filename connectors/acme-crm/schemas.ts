@@ -300,3 +300,45 @@ export const suspendInvoicesOut = obj(
   },
   ["operation_id", "customer_id", "suspended_count", "already_suspended", "invoice_ids", "committed_at"],
 );
+
+// ---- long operations: suspend_all_invoice_delivery, get_job_status, cancel_job ----
+
+const jobId: JsonSchema = { type: "string", pattern: "^job_[0-9a-f]{16}$", description: "Job identifier." };
+const jobStatus: JsonSchema = { type: "string", enum: ["running", "succeeded", "failed", "cancelled"] };
+
+export const suspendAllInvoicesIn = obj({ customer_id: customerId, idempotency_key: idempotencyKey }, ["customer_id", "idempotency_key"]);
+
+export const suspendAllInvoicesOut = obj(
+  {
+    operation_id: operationId,
+    job_id: jobId,
+    customer_id: customerId,
+    status: { type: "string", const: "running", description: "The job was accepted and is still running: poll get_job_status." },
+    accepted_at: timestamp,
+  },
+  ["operation_id", "job_id", "customer_id", "status", "accepted_at"],
+);
+
+export const jobStatusIn = obj({ job_id: jobId }, ["job_id"]);
+
+export const jobStatusOut = obj(
+  {
+    job_id: jobId,
+    status: jobStatus,
+    result: nullable(obj({ suspended_count: { type: "integer", minimum: 0 } }, ["suspended_count"])),
+    finished_at: nullable(timestamp),
+  },
+  ["job_id", "status", "result", "finished_at"],
+);
+
+export const cancelJobIn = obj({ job_id: jobId, idempotency_key: idempotencyKey }, ["job_id", "idempotency_key"]);
+
+export const cancelJobOut = obj(
+  {
+    operation_id: operationId,
+    job_id: jobId,
+    outcome: { type: "string", enum: ["cancelled", "already_finished"] },
+    status: jobStatus,
+  },
+  ["operation_id", "job_id", "outcome", "status"],
+);

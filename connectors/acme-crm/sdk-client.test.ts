@@ -19,7 +19,8 @@ const commit = (expected_version: number, idempotency_key = key("sdk-commit")) =
 });
 
 interface Case {
-  success: Record<string, unknown>;
+  /** The arguments of a successful call, or how to get them (a job must exist before it is read or cancelled). */
+  success: Record<string, unknown> | (() => Promise<Record<string, unknown>>);
   error: Record<string, unknown>;
   code: string;
   field?: string;
@@ -59,7 +60,25 @@ const cases: Record<string, Case> = {
     code: "NOT_FOUND",
     field: "/invoice_ids/0",
   },
+  suspend_all_invoice_delivery: {
+    success: { customer_id: "C-1842", idempotency_key: key("sdk-suspend-all") },
+    error: { customer_id: "C-9999", idempotency_key: key("sdk-suspend-all") },
+    code: "NOT_FOUND",
+    field: "/customer_id",
+  },
+  get_job_status: { success: async () => ({ job_id: await startJob() }), error: { job_id: "job_0000000000000000" }, code: "NOT_FOUND", field: "/job_id" },
+  cancel_job: {
+    success: async () => ({ job_id: await startJob(), idempotency_key: key("sdk-cancel") }),
+    error: { job_id: "job_0000000000000000", idempotency_key: key("sdk-cancel") },
+    code: "NOT_FOUND",
+    field: "/job_id",
+  },
 };
+
+async function startJob(): Promise<string> {
+  const result = (await crm.client.callTool({ name: "suspend_all_invoice_delivery", arguments: { customer_id: "C-2001", idempotency_key: key("sdk-job") } })) as CallToolResult;
+  return (result.structuredContent as { job_id: string }).job_id;
+}
 
 describe("the official SDK client's callTool", () => {
   it("covers every tool the server publishes", () => {
@@ -68,7 +87,8 @@ describe("the official SDK client's callTool", () => {
 
   describe.each(Object.entries(cases))("%s", (name, c) => {
     it("returns the structured result on success", async () => {
-      const result = (await crm.client.callTool({ name, arguments: c.success })) as CallToolResult;
+      const args = typeof c.success === "function" ? await c.success() : c.success;
+      const result = (await crm.client.callTool({ name, arguments: args })) as CallToolResult;
       expect(result.isError ?? false).toBe(false);
       expect(crm.checkOutput(name, result.structuredContent)).toBeNull();
     });

@@ -34,8 +34,9 @@ export interface AcmeCrmServer {
 
 const MAX_BODY_BYTES = 1024 * 1024;
 const INSTRUCTIONS =
-  "CRM Acme. Read tools: get_customer, list_orders, preview_address_change, get_operation_status. " +
-  "Write tools take an idempotency_key and store it with their result; after a timeout ask get_operation_status.";
+  "CRM Acme. Read tools: get_customer, list_orders, preview_address_change, get_operation_status, get_job_status. " +
+  "Write tools take an idempotency_key and store it with their result; after a timeout ask get_operation_status. " +
+  "suspend_all_invoice_delivery answers at once with a running job: poll get_job_status, or cancel_job.";
 
 function bearerMatches(header: string | undefined, token: string): boolean {
   const m = /^Bearer (.+)$/.exec(header ?? "");
@@ -160,6 +161,7 @@ export async function startAcmeCrm(opts: AcmeCrmOptions): Promise<AcmeCrmServer>
         getFaults: () => ({ ...faults }),
         setFaults: (f) => {
           faults = f;
+          store.holdJobs = f.hold_jobs;
           if (!f.hold_writes) for (const release of [...held]) release();
         },
         heldWrites: () => held.size,

@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { allJobs, JOBS_SCHEMA } from "./jobs";
 import { seed } from "./seed";
 import { openDatabase, type Database } from "./sqlite";
 
@@ -70,7 +71,7 @@ CREATE TABLE IF NOT EXISTS operations (
   result TEXT, error TEXT, created_at TEXT NOT NULL);
 `;
 
-const DATA_TABLES = ["operations", "outbox", "refunds", "payments", "invoices", "orders", "saved_addresses", "customers"];
+const DATA_TABLES = ["jobs", "operations", "outbox", "refunds", "payments", "invoices", "orders", "saved_addresses", "customers"];
 
 // Raw rows as SQLite returns them.
 interface CustomerRow { customer_id: string; name: string; email: string; version: number; shipping_address: string; updated_at: string }
@@ -90,6 +91,8 @@ interface OpRow {
 
 export class Store {
   readonly db: Database;
+  /** The `hold_jobs` fault: long jobs stay running until it is switched off. */
+  holdJobs = false;
 
   constructor(dbPath: string) {
     if (dbPath !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(dbPath)), { recursive: true });
@@ -98,6 +101,7 @@ export class Store {
     this.db.pragma("busy_timeout = 5000");
     this.db.pragma("foreign_keys = ON");
     this.db.exec(SCHEMA);
+    this.db.exec(JOBS_SCHEMA);
     seed(this.db);
   }
 
@@ -225,6 +229,7 @@ export class Store {
         queued_at: r.queued_at,
       })),
       operations: all<OpRow>(`SELECT * FROM operations ORDER BY created_at, idempotency_key`).map(toOperation),
+      jobs: allJobs(this),
     };
   }
 }

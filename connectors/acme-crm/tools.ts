@@ -1,6 +1,7 @@
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { commitAddressChange, previewAddressChange, type CommitAddressArgs, type PreviewAddressArgs } from "./address";
 import { notFound, ToolError } from "./errors";
+import { cancelJob, jobStatus, suspendAllInvoiceDelivery, type CancelJobArgs, type SuspendAllArgs } from "./jobs";
 import type { IdempotentOutcome } from "./idempotency";
 import * as S from "./schemas";
 import type { Store } from "./store";
@@ -193,6 +194,40 @@ function buildTools(variant: 1 | 2): ToolDef[] {
       write: true,
       irreversible: false,
       run: (store: Store, args: SuspendArgs) => suspendInvoiceDelivery(store, args),
+    },
+    {
+      name: "suspend_all_invoice_delivery",
+      title: "Suspend delivery of all invoices (long job)",
+      description:
+        "Stop sending every invoice of one customer. Accepted at once as a job that finishes later: the answer has status running and a job_id to poll with get_job_status. Idempotent by idempotency_key.",
+      annotations: { title: "Suspend delivery of all invoices (long job)", ...write(false, false) },
+      inputSchema: S.suspendAllInvoicesIn,
+      outputSchema: S.suspendAllInvoicesOut,
+      write: true,
+      irreversible: false,
+      run: (store: Store, args: SuspendAllArgs) => suspendAllInvoiceDelivery(store, args),
+    },
+    {
+      name: "get_job_status",
+      title: "Get job status",
+      description: "The state of a long job: running, succeeded (with its result), failed or cancelled.",
+      annotations: { title: "Get job status", ...READ },
+      inputSchema: S.jobStatusIn,
+      outputSchema: S.jobStatusOut,
+      write: false,
+      irreversible: false,
+      run: (store: Store, args: { job_id: string }) => jobStatus(store, args.job_id, store.holdJobs),
+    },
+    {
+      name: "cancel_job",
+      title: "Cancel a job",
+      description: "Stop a running job before it does its work; a job that already finished is reported as such and left unchanged. Idempotent by idempotency_key.",
+      annotations: { title: "Cancel a job", ...write(false, false) },
+      inputSchema: S.cancelJobIn,
+      outputSchema: S.cancelJobOut,
+      write: true,
+      irreversible: false,
+      run: (store: Store, args: CancelJobArgs) => cancelJob(store, args, store.holdJobs),
     },
   ];
 }

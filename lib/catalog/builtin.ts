@@ -24,6 +24,7 @@ export const builtinTools: BuiltinTool[] = [
   { key: "list_data_bases", label: "List data bases", description: "Lists the data bases of the organization and their tables.", kind: "data", forced: false, fileTool: false },
   { key: "describe_table", label: "Describe table", description: "Returns the columns and row count of a table.", kind: "data", forced: false, fileTool: false },
   { key: "query_table", label: "Query table", description: "Reads rows of a table with simple filters, a page at a time.", kind: "data", forced: false, fileTool: false },
+  { key: "get_operation", label: "Get operation", description: "Reads one of the run's write operations; a long one is followed at the service until it ends.", kind: "native", forced: false, fileTool: false },
 ];
 
 export const forcedToolKeys = builtinTools.filter((t) => t.forced).map((t) => t.key);

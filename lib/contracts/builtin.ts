@@ -1,6 +1,7 @@
 import { dataToolSchemas } from "@/lib/executors/data/tools";
 import { fileToolSchemas } from "@/lib/executors/files/tools";
 import { nativeExecutors } from "@/lib/executors/native";
+import { operationToolSchemas } from "@/lib/executors/operations/tools";
 import { declaredFields } from "./result-view";
 import type { Contract, JsonSchema } from "./types";
 
@@ -40,6 +41,7 @@ export const builtinContracts: readonly BuiltinContractEntry[] = Object.freeze([
   readContract("list_data_bases", 1, "data", dataToolSchemas.list_data_bases, { timeout_ms: 5_000, max_argument_bytes: 1_024 }),
   readContract("describe_table", 1, "data", dataToolSchemas.describe_table, { timeout_ms: 5_000, max_argument_bytes: 1_024 }),
   readContract("query_table", 1, "data", dataToolSchemas.query_table, { timeout_ms: 10_000, max_argument_bytes: 16_384 }),
+  readContract("get_operation", 1, "native", operationToolSchemas.get_operation, { timeout_ms: 15_000, max_argument_bytes: 256 }),
 ].map((contract) => Object.freeze({ contract, retired: false })));
 
 const byName = new Map(builtinContracts.map((entry) => [`${entry.contract.key}@${entry.contract.version}`, entry]));

@@ -52,7 +52,7 @@ describe("contracts.lock.json", () => {
 
   it("gives every write tool an explicit approval policy, never a silent allow", () => {
     const writes = buildContractsLock(reference).roles.read_write.filter((t) => t.effect === "write");
-    expect(writes.map((t) => t.tool).sort()).toEqual(["crm_acme.commit_address_change", "crm_acme.refund_payment", "crm_acme.send_email", "crm_acme.suspend_invoice_delivery"]);
+    expect(writes.map((t) => t.tool).sort()).toEqual(["crm_acme.cancel_job", "crm_acme.commit_address_change", "crm_acme.refund_payment", "crm_acme.send_email", "crm_acme.suspend_all_invoice_delivery", "crm_acme.suspend_invoice_delivery"]);
     for (const tool of writes) {
       expect(tool.approval, `${tool.tool} has no policy`).not.toBeNull();
       expect(tool.approval!.decision).toBe("require_approval");

@@ -30,6 +30,9 @@ export const referenceWriteFacts: Record<string, Omit<PolicyFacts, "tool" | "eff
   send_email: { environment: "production", action: "message", amount: null, records_affected: 1, irreversible: true, external_message: true },
   refund_payment: { environment: "production", action: "payment", amount: { value_minor: 1_000, currency: "EUR" }, records_affected: 1, irreversible: true, external_message: false },
   suspend_invoice_delivery: { environment: "production", action: "update", amount: null, records_affected: 12, irreversible: false, external_message: false },
+  // No describer of their own: proposed as any unknown write, every value shown and assumed irreversible.
+  suspend_all_invoice_delivery: { environment: "production", action: null, amount: null, records_affected: 1, irreversible: true, external_message: false },
+  cancel_job: { environment: "production", action: null, amount: null, records_affected: 1, irreversible: true, external_message: false },
 };
 
 export interface LockedTool {

@@ -6,7 +6,7 @@ import { canonicalJson } from "@/lib/json/canonical";
 import { mcpToolTimeoutMs } from "@/lib/mcp/schemas";
 import { declaredView } from "./result-view";
 import { assertCompiles, closeObjects } from "./schema";
-import type { Contract, JsonSchema } from "./types";
+import type { Contract, JsonSchema, LongRunning } from "./types";
 
 // Contracts of MCP tools come from what a person reviewed, never from what the
 // server says now: a re-sync that changes a schema leaves the published
@@ -59,6 +59,25 @@ function requiredOf(schema: JsonSchema): string[] {
   return Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === "string") : [];
 }
 
+/**
+ * A write whose answer says `status: "running"` (a const) with a job id, when
+ * the server has a read tool taking exactly that id whose name says status:
+ * the service accepts the write at once and finishes it later. A sibling write
+ * named for cancelling that takes the id cancels it.
+ */
+function longRunningOf(serverId: number, output: JsonSchema, siblings: ReviewedMcpTool[]): LongRunning | null {
+  const props = propertiesOf(output);
+  const status = props.status as { const?: unknown } | undefined;
+  if (status?.const !== "running") return null;
+  for (const field of Object.keys(props).filter((name) => /_id$/.test(name))) {
+    const reader = siblings.find((s) => !s.writesData && /status/.test(s.name) && requiredOf(s.inputSchema).join() === field);
+    if (!reader) continue;
+    const canceller = siblings.find((s) => s.writesData && /cancel/.test(s.name) && requiredOf(s.inputSchema).includes(field));
+    return { id_field: field, status_tool: mcpToolKey(serverId, reader.name), cancel_tool: canceller ? mcpToolKey(serverId, canceller.name) : null };
+  }
+  return null;
+}
+
 /** The contract (without its version number) a reviewed MCP tool gets. */
 export function deriveMcpContract(serverId: number, tool: ReviewedMcpTool, siblings: ReviewedMcpTool[]): Omit<Contract, "version"> {
   const input = closeObjects(withoutDialect(tool.inputSchema)) as JsonSchema;
@@ -73,6 +92,7 @@ export function deriveMcpContract(serverId: number, tool: ReviewedMcpTool, sibli
     ? siblings.find((s) => !s.writesData && /status/.test(s.name) && requiredOf(s.inputSchema).join() === "idempotency_key")
     : undefined;
   const idField = write ? requiredOf(input).find((name) => /_id$/.test(name) && name !== "idempotency_key") : undefined;
+  const longRunning = write ? longRunningOf(serverId, output, siblings) : null;
   return {
     key: mcpToolKey(serverId, tool.name),
     kind: "mcp",
@@ -89,6 +109,7 @@ export function deriveMcpContract(serverId: number, tool: ReviewedMcpTool, sibli
     result_view: declaredView(output),
     cancellation: write ? "not_interruptible" : "abort",
     mcp: { server_id: serverId, tool: tool.name },
+    ...(longRunning ? { long_running: longRunning } : {}),
   };
 }
 

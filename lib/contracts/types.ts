@@ -37,6 +37,19 @@ export interface Contract {
   cancellation: Cancellation;
   /** For MCP tools: where the call goes (the server row and the tool's own name there). */
   mcp: { server_id: number; tool: string } | null;
+  /**
+   * A write the service accepts at once and finishes later: the field of its
+   * answer naming the job, the read tool that reports the job's state, and the
+   * write that cancels it. Absent for every other tool (so their content, and
+   * so their published versions, are unchanged).
+   */
+  long_running?: LongRunning;
+}
+
+export interface LongRunning {
+  id_field: string;
+  status_tool: string;
+  cancel_tool: string | null;
 }
 
 /** `key@version` — the name of one exact contract version. */

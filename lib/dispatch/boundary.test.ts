@@ -18,6 +18,7 @@ const allowed: Record<string, string> = {
   // The dispatcher's write path (lib/dispatch/write-path.ts hands writes to lib/proposals): reached only from a dispatched call.
   "lib/proposals/commit.ts": "runs an approved write under its contract, inside the dispatcher's write path",
   "lib/operations/recover.ts": "asks the status tool after an ambiguous write, inside the dispatcher's write path",
+  "lib/operations/long.ts": "asks a long operation's job status (get_operation, lent by the dispatcher) or its cancel tool (an operator's cancel)",
 };
 
 function files(dir: string): string[] {

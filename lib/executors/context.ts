@@ -2,6 +2,7 @@
 // Executors read no environment and no request: the run's scope and the
 // operator's settings come in here, so an executor cannot reach beyond its run.
 
+import type { OperationFollower } from "./operations/tools";
 import type { WebFetchConfig } from "./native/web-fetch";
 import type { WebSearchConfig } from "./native/web-search";
 
@@ -22,6 +23,8 @@ export interface ExecutionContext {
   search: WebSearchConfig;
   /** The operator's allowlist of private origins, for destinations an admin chose (MCP servers); never for a model's URL. */
   privateOrigins: readonly string[];
+  /** Reads the run's operations for get_operation (the dispatcher lends it; absent elsewhere). */
+  operations?: OperationFollower;
 }
 
 export interface Executor {

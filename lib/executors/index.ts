@@ -2,6 +2,7 @@ import type { ExecutionContext, Executor } from "./context";
 import { dataExecutors } from "./data/tools";
 import { fileExecutors } from "./files/tools";
 import { nativeExecutors } from "./native";
+import { operationExecutors } from "./operations/tools";
 import { callMcpTool } from "./mcp";
 
 // Every executor Guichet has, by exact key. Only the dispatcher imports this
@@ -18,7 +19,7 @@ const nativeAsExecutors: Record<string, Executor> = Object.fromEntries(
   ]),
 );
 
-const builtinExecutors: Readonly<Record<string, Executor>> = Object.freeze({ ...nativeAsExecutors, ...fileExecutors, ...dataExecutors });
+const builtinExecutors: Readonly<Record<string, Executor>> = Object.freeze({ ...nativeAsExecutors, ...fileExecutors, ...dataExecutors, ...operationExecutors });
 
 /** The built-in executor of exactly this key, or undefined ("constructor" or "__proto__" find nothing). */
 export function builtinExecutor(key: string): Executor | undefined {

@@ -21,6 +21,7 @@ export function serializeOperation(row: OperationRow): OperationObject {
     idempotency_key: row.idempotencyKey,
     arguments_sha256: row.argumentsSha256,
     result: (row.result as Record<string, unknown> | null) ?? null,
+    outcome: (row.outcome as Record<string, unknown> | null) ?? null,
     error: (row.error as StoredError | null) ?? null,
     resolution: row.resolvedById && row.resolution && row.resolvedAt ? { by: row.resolvedById, reason: row.resolution, at: isoOffset(row.resolvedAt) } : null,
     created_at: isoOffset(row.createdAt),

@@ -3,7 +3,8 @@ import { ListQuery } from "@/lib/http/list-query";
 
 // Operations' zod schemas and types: safe for the browser (no server import).
 
-export const operationStatuses = ["queued", "running", "succeeded", "failed", "cancelled", "unknown"] as const;
+/** `accepted`: the service took the write and still works on it (a long operation); its job status says when it ends. */
+export const operationStatuses = ["queued", "running", "accepted", "succeeded", "failed", "cancelled", "unknown"] as const;
 
 export const OperationStatus = z.enum(operationStatuses);
 
@@ -30,6 +31,8 @@ export const OperationObject = z.object({
   arguments_sha256: z.string(),
   /** The service's evidence of a success: {operation_id, <resource>_id, previous_version, new_version, changed_fields, committed_at}. */
   result: z.record(z.string(), z.unknown()).nullable(),
+  /** A long operation's final state, as the service's job status reported it (null until it ends). */
+  outcome: z.record(z.string(), z.unknown()).nullable(),
   error: z.object({ code: z.string(), message: z.string(), retryable: z.boolean(), field: z.string().nullable(), trail: z.array(TrailObject).optional() }).nullable(),
   resolution: z.object({ by: z.string(), reason: z.string(), at: z.string() }).nullable(),
   created_at: z.string(),

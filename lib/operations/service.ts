@@ -16,7 +16,8 @@ import { operationStatuses } from "./schemas";
 
 export { operationStatuses };
 export type OperationStatus = (typeof operationStatuses)[number];
-export const settledStatuses: readonly OperationStatus[] = ["succeeded", "failed", "cancelled", "unknown"];
+/** Statuses a later attempt with the same key answers from (an accepted long write was sent and taken: never sent again). */
+export const settledStatuses: readonly OperationStatus[] = ["accepted", "succeeded", "failed", "cancelled", "unknown"];
 
 export type OperationRow = Prisma.OperationGetPayload<object>;
 
@@ -66,9 +67,9 @@ export async function claimOperation(id: string): Promise<boolean> {
  * approved and unexpired consumes it even if the clock ran out during the call:
  * the write happened.
  */
-export async function recordSuccess(operation: OperationRow, result: unknown, now = new Date()): Promise<OperationRow> {
+export async function recordSuccess(operation: OperationRow, result: unknown, now = new Date(), status: "succeeded" | "accepted" = "succeeded"): Promise<OperationRow> {
   return db.$transaction(async (tx) => {
-    const moved = await tx.operation.updateMany({ where: { id: operation.id, status: { in: ["queued", "running", "unknown"] } }, data: { status: "succeeded", result: result as Prisma.InputJsonValue, error: Prisma.DbNull } });
+    const moved = await tx.operation.updateMany({ where: { id: operation.id, status: { in: ["queued", "running", "unknown"] } }, data: { status, result: result as Prisma.InputJsonValue, error: Prisma.DbNull } });
     if (moved.count === 0) return tx.operation.findUniqueOrThrow({ where: { id: operation.id } });
     if (operation.proposalId) {
       await tx.proposal.updateMany({
@@ -117,13 +118,15 @@ export type CancelOutcome = "stopped" | "already_finished" | "not_interruptible"
  * stopped. A running or unknown one was handed to the service, which cannot be
  * asked to forget it: compensation is a separate write with its own proposal.
  */
-export async function cancelOperation(organizationId: string, id: string): Promise<{ operation: OperationRow; outcome: CancelOutcome }> {
+export async function cancelOperation(organizationId: string, id: string, cancelLong?: (operation: OperationRow) => Promise<{ operation: OperationRow; outcome: CancelOutcome }>): Promise<{ operation: OperationRow; outcome: CancelOutcome }> {
   const operation = await getOperation(organizationId, id);
   const status = asStatus(operation.status);
+  // A long operation the service still works on: its cancel tool is asked (lib/operations/long.ts).
+  if (status === "accepted") return cancelLong ? cancelLong(operation) : { operation, outcome: "not_interruptible" };
   if (status === "queued") {
     const stopped = await db.operation.updateMany({ where: { id, status: "queued" }, data: { status: "cancelled", error: { code: "CANCELLED", message: "Cancelled before anything was sent to the service.", retryable: false, field: null } } });
     if (stopped.count === 1) return { operation: await getOperation(organizationId, id), outcome: "stopped" };
-    return cancelOperation(organizationId, id);
+    return cancelOperation(organizationId, id, cancelLong);
   }
   if (status === "running" || status === "unknown") return { operation, outcome: "not_interruptible" };
   return { operation, outcome: "already_finished" };

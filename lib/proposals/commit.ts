@@ -52,10 +52,15 @@ function answerFrom(operation: OperationRow, proposal: ProposalRow): WriteOutcom
     throw new ToolError("IDEMPOTENCY_KEY_REUSED", `The key of operation ${operation.id} was used with other arguments: nothing was sent.`, { proposal_id: proposal.id });
   }
   if (status === "succeeded") return success(operation, proposal, { replayed: true });
+  // A long write the service accepted: the acceptance again, and where it stands now is get_operation's to say.
+  if (status === "accepted") return success(operation, proposal, { replayed: true, status: "running" });
   if (status === "unknown") {
     throw new ToolError("OUTCOME_UNKNOWN", `Operation ${operation.id}: the service's outcome is unknown; the run is suspended until an operator resolves it.`, { proposal_id: proposal.id });
   }
-  if (status === "cancelled") throw new ToolError("CANCELLED", `Operation ${operation.id} was cancelled before anything was sent.`, { proposal_id: proposal.id });
+  if (status === "cancelled") {
+    const when = operation.result ? "at the service while it was still working on it" : "before anything was sent";
+    throw new ToolError("CANCELLED", `Operation ${operation.id} was cancelled ${when}.`, { proposal_id: proposal.id });
+  }
   const error = (operation.error ?? {}) as Partial<StoredError>;
   const resolved = operation.resolution ? ` An operator found it not applied: ${operation.resolution}` : "";
   throw new ToolError(asCode(error.code ?? "UPSTREAM_ERROR"), `${error.message ?? "The operation failed."}${resolved}`, { field: error.field ?? null, proposal_id: proposal.id });
@@ -153,6 +158,10 @@ async function commitUnderLock(call: WriteCall, proposalId: string, key: string)
     trail.push({ at: stamp(), step: "commit", outcome: `the service answered a success whose body breaks the output schema (rule ${broken.schemaPath})` });
     return settleAmbiguous(call, operation, proposal, trail);
   }
+  if (contract.long_running) {
+    // Accepted, still running (its output schema says so): answered at once; the agent polls get_operation.
+    return success(await recordSuccess(operation, result, new Date(), "accepted"), proposal, { status: "running" });
+  }
   return success(await recordSuccess(operation, result), proposal);
 }
 
@@ -160,7 +169,9 @@ async function commitUnderLock(call: WriteCall, proposalId: string, key: string)
 async function settleAmbiguous(call: WriteCall, operation: OperationRow, proposal: ProposalRow, trail: OutcomeTrail[]): Promise<WriteOutcome> {
   const reading = await askStatus({ organizationId: call.run.organizationId, contract: call.contract, idempotencyKey: operation.idempotencyKey, context: call.context });
   if (reading.kind === "succeeded") {
-    return success(await recordSuccess(operation, reading.result), proposal, { recovered_by: "status" });
+    // A long write's recorded answer is its acceptance: the job may still be at work.
+    const accepted = call.contract.long_running !== undefined;
+    return success(await recordSuccess(operation, reading.result, new Date(), accepted ? "accepted" : "succeeded"), proposal, { recovered_by: "status", ...(accepted ? { status: "running" } : {}) });
   }
   if (reading.kind === "failed") {
     const failure = new ToolError(asCode(reading.error.code), `The service recorded a refusal (${reading.error.code}): ${reading.error.message}`, { field: reading.error.field, proposal_id: proposal.id });

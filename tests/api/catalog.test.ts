@@ -22,7 +22,7 @@ afterAll(async () => {
 const builtinKeys = [
   "web_search", "web_fetch", "calculate", "create_chart",
   "inspect_file", "read_uploaded_file", "search_text", "list_uploaded_files",
-  "list_data_bases", "describe_table", "query_table",
+  "list_data_bases", "describe_table", "query_table", "get_operation",
 ];
 
 describe("the catalog of a free organization", () => {
@@ -53,7 +53,7 @@ describe("the catalog of a pro organization", () => {
     const entries = await catalog(pro);
     expect(entries.find((e) => e.key === "list_data_bases")).toMatchObject({ kind: "data", available: true, reason: null });
     const mcp = entries.filter((e) => e.kind === "mcp");
-    expect(mcp).toHaveLength(8);
+    expect(mcp).toHaveLength(11);
     expect(mcp.every((e) => e.key.startsWith(`mcp_${serverId}_`) && e.label.startsWith("CRM Acme — "))).toBe(true);
   });
 

@@ -49,7 +49,7 @@ describe("connecting a server", () => {
     // The stored token is really used: sync succeeds against the server that requires it.
     const sync = await syncServer(acme, response.body.data.id);
     expect(sync.status).toBe(200);
-    expect(sync.body.sync.added).toHaveLength(8);
+    expect(sync.body.sync.added).toHaveLength(11);
   });
 
   it("uses the new token after a PATCH, and a wrong one fails the sync with unauthorized", async () => {
@@ -130,10 +130,10 @@ describe("sync and review over the real protocol", () => {
     const sync = await syncServer(acme, id);
     expect(sync.status).toBe(200);
     expect(sync.body.sync).toEqual({
-      added: ["get_customer", "list_orders", "preview_address_change", "commit_address_change", "get_operation_status", "send_email", "refund_payment", "suspend_invoice_delivery"],
+      added: ["get_customer", "list_orders", "preview_address_change", "commit_address_change", "get_operation_status", "send_email", "refund_payment", "suspend_invoice_delivery", "suspend_all_invoice_delivery", "get_job_status", "cancel_job"],
       changed: [], removed: [], unchanged: [],
     });
-    expect(sync.body.data).toMatchObject({ tool_count: 8, tools_needing_review: 8, last_sync_error: null, last_synced_at: expect.any(String) });
+    expect(sync.body.data).toMatchObject({ tool_count: 11, tools_needing_review: 11, last_sync_error: null, last_synced_at: expect.any(String) });
     const tools = await serverTools(acme, id);
     const commit = tools.find((t) => t.name === "commit_address_change")!;
     expect(commit).toMatchObject({
@@ -176,7 +176,7 @@ describe("sync and review over the real protocol", () => {
     const sync = await syncServer(acme, id);
     expect(sync.status).toBe(200);
     expect(sync.body.sync.changed).toEqual(["get_customer"]);
-    expect(sync.body.sync.unchanged).toHaveLength(7);
+    expect(sync.body.sync.unchanged).toHaveLength(10);
     const tool = (await serverTools(acme, id)).find((t) => t.name === "get_customer")!;
     expect(tool).toMatchObject({ status: "needs_review", available: false, reason: { code: "mcp_tool_needs_review" }, writes_data: false });
     expect(tool.changes.map((c: { field: string }) => c.field)).toEqual(["description", "input_schema", "output_schema"]);
@@ -207,7 +207,7 @@ describe("sync and review over the real protocol", () => {
       expect(response.body.error.message).toContain("Nothing was changed");
       expect(await storedTools(id)).toEqual(before);
       const server = await api(`/v1/mcp_servers/${id}`, { as: await acme.as("admin") });
-      expect(server.body.data).toMatchObject({ tool_count: 8, last_sync_error: { code: kind } });
+      expect(server.body.data).toMatchObject({ tool_count: 11, last_sync_error: { code: kind } });
     } finally {
       peer.close();
       await patchServer(acme, id, { url: crmUrl });

@@ -10,7 +10,7 @@ import type { Role } from "@/lib/auth/scopes";
 // its write tools, and the steps an agent and an approver take — all through
 // the real API, asserting on the CRM's own stored state.
 
-export const CRM_WRITES = ["preview_address_change", "commit_address_change", "send_email", "refund_payment", "suspend_invoice_delivery"] as const;
+export const CRM_WRITES = ["preview_address_change", "commit_address_change", "send_email", "refund_payment", "suspend_invoice_delivery", "suspend_all_invoice_delivery", "cancel_job"] as const;
 export const CRM_READS = ["get_customer", "get_operation_status"] as const;
 
 export interface CrmSetup {

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { callTool, createRun } from "./dispatch-fixtures";
-import { api, createTenant, crmState, signIn, testDb, type Caller } from "./helpers";
+import { api, createTenant, crmFaults, crmState, signIn, testDb, type Caller } from "./helpers";
 import { callCrmDirectly, commit, crmOperationsOf, getProposal, previewAddress, resetCrm, setupCrm, touchCustomer, type CrmSetup } from "./proposals-helpers";
 
 // The write matrix: every write tool of the catalog — read from GET /v1/tools,
@@ -68,7 +68,37 @@ const recipes: Record<string, WriteRecipe> = {
     stale: { notApplicable: "an invoice has no record version: suspending one already suspended is reported in the result (already_suspended), not refused" },
     effects: (state) => state.invoices.filter((i) => i.delivery_suspended).map((i) => i.invoice_id).sort(),
   },
+  suspend_all_invoice_delivery: {
+    propose: (setup, run) => proposeWith(setup, run, "suspend_all_invoice_delivery", { customer_id: "C-2001" }),
+    otherArguments: { customer_id: "C-1842" },
+    stale: { notApplicable: "accepted as a job of the whole customer: there is no record version, invoices already suspended are counted, not refused" },
+    effects: (state) => state.jobs.map((job) => `${job.customer_id}:${job.status}`),
+  },
+  cancel_job: {
+    async propose(setup, run) {
+      const job = await startJob();
+      spareJob = await startJob();
+      return proposeWith(setup, run, "cancel_job", { job_id: job });
+    },
+    // Another running job, started with the one the proposal cancels.
+    get otherArguments() {
+      return { job_id: spareJob };
+    },
+    stale: { notApplicable: "a job has no record version: cancelling one that already finished is reported (already_finished), not refused" },
+    effects: (state) => state.jobs.map((job) => `${job.job_id}:${job.status}`),
+  },
 };
+
+/** The second job a cancel_job recipe started, for another client's cancel under Guichet's key. */
+let spareJob = "";
+
+/** A job of CRM Acme's long write, started by another client of the service and kept running. */
+async function startJob(): Promise<string> {
+  await crmFaults({ hold_jobs: true });
+  const started = await callCrmDirectly("suspend_all_invoice_delivery", { customer_id: "C-2001", idempotency_key: `job-${randomBytes(6).toString("hex")}` });
+  if (started.isError) throw new Error(`job: ${JSON.stringify(started.content)}`);
+  return (started.structuredContent as { job_id: string }).job_id;
+}
 
 let setup: CrmSetup;
 let writeTools: string[];

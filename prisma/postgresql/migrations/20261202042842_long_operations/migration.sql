@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Operation" ADD COLUMN     "outcome" JSONB;
+
