@@ -28,7 +28,7 @@ test("connect, sync, review a tool, and see it available in Outils", async ({ pa
 
   await row.getByRole("button", { name: "Synchroniser CRM e2e" }).click();
   await expect(row).toContainText("11 outils");
-  await expect(row).toContainText("8 à revoir");
+  await expect(row).toContainText("11 à revoir");
   await shot(page, "connecteurs-synced");
 
   await row.getByRole("button", { name: "Outils et revue de CRM e2e" }).click();
@@ -44,7 +44,7 @@ test("connect, sync, review a tool, and see it available in Outils", async ({ pa
   await card.getByRole("button", { name: "Valider la revue" }).click();
   await expect(card).toContainText("Revu");
   await page.keyboard.press("Escape");
-  await expect(row).toContainText("7 à revoir");
+  await expect(row).toContainText("10 à revoir");
 
   await page.getByRole("link", { name: "Outils", exact: true }).click();
   await expect(page.getByRole("heading", { name: "Outils" })).toBeVisible();
