@@ -73,15 +73,17 @@ describe("sign-in throttle", () => {
     expect(reasons).toEqual([...Array(6).fill("unknown_account"), "throttled"]);
   });
 
-  it("per address: past 20 failures from one address, every account is refused from it (a forged X-Forwarded-For changes nothing), not from others", async () => {
+  it("per address: past 20 failures from one address, every account is refused from it (forged address headers change nothing), not from others", async () => {
     const address = "127.0.0.6";
     for (let i = 0; i < 21; i++) {
       const attempt = await attemptSignIn(`spray-${i}-${randomBytes(3).toString("hex")}@${tenant.slug}.test`, wrong(), { at: second.baseUrl, localAddress: address });
       expect(attempt.error).toBe("CredentialsSignin");
     }
-    const refused = await attemptSignIn(tenant.emails.admin, "guichet-demo", { localAddress: address, headers: { "x-forwarded-for": "203.0.113.9" } });
+    const forged = { "x-forwarded-for": "203.0.113.9", "x-guichet-peer-address": "198.51.100.1" };
+    const refused = await attemptSignIn(tenant.emails.admin, "guichet-demo", { localAddress: address, headers: forged });
     expect(refused).toMatchObject({ status: 401, error: "SignInThrottled" });
     const db = await testDb();
+    expect(await db.signInThrottle.count({ where: { key: { in: ["ip:203.0.113.9", "ip:198.51.100.1"] } } })).toBe(0);
     expect((await db.signInThrottle.findUniqueOrThrow({ where: { key: `ip:${address}` } })).failures).toBe(21);
     expect((await attemptSignIn(tenant.emails.admin, "guichet-demo", { localAddress: "127.0.0.7" })).cookie).toBeDefined();
   });
