@@ -8,6 +8,8 @@ import { benchScenarios } from "./bench-scenarios";
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+// Untimed load before each measure: the first requests of a route run its code unoptimized (JIT), and the scenario measured first paid for it.
+const WARMUP_S = Number(process.env.BENCH_WARMUP_SECONDS ?? 1);
 
 export interface BenchRequest {
   method?: "GET" | "POST" | "PATCH" | "DELETE";
@@ -33,7 +35,7 @@ interface Figures {
   bytes: number;
 }
 
-async function measure(baseUrl: string, request: BenchRequest): Promise<Figures> {
+async function measure(baseUrl: string, request: BenchRequest, duration = DURATION_S): Promise<Figures> {
   const dynamicBody = typeof request.body === "function" ? request.body : undefined;
   const result = await autocannon({
     url: baseUrl + request.path,
@@ -42,7 +44,7 @@ async function measure(baseUrl: string, request: BenchRequest): Promise<Figures>
     body: typeof request.body === "string" ? request.body : undefined,
     requests: dynamicBody ? [{ setupRequest: (req) => ({ ...req, body: dynamicBody() }) }] : undefined,
     connections: CONNECTIONS,
-    duration: DURATION_S,
+    duration,
   });
   return {
     rps: result.requests.average,
@@ -80,6 +82,7 @@ async function main() {
       const probeBody = JSON.parse(probeText) as { ok?: boolean };
       if (!probe.ok) throw new Error(`${scenario.name}: HTTP ${probe.status} before measuring`);
       if (probeBody.ok === false) throw new Error(`${scenario.name}: the tool call was refused before measuring: ${JSON.stringify(probeBody)}`);
+      if (WARMUP_S > 0) await measure(stack.baseUrl, request, WARMUP_S);
       const ours = await measure(stack.baseUrl, request);
       p50s.set(scenario.name, ours.p50);
       const bare = await measure(stack.baseUrl, { path: `/api/bench/bare?bytes=${size}` });
