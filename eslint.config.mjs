@@ -34,6 +34,15 @@ const config = [
     },
   },
   {
+    // Tool calls enter through lib/proposals/dispatch.ts, which gives the
+    // dispatcher its write path; importing the dispatcher directly skips that.
+    files: ["**/*.{ts,tsx}"],
+    ignores: ["lib/dispatch/**", "lib/proposals/dispatch.ts"],
+    rules: {
+      "no-restricted-imports": ["error", { paths: [{ name: "@/lib/dispatch/dispatcher", message: "Import dispatchToolCall from @/lib/proposals/dispatch: it registers the write path." }] }],
+    },
+  },
+  {
     // Playwright fixtures call `use`, which is not React's hook.
     files: ["e2e/**"],
     rules: { "react-hooks/rules-of-hooks": "off" },

@@ -126,6 +126,8 @@ async function managedRunMeasures(stack: TestStack, demoKey: string) {
 
 /** The dispatcher against its executors, and the write path, timed inside one process. */
 async function inProcessMeasures(stack: TestStack) {
+  // Tool calls enter with the proposals engine as the dispatcher's write path, as in the app.
+  await import("@/lib/proposals/dispatch");
   const { measureDispatchOverhead } = await import("@/lib/dispatch/bench");
   const { measureProposalFlow } = await import("@/lib/proposals/bench");
   console.log("\nDispatcher overhead (in process, same executor called directly and through the dispatcher)\n");

@@ -46,3 +46,43 @@ describe("server boundary", () => {
     expect(unmarked).toEqual([]);
   });
 });
+
+// The write path is three folders that call in one direction: the proposals
+// engine implements the dispatcher's WritePath and records operations; the
+// operations ask status through the dispatcher; the dispatcher knows neither.
+// Type-only imports count too: a cycle of types is still a tangle to read.
+describe("write path layering", () => {
+  const layers = ["lib/dispatch", "lib/proposals", "lib/operations"];
+  const layerOf = (file: string) => layers.find((layer) => file.startsWith(path.join(root, layer) + path.sep)) ?? null;
+  const anyImport = /^\s*(?:import|export)\s+(?:type\s+)?(?:[^;]*?\s+from\s+)?["']([^"']+)["']/gm;
+  const edges = new Map<string, Set<string>>(layers.map((layer) => [layer, new Set<string>()]));
+  const witness = new Map<string, string>();
+  for (const layer of layers) {
+    for (const file of sourceFiles(layer).filter((f) => !f.endsWith(".test.ts"))) {
+      for (const [, specifier] of readFileSync(file, "utf8").matchAll(anyImport)) {
+        const target = resolveSpecifier(specifier, file);
+        const to = target ? layerOf(target) : null;
+        if (to && to !== layer) {
+          edges.get(layer)!.add(to);
+          witness.set(`${layer} → ${to}`, path.relative(root, file));
+        }
+      }
+    }
+  }
+  const reaches = (from: string, to: string, seen = new Set<string>()): boolean =>
+    [...edges.get(from)!].some((next) => next === to || (!seen.has(next) && (seen.add(next), reaches(next, to, seen))));
+
+  it("lib/dispatch imports neither lib/proposals nor lib/operations", () => {
+    expect([...edges.get("lib/dispatch")!].map((to) => `lib/dispatch → ${to} (${witness.get(`lib/dispatch → ${to}`)})`)).toEqual([]);
+  });
+
+  it("has no cycle between lib/dispatch, lib/proposals and lib/operations", () => {
+    const cycles = layers.filter((layer) => reaches(layer, layer)).map((layer) => `${layer}: ${[...edges.get(layer)!].map((to) => `→ ${to} (${witness.get(`${layer} → ${to}`)})`).join(", ")}`);
+    expect(cycles).toEqual([]);
+  });
+
+  it("sees the edges that are meant to be there (the walker itself works)", () => {
+    expect([...edges.get("lib/proposals")!].sort()).toEqual(["lib/dispatch", "lib/operations"]);
+    expect([...edges.get("lib/operations")!]).toEqual(["lib/dispatch"]);
+  });
+});

@@ -1,7 +1,7 @@
 import canonicalize from "canonicalize";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { canonicalCopy, canonicalJson, canonicalSha256, NotCanonicalizable, sha256Hex } from "./index";
+import { canonicalCopy, canonicalJson, canonicalSha256, NotCanonicalizable, plainJson, sha256Hex } from "./index";
 
 describe("canonicalJson (RFC 8785)", () => {
   it("sorts keys recursively and drops insignificant whitespace", () => {
@@ -62,5 +62,19 @@ describe("hashes", () => {
     const copy = canonicalCopy({ z: 1, a: [{ c: 2, b: 1 }] });
     expect(Object.keys(copy)).toEqual(["a", "z"]);
     expect(JSON.stringify(copy)).toBe('{"a":[{"b":1,"c":2}],"z":1}');
+  });
+});
+
+describe("plainJson (values built in code, for fingerprints)", () => {
+  it("drops undefined members and nulls undefined items, as JSON.stringify does, so stored fingerprints keep their bytes", () => {
+    const built = { a: undefined, b: [undefined, 1], c: { d: undefined, e: "x" } };
+    expect(canonicalJson(plainJson(built))).toBe('{"b":[null,1],"c":{"e":"x"}}');
+    expect(canonicalJson(plainJson(built))).toBe(canonicalize(JSON.parse(JSON.stringify(built))));
+  });
+
+  it("is needed: canonicalJson itself refuses undefined, holes and class instances", () => {
+    expect(() => canonicalJson({ a: undefined })).toThrow(NotCanonicalizable);
+    expect(() => canonicalJson([1, , 2])).toThrow(NotCanonicalizable);
+    expect(() => canonicalJson({ at: new Date(0) })).toThrow(NotCanonicalizable);
   });
 });

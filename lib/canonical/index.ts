@@ -1,12 +1,25 @@
 import { createHash } from "node:crypto";
-import { canonicalJson as jcs } from "@/lib/json/canonical";
 
-// RFC 8785 (JSON Canonicalization Scheme) and the SHA-256 that binds an
-// approval to exactly one set of arguments. The approver's screen, the stored
-// proposal and the commit all hash through here, so "same arguments" means the
-// same bytes everywhere. The serialisation is lib/json's (the `canonicalize`
-// package is ESM-only and cannot load in the CommonJS seed and bench scripts);
-// index.test.ts checks it byte for byte against `canonicalize` on random JSON.
+// The one canonical JSON of the project: RFC 8785 (JSON Canonicalization
+// Scheme), and the SHA-256 that binds an approval to exactly one set of
+// arguments, a contract to its fingerprint, a tool to its reviewed shape. The
+// approver's screen, the stored proposal and the commit all hash through here,
+// so "same value" means the same bytes everywhere. It refuses what JSON cannot
+// represent (undefined, NaN, class instances) instead of dropping it; a value
+// built in code with optional members goes through `plainJson` first, which
+// drops them exactly as JSON.stringify does. The serialiser is written here
+// because the `canonicalize` package is ESM-only and cannot load in the
+// CommonJS seed and bench scripts; index.test.ts checks it byte for byte
+// against `canonicalize` on random JSON.
+
+/** Keys sorted by UTF-16 code units, no insignificant whitespace, ECMAScript number and string forms. */
+function jcs(value: unknown): string {
+  if (value === null || typeof value === "boolean" || typeof value === "string" || typeof value === "number") return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(jcs).join(",")}]`;
+  const record = value as Record<string, unknown>;
+  // Default sort compares UTF-16 code units, as RFC 8785 requires.
+  return `{${Object.keys(record).sort().map((key) => `${JSON.stringify(key)}:${jcs(record[key])}`).join(",")}}`;
+}
 
 export class NotCanonicalizable extends Error {
   constructor(reason: string) {
@@ -23,7 +36,8 @@ function assertPlainJson(value: unknown, path: string): void {
     return;
   }
   if (Array.isArray(value)) {
-    value.forEach((item, index) => assertPlainJson(item, `${path}/${index}`));
+    // Indexes, not forEach: a hole in a sparse array is refused like an undefined item.
+    for (let index = 0; index < value.length; index++) assertPlainJson(value[index], `${path}/${index}`);
     return;
   }
   if (typeof value === "object") {
@@ -56,4 +70,18 @@ export function canonicalSha256(value: unknown): string {
 /** A deep copy that has gone through canonical JSON: what is stored is exactly what was hashed. */
 export function canonicalCopy<T>(value: T): T {
   return JSON.parse(canonicalJson(value)) as T;
+}
+
+/**
+ * What JSON.stringify keeps of a value built in code: undefined members
+ * dropped, undefined array items as null. For fingerprints of objects with
+ * optional members (contracts, tool shapes), whose stored hashes were made
+ * that way; never for arguments, where an undefined is refused.
+ */
+export function plainJson(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map((item) => (item === undefined ? null : plainJson(item)));
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined).map(([key, item]) => [key, plainJson(item)]));
+  }
+  return value;
 }

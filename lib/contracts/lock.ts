@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { canonicalJson } from "@/lib/json/canonical";
+import { canonicalJson, plainJson } from "@/lib/canonical";
 import { defaultPolicyRules } from "@/lib/policies/defaults";
 import { evaluatePolicy, FALLBACK_RULE_ID } from "@/lib/policies/engine";
 import { PolicyRules, type PolicyFacts } from "@/lib/policies/rules";
@@ -50,7 +50,7 @@ export interface ContractsLock {
 }
 
 export function contractFingerprint(contract: Contract): string {
-  return createHash("sha256").update(canonicalJson(contract)).digest("hex");
+  return createHash("sha256").update(canonicalJson(plainJson(contract))).digest("hex");
 }
 
 const policyTable = { version: 0, rules: PolicyRules.parse(defaultPolicyRules) };

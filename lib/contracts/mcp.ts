@@ -2,9 +2,10 @@ import "server-only";
 import { createHash } from "node:crypto";
 import { mcpToolKey } from "@/lib/catalog/service";
 import { db, isUniqueViolation, Prisma, type DbOrTx } from "@/lib/db";
-import { canonicalJson } from "@/lib/json/canonical";
+import { canonicalJson, plainJson } from "@/lib/canonical";
 import { mcpToolTimeoutMs } from "@/lib/mcp/schemas";
 import { declaredView } from "./result-view";
+import { StoredContract } from "./schemas";
 import { assertCompiles, closeObjects } from "./schema";
 import type { Contract, JsonSchema, LongRunning } from "./types";
 
@@ -116,7 +117,7 @@ export function deriveMcpContract(serverId: number, tool: ReviewedMcpTool, sibli
 /** Fingerprint of a contract's content, version number excluded: equal content is the same version. */
 export function contentFingerprint(contract: Omit<Contract, "version"> | Contract): string {
   const { version: _version, ...content } = contract as Contract;
-  return createHash("sha256").update(canonicalJson(content)).digest("hex");
+  return createHash("sha256").update(canonicalJson(plainJson(content))).digest("hex");
 }
 
 interface StoredTool {
@@ -180,7 +181,7 @@ export async function publishMcpContract(tx: DbOrTx, tool: { serverId: number; n
 
 async function storeVersion(tx: DbOrTx, organizationId: string, derived: Omit<Contract, "version">, attempt = 0): Promise<Contract> {
   const latest = await tx.toolContract.findFirst({ where: { organizationId, key: derived.key }, orderBy: { version: "desc" } });
-  const latestContract = latest ? (latest.contract as unknown as Contract) : null;
+  const latestContract = latest ? StoredContract.parse(latest.contract) : null;
   if (latestContract && contentFingerprint(latestContract) === contentFingerprint(derived)) return latestContract;
   const contract: Contract = { ...derived, version: (latest?.version ?? 0) + 1 };
   try {

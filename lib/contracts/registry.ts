@@ -3,6 +3,7 @@ import { db, type DbOrTx } from "@/lib/db";
 import { isoOffset } from "@/lib/time";
 import { builtinContract, builtinVersions, currentBuiltinContract, isBuiltinKey } from "./builtin";
 import type { Contract } from "./types";
+import { StoredContract } from "./schemas";
 
 // The versioned registry: one exact lookup by key and version, for built-in
 // tools (in code) and MCP tools (published rows). Never a constructed method
@@ -27,7 +28,7 @@ export async function findContract(organizationId: string, key: string, version:
   if (cached) return { contract: cached, retired: false };
   const row = await tx.toolContract.findUnique({ where: { organizationId_key_version: { organizationId, key, version } } });
   if (!row) return null;
-  const contract = row.contract as unknown as Contract;
+  const contract: Contract = StoredContract.parse(row.contract);
   if (published.size >= PUBLISHED_CACHE_LIMIT) published.delete(published.keys().next().value as string);
   published.set(cacheKey(organizationId, key, version), contract);
   return { contract, retired: false };
@@ -54,7 +55,7 @@ export async function isRegisteredKey(organizationId: string, key: string, tx: D
 export async function latestContract(organizationId: string, key: string, tx: DbOrTx = db): Promise<Contract | null> {
   if (isBuiltinKey(key)) return currentBuiltinContract(key) ?? null;
   const row = await tx.toolContract.findFirst({ where: { organizationId, key }, orderBy: { version: "desc" } });
-  return row ? (row.contract as unknown as Contract) : null;
+  return row ? StoredContract.parse(row.contract) : null;
 }
 
 export interface ContractVersionSummary {

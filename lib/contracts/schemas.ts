@@ -31,3 +31,5 @@ export const ContractObject = z.object({
 });
 export type ContractObject = z.infer<typeof ContractObject>;
 
+/** A contract as stored in its JSON column: the object above without the registry's `retired` and `versions`. */
+export const StoredContract = ContractObject.omit({ retired: true, versions: true });

@@ -1,5 +1,5 @@
-import { canonicalJson } from "@/lib/json/canonical";
 import { createHash } from "node:crypto";
+import { canonicalJson } from "@/lib/canonical";
 import { stringifyDeep } from "@/lib/json/deep";
 
 // What the dispatcher keeps of a call's arguments: their size and a hash.
@@ -22,7 +22,7 @@ export function argumentsSha256(args: unknown): string {
   try {
     text = canonicalJson(args ?? null);
   } catch {
-    // Not canonicalisable (too deep for the recursive canonical form): still one stable hash of what was sent.
+    // Not canonicalisable (too deep for the recursive canonical form, or not plain JSON): still one stable hash of what was sent.
     text = stringifyDeep(args ?? null);
   }
   return createHash("sha256").update(text, "utf8").digest("hex");

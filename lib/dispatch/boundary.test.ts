@@ -15,9 +15,8 @@ const EXECUTING = new Set(["builtinExecutor", "mcpExecutor", "callMcpTool", "nat
 const allowed: Record<string, string> = {
   "lib/catalog/detail.ts": "reads nativeExecutors[key].contract (schemas), never execute",
   "lib/contracts/builtin.ts": "reads the executors' schemas to build the contracts",
-  // The dispatcher's write path (lib/dispatch/write-path.ts hands writes to lib/proposals): reached only from a dispatched call.
+  // The dispatcher's write path (the WritePath lib/proposals registers): reached only from a dispatched call.
   "lib/proposals/commit.ts": "runs an approved write under its contract, inside the dispatcher's write path",
-  "lib/operations/recover.ts": "asks the status tool after an ambiguous write, inside the dispatcher's write path",
   "lib/operations/long.ts": "asks a long operation's job status (get_operation, lent by the dispatcher) or its cancel tool (an operator's cancel)",
 };
 

@@ -16,7 +16,7 @@ import { executorFor } from "./availability";
 import { findEngineDirective } from "./directives";
 import { ExecutionFailure, executeUnderContract } from "./execution";
 import { recordCall } from "./record";
-import { afterRead, argumentsSchemaFor, handleWriteCall, type WriteOutcome } from "./write-path";
+import { argumentsSchemaFor, writePath, type WriteOutcome } from "./write-path";
 
 // The dispatcher: the only way a tool executes. In this order — run state and
 // limits, parse, size, exact registry lookup, the run's capability set, input
@@ -157,11 +157,11 @@ export async function dispatchToolCall(request: ToolCallRequest): Promise<ToolEn
     const context = operatorSettings(request.signal ? AbortSignal.any([tracked.signal, request.signal]) : tracked.signal, run, agentId);
     const deadline = run.expiresAt;
     const outcome: WriteOutcome = contract.effect === "write"
-      ? await handleWriteCall({ run: { id: run.id, organizationId: run.organizationId, agentId, capabilities: "read_write" }, contract, executor, arguments: request.arguments, argumentsSha256: hash, stepId, context, runDeadline: deadline })
+      ? await writePath().handleWriteCall({ run: { id: run.id, organizationId: run.organizationId, agentId, capabilities: "read_write" }, contract, executor, arguments: request.arguments, argumentsSha256: hash, stepId, context, runDeadline: deadline })
       : await executeUnderContract(contract, executor, request.arguments, context, deadline);
     state.retries = outcome.retries;
     viewed = validateOutput(contract, outcome.result);
-    const extra = contract.effect === "read" ? await afterRead(run, contract, viewed) : outcome.evidence;
+    const extra = contract.effect === "read" ? await writePath().afterRead(run, contract, viewed) : outcome.evidence;
     envelope = {
       ok: true,
       result: viewed,

@@ -2,7 +2,6 @@ import { describe, expect, it } from "vitest";
 import { currentBuiltinContract } from "@/lib/contracts/builtin";
 import type { Contract } from "@/lib/contracts/types";
 import { ToolError, type ExecutionContext, type Executor } from "@/lib/executors";
-import { ToolFailure } from "@/lib/executors/native";
 import { ExecutionFailure, executeUnderContract, MAX_ATTEMPTS } from "./execution";
 
 // The executor here is a stand-in upstream that fails on cue; what is under
@@ -28,7 +27,7 @@ function flaky(failures: number, failure: () => Error): Executor & { calls: numb
 }
 
 const inAMinute = () => new Date(Date.now() + 60_000);
-const transient = () => new ToolFailure("UPSTREAM_ERROR", "503", { retryable: true });
+const transient = () => new ToolError("UPSTREAM_ERROR", "503", { retryable: true });
 
 async function failureOf(promise: Promise<unknown>): Promise<ExecutionFailure> {
   try {

@@ -1,8 +1,6 @@
-import { ToolFailure } from "./native/errors";
-
 // The stable tool error codes: same meaning for every tool, and a
-// new code is a reviewed change. Executors throw ToolError (or the native
-// executors' ToolFailure); the dispatcher turns both into the envelope.
+// new code is a reviewed change. Every executor throws ToolError; the
+// dispatcher turns it into the envelope.
 
 export const toolErrorCodes = [
   "UNKNOWN_TOOL",
@@ -60,6 +58,5 @@ export class ToolError extends Error {
 /** Anything an executor threw, as a ToolError. Unexpected exceptions never show their text. */
 export function asToolError(error: unknown): ToolError {
   if (error instanceof ToolError) return error;
-  if (error instanceof ToolFailure) return new ToolError(error.code, error.message, { retryable: error.retryable, field: error.field ?? null });
   return new ToolError("UPSTREAM_ERROR", "The tool failed unexpectedly.", { retryable: false });
 }

@@ -5,7 +5,6 @@ import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult } from "
 import { pinnedFetch } from "@/lib/net/pinned-fetch";
 import { UrlNotAllowedError, type UrlPolicy } from "@/lib/net/ssrf";
 import { truncateText } from "./native/upstream";
-import { ToolFailure } from "./native/errors";
 import { ToolError } from "./errors";
 
 // Calls one tool of a connected MCP server over Streamable HTTP. Every outcome
@@ -86,25 +85,25 @@ export async function callMcpTool(target: McpCallTarget, args: unknown, options:
   return { text: truncateText(text, MAX_TEXT_RESULT_CHARS) };
 }
 
-function transportFailure(error: unknown, signal: AbortSignal): ToolFailure {
-  if (signal.aborted) return new ToolFailure("CANCELLED", "The tool call was cancelled.");
-  if (error instanceof UrlNotAllowedError) return new ToolFailure("TOOL_UNAVAILABLE", `The connector's address is refused: ${error.message}`);
+function transportFailure(error: unknown, signal: AbortSignal): ToolError {
+  if (signal.aborted) return new ToolError("CANCELLED", "The tool call was cancelled.");
+  if (error instanceof UrlNotAllowedError) return new ToolError("TOOL_UNAVAILABLE", `The connector's address is refused: ${error.message}`);
   if (error instanceof McpError) {
-    if (error.code === ErrorCode.RequestTimeout) return new ToolFailure("TIMEOUT", "The MCP server did not answer in time.", { retryable: true });
+    if (error.code === ErrorCode.RequestTimeout) return new ToolError("TIMEOUT", "The MCP server did not answer in time.", { retryable: true });
     if (error.code === ErrorCode.InvalidParams || error.code === ErrorCode.MethodNotFound) {
-      return new ToolFailure("UPSTREAM_ERROR", "The MCP server refused the call: it no longer offers this tool in this shape.");
+      return new ToolError("UPSTREAM_ERROR", "The MCP server refused the call: it no longer offers this tool in this shape.");
     }
-    return new ToolFailure("UPSTREAM_ERROR", `The MCP server answered with an error (${error.code}).`, { retryable: error.code === ErrorCode.InternalError });
+    return new ToolError("UPSTREAM_ERROR", `The MCP server answered with an error (${error.code}).`, { retryable: error.code === ErrorCode.InternalError });
   }
   if (error instanceof StreamableHTTPError) {
     const status = error.code ?? 0;
-    if (status === 401 || status === 403) return new ToolFailure("TOOL_UNAVAILABLE", `The MCP server refused Guichet's credentials (HTTP ${status}).`);
-    return new ToolFailure("UPSTREAM_ERROR", `The MCP server answered HTTP ${status}.`, { retryable: status >= 500 || status === 429 });
+    if (status === 401 || status === 403) return new ToolError("TOOL_UNAVAILABLE", `The MCP server refused Guichet's credentials (HTTP ${status}).`);
+    return new ToolError("UPSTREAM_ERROR", `The MCP server answered HTTP ${status}.`, { retryable: status >= 500 || status === 429 });
   }
   if (error && typeof error === "object" && (error as { name?: string }).name === "ZodError") {
-    return new ToolFailure("UPSTREAM_ERROR", "The MCP server's answer is not a valid tool result.");
+    return new ToolError("UPSTREAM_ERROR", "The MCP server's answer is not a valid tool result.");
   }
-  return new ToolFailure("UPSTREAM_ERROR", "The MCP server could not be reached or closed the connection.", { retryable: true });
+  return new ToolError("UPSTREAM_ERROR", "The MCP server could not be reached or closed the connection.", { retryable: true });
 }
 
 interface TypedError {

@@ -1,7 +1,7 @@
 import "server-only";
 import { type ListResourcesResult, type ReadResourceResult, type Resource } from "@modelcontextprotocol/sdk/types.js";
 import { env } from "@/lib/env";
-import { ToolFailure } from "@/lib/executors/native/errors";
+import { ToolError } from "@/lib/executors/errors";
 import { truncateText } from "@/lib/executors/native/upstream";
 import { agentDocument, agentDocuments, fileText, type RunFile } from "@/lib/executors/files/store";
 import { looksLikeId } from "@/lib/ids";
@@ -75,7 +75,7 @@ export async function readRunResource(run: RunRow, uri: string, signal: AbortSig
     text = (await fileText({ dataDir: env.dataDir, signal }, file)).text;
   } catch (error) {
     // The file tools' own refusal (content missing from storage, cancelled): our words, safe to pass on.
-    if (error instanceof ToolFailure) throw new ProtocolError(-32603, error.message, { code: error.code });
+    if (error instanceof ToolError) throw new ProtocolError(-32603, error.message, { code: error.code });
     throw error;
   }
   const shown = truncateText(text, RESOURCE_MAX_CHARS);

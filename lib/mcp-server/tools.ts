@@ -2,8 +2,7 @@ import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { catalogIndex } from "@/lib/catalog/service";
 import { findContract } from "@/lib/contracts/registry";
 import type { Contract, JsonSchema } from "@/lib/contracts/types";
-import { dispatchToolCall, type ToolEnvelope } from "@/lib/dispatch/dispatcher";
-import { argumentsSchemaFor } from "@/lib/dispatch/write-path";
+import { argumentsSchemaFor, dispatchToolCall, type ToolEnvelope } from "@/lib/proposals/dispatch";
 import { capabilitySetOf, type RunRow } from "@/lib/runs/service";
 import { proposalCard } from "./proposal-card";
 

@@ -1,7 +1,7 @@
 import "server-only";
 import { performance } from "node:perf_hooks";
 import { db } from "@/lib/db";
-import { dispatchToolCall, type ToolEnvelope } from "@/lib/dispatch/dispatcher";
+import { dispatchToolCall, type ToolEnvelope } from "./dispatch";
 import { closeMcpClients } from "@/lib/executors/mcp";
 import { newId } from "@/lib/ids";
 import { suggestedWritesData } from "@/lib/mcp/fingerprint";

@@ -2,7 +2,8 @@ import "server-only";
 import { db, isUniqueViolation, Prisma, type DbOrTx } from "@/lib/db";
 import { notFound } from "@/lib/http/errors";
 import { newId } from "@/lib/ids";
-import type { PolicyOutcome } from "@/lib/policies/rules";
+import { PolicyOutcome } from "@/lib/policies/rules";
+import { z } from "zod";
 import type { ProposalDraft } from "./draft";
 import { dedupeKeyOf, effectiveStatus, type ProposalStatus } from "./state";
 
@@ -14,13 +15,11 @@ export const proposalInclude = { decisions: { orderBy: { createdAt: "asc" as con
 export type ProposalRow = Prisma.ProposalGetPayload<{ include: typeof proposalInclude }>;
 
 /** What the proposal keeps of the policy: the outcome, plus the facts it was decided on. */
-export interface StoredPolicy extends PolicyOutcome {
-  action: string | null;
-  external_message: boolean;
-}
+export const StoredPolicy = PolicyOutcome.extend({ action: z.string().nullable(), external_message: z.boolean() });
+export type StoredPolicy = z.infer<typeof StoredPolicy>;
 
 export function storedPolicy(row: Pick<ProposalRow, "policy">): StoredPolicy {
-  return row.policy as unknown as StoredPolicy;
+  return StoredPolicy.parse(row.policy);
 }
 
 export interface NewProposal {

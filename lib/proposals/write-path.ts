@@ -3,7 +3,7 @@ import { findContract } from "@/lib/contracts/registry";
 import { checkAgainst } from "@/lib/contracts/schema";
 import type { Contract } from "@/lib/contracts/types";
 import { db } from "@/lib/db";
-import type { WriteCall, WriteOutcome } from "@/lib/dispatch/write-path";
+import type { WriteCall, WriteOutcome, WritePath } from "@/lib/dispatch/write-path";
 import { ToolError } from "@/lib/executors";
 import { decide } from "@/lib/policies/service";
 import type { PolicyOutcome } from "@/lib/policies/rules";
@@ -11,9 +11,9 @@ import { capabilitySetOf, type RunRow } from "@/lib/runs/model";
 import { isoOffset } from "@/lib/time";
 import { commitProposal } from "./commit";
 import { draftFromArguments, draftFromPreview, DraftError, policyFacts, type ProposalDraft } from "./draft";
-import { createProposal, type ProposalRow } from "./service";
+import { createProposal, storedPolicy, type ProposalRow } from "./service";
 import { effectiveStatus } from "./state";
-import { isProposalRef } from "./write-schema";
+import { isProposalRef, writeCallSchema } from "./write-schema";
 
 // Where the dispatcher hands over writes and previews (its write seam):
 // a preview's result or a write's candidate arguments become a canonical
@@ -42,7 +42,7 @@ async function propose(run: { id: string; organizationId: string }, contract: Co
 
 /** What the agent learns about its proposal: enough to wait for it and commit it, nothing to approve it with. */
 export function proposalEvidence(proposal: ProposalRow, created: boolean) {
-  const policy = proposal.policy as unknown as PolicyOutcome;
+  const policy = storedPolicy(proposal);
   return {
     id: proposal.id, status: effectiveStatus(proposal), created, expires_at: isoOffset(proposal.expiresAt),
     rule: policy.rule, approvals_required: policy.approvals_required, arguments_sha256: proposal.argumentsSha256,
@@ -98,3 +98,10 @@ export async function proposalFromPreview(run: RunRow, preview: Contract, result
   if (!proposal) return { proposal: null, policy: { decision: "deny", rule: policy.rule } };
   return { proposal: proposalEvidence(proposal, created) };
 }
+
+/** The proposals engine as the dispatcher's write path. */
+export const proposalsWritePath: WritePath = {
+  handleWriteCall: proposalWritePath,
+  afterRead: proposalFromPreview,
+  writeArgumentsSchema: writeCallSchema,
+};

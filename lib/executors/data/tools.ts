@@ -1,5 +1,6 @@
 import { countRows, DataQueryError, findTable, listDataBases, queryRows, type Filter } from "@/lib/data/service";
-import { ToolFailure, throwIfCancelled } from "../native/errors";
+import { ToolError } from "@/lib/executors/errors";
+import { throwIfCancelled } from "../native/errors";
 import { JSON_SCHEMA_2020, type JsonSchema } from "../native/types";
 import type { ExecutionContext, Executor } from "../context";
 
@@ -65,7 +66,7 @@ function decode<T>(value: string, check: (v: unknown) => v is T): T {
   } catch {
     // fall through
   }
-  throw new ToolFailure("INVALID_ARGUMENTS", "This cursor is not a next_cursor of this listing.", { field: "/cursor" });
+  throw new ToolError("INVALID_ARGUMENTS", "This cursor is not a next_cursor of this listing.", { field: "/cursor" });
 }
 
 /** Service refusals of a well-formed call keep their pointer into the arguments. */
@@ -73,7 +74,7 @@ async function refusing<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof DataQueryError) throw new ToolFailure("INVALID_ARGUMENTS", error.message, { field: error.field });
+    if (error instanceof DataQueryError) throw new ToolError("INVALID_ARGUMENTS", error.message, { field: error.field });
     throw error;
   }
 }

@@ -2,7 +2,7 @@ import "server-only";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { db } from "@/lib/db";
-import { ToolFailure } from "../native/errors";
+import { ToolError } from "@/lib/executors/errors";
 import type { ExecutionContext } from "../context";
 import { pdfPageCount, pdfText } from "./pdf-text";
 
@@ -63,7 +63,7 @@ function asDocument({ agentId: _owner, ...row }: { agentId: string | null } & Om
 
 export async function runFile(ctx: Pick<ExecutionContext, "run">, fileId: string, field = "/file_id"): Promise<RunFile> {
   const file = (await runFiles(ctx)).find((f) => f.id === fileId);
-  if (!file) throw new ToolFailure("INVALID_ARGUMENTS", "No file with this id is available to this run.", { field });
+  if (!file) throw new ToolError("INVALID_ARGUMENTS", "No file with this id is available to this run.", { field });
   return file;
 }
 
@@ -74,12 +74,12 @@ async function fileBytes(ctx: FileReadContext, file: RunFile): Promise<Buffer> {
   const root = path.resolve(ctx.dataDir);
   const location = path.resolve(root, file.storageKey);
   // A storage key is ours, but a path that leaves the data directory is never read.
-  if (!location.startsWith(root + path.sep)) throw new ToolFailure("TOOL_UNAVAILABLE", "The file's storage location is invalid.");
+  if (!location.startsWith(root + path.sep)) throw new ToolError("TOOL_UNAVAILABLE", "The file's storage location is invalid.");
   try {
     return await readFile(location, { signal: ctx.signal });
   } catch (error) {
-    if ((error as { name?: string }).name === "AbortError") throw new ToolFailure("CANCELLED", "The tool call was cancelled.");
-    throw new ToolFailure("TOOL_UNAVAILABLE", "The file's content is missing from storage.");
+    if ((error as { name?: string }).name === "AbortError") throw new ToolError("CANCELLED", "The tool call was cancelled.");
+    throw new ToolError("TOOL_UNAVAILABLE", "The file's content is missing from storage.");
   }
 }
 

@@ -1,5 +1,6 @@
 import { JSON_SCHEMA_2020, type JsonSchema } from "../native/types";
-import { ToolFailure, throwIfCancelled } from "../native/errors";
+import { ToolError } from "@/lib/executors/errors";
+import { throwIfCancelled } from "../native/errors";
 import { truncateText } from "../native/upstream";
 import type { ExecutionContext, Executor } from "../context";
 import { fileText, runFile, runFiles, type RunFile } from "./store";
@@ -79,7 +80,7 @@ function decodeCursor(cursor: string, fileIdValue: string): number {
   } catch {
     // fall through
   }
-  throw new ToolFailure("INVALID_ARGUMENTS", "This cursor is not a next_cursor of this file.", { field: "/cursor" });
+  throw new ToolError("INVALID_ARGUMENTS", "This cursor is not a next_cursor of this file.", { field: "/cursor" });
 }
 
 function csvHeader(text: string): string[] | null {
@@ -140,7 +141,7 @@ async function searchText(args: unknown, ctx: ExecutionContext) {
 }
 
 function missing(index: number): never {
-  throw new ToolFailure("INVALID_ARGUMENTS", "No file with this id is available to this run.", { field: `/file_ids/${index}` });
+  throw new ToolError("INVALID_ARGUMENTS", "No file with this id is available to this run.", { field: `/file_ids/${index}` });
 }
 
 export const fileExecutors: Readonly<Record<keyof typeof fileToolSchemas, Executor>> = Object.freeze({

@@ -1,15 +1,15 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { calculate, evaluateExpression, MAX_EXPRESSION_DEPTH } from "./calculate";
-import { ToolFailure } from "./errors";
+import { ToolError } from "@/lib/executors/errors";
 
 const ctx = { signal: new AbortController().signal };
 
-function failure(expression: string): ToolFailure {
+function failure(expression: string): ToolError {
   try {
     evaluateExpression(expression);
   } catch (err) {
-    if (err instanceof ToolFailure) return err;
+    if (err instanceof ToolError) return err;
     throw err;
   }
   throw new Error(`expected ${expression} to fail`);

@@ -1,4 +1,5 @@
-import { ToolFailure, throwIfCancelled } from "./errors";
+import { ToolError } from "@/lib/executors/errors";
+import { throwIfCancelled } from "./errors";
 import { JSON_SCHEMA_2020, type ToolContext, type ToolContract } from "./types";
 
 // Arithmetic for agents, evaluated by a hand-written parser: the expression is
@@ -87,7 +88,7 @@ function roundTo(x: number, digits: number): number {
 }
 
 function invalid(message: string): never {
-  throw new ToolFailure("INVALID_ARGUMENTS", message, { field: "/expression" });
+  throw new ToolError("INVALID_ARGUMENTS", message, { field: "/expression" });
 }
 
 const NUMBER = /(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?/y;
@@ -259,7 +260,7 @@ function finite(value: number, where: string): number {
   return value;
 }
 
-/** Evaluates an arithmetic expression; throws ToolFailure INVALID_ARGUMENTS on any error. */
+/** Evaluates an arithmetic expression; throws ToolError INVALID_ARGUMENTS on any error. */
 export function evaluateExpression(expression: string): number {
   if (expression.length > MAX_EXPRESSION_LENGTH) invalid(`Expression is longer than ${MAX_EXPRESSION_LENGTH} characters`);
   if (expression.trim() === "") invalid("Expression is empty");

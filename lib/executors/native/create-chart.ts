@@ -1,4 +1,5 @@
-import { ToolFailure, throwIfCancelled } from "./errors";
+import { ToolError } from "@/lib/executors/errors";
+import { throwIfCancelled } from "./errors";
 import { JSON_SCHEMA_2020, type ToolContext, type ToolContract } from "./types";
 
 // A chart is returned as plain data; the console draws it with recharts, so
@@ -119,11 +120,11 @@ export const createChartContract: ToolContract = {
 // called directly and gives the agent a precise field pointer.
 function assertPieShape(input: CreateChartInput): void {
   if (input.series.length !== 1) {
-    throw new ToolFailure("INVALID_ARGUMENTS", "A pie chart takes exactly one series.", { field: "/series" });
+    throw new ToolError("INVALID_ARGUMENTS", "A pie chart takes exactly one series.", { field: "/series" });
   }
   input.series[0].points.forEach((p, i) => {
     if (p.y < 0) {
-      throw new ToolFailure("INVALID_ARGUMENTS", "A pie chart cannot have a negative value.", {
+      throw new ToolError("INVALID_ARGUMENTS", "A pie chart cannot have a negative value.", {
         field: `/series/0/points/${i}/y`,
       });
     }

@@ -4,7 +4,6 @@ import type { ToolContext, ToolContract } from "./types";
 import { webFetch, webFetchContract, type WebFetchConfig, type WebFetchInput } from "./web-fetch";
 import { webSearch, webSearchContract, type WebSearchConfig, type WebSearchInput } from "./web-search";
 
-export { ToolFailure, type ToolFailureCode } from "./errors";
 export type { JsonSchema, ToolContext, ToolContract } from "./types";
 
 /** Everything the dispatcher hands a native executor: the call's signal and the operator's settings. */

@@ -1,42 +1,42 @@
 import { SafeFetchError } from "../../net/safe-fetch";
 import { UrlNotAllowedError } from "../../net/ssrf";
-import { ToolFailure } from "./errors";
+import { ToolError } from "@/lib/executors/errors";
 
 // One translation from network outcomes to tool failures, so web_fetch and
 // web_search report the same code for the same situation.
 
 /**
- * Maps a safeFetch error to a ToolFailure. `refusedUrlField` is the argument
+ * Maps a safeFetch error to a ToolError. `refusedUrlField` is the argument
  * pointer to blame when the URL came from the agent; when it is null the URL
  * came from the operator and a refusal means the tool is misconfigured.
  */
-export function toToolFailure(err: unknown, refusedUrlField: string | null): ToolFailure {
-  if (err instanceof ToolFailure) return err;
+export function toToolError(err: unknown, refusedUrlField: string | null): ToolError {
+  if (err instanceof ToolError) return err;
   if (err instanceof UrlNotAllowedError) {
     return refusedUrlField
-      ? new ToolFailure("INVALID_ARGUMENTS", `${err.message} (reason: ${err.reason})`, { field: refusedUrlField })
-      : new ToolFailure("TOOL_UNAVAILABLE", `The configured backend URL is refused: ${err.message}`);
+      ? new ToolError("INVALID_ARGUMENTS", `${err.message} (reason: ${err.reason})`, { field: refusedUrlField })
+      : new ToolError("TOOL_UNAVAILABLE", `The configured backend URL is refused: ${err.message}`);
   }
   if (err instanceof SafeFetchError) {
     switch (err.kind) {
       case "timeout":
-        return new ToolFailure("TIMEOUT", `The upstream server did not answer in time (${err.message}).`, { retryable: true });
+        return new ToolError("TIMEOUT", `The upstream server did not answer in time (${err.message}).`, { retryable: true });
       case "aborted":
-        return new ToolFailure("CANCELLED", "The tool call was cancelled.");
+        return new ToolError("CANCELLED", "The tool call was cancelled.");
       case "too_many_redirects":
-        return new ToolFailure("UPSTREAM_ERROR", `The upstream server redirected too many times (${err.message}).`);
+        return new ToolError("UPSTREAM_ERROR", `The upstream server redirected too many times (${err.message}).`);
       case "network":
-        return new ToolFailure("UPSTREAM_ERROR", `The upstream server could not be reached: ${err.message}`, { retryable: true });
+        return new ToolError("UPSTREAM_ERROR", `The upstream server could not be reached: ${err.message}`, { retryable: true });
     }
   }
-  return new ToolFailure("UPSTREAM_ERROR", "The upstream request failed.", { retryable: true });
+  return new ToolError("UPSTREAM_ERROR", "The upstream request failed.", { retryable: true });
 }
 
 /** Non-2xx answers are upstream errors; only overload and server faults are worth retrying. */
 export function assertSuccessStatus(status: number): void {
   if (status >= 200 && status < 300) return;
   const retryable = status >= 500 || status === 429;
-  throw new ToolFailure("UPSTREAM_ERROR", `The upstream server answered HTTP ${status}.`, { retryable });
+  throw new ToolError("UPSTREAM_ERROR", `The upstream server answered HTTP ${status}.`, { retryable });
 }
 
 /** Splits a Content-Type header into its lower-cased media type and charset. */

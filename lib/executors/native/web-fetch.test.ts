@@ -1,7 +1,7 @@
 import type http from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../../net/test-http-server";
-import { ToolFailure } from "./errors";
+import { ToolError } from "@/lib/executors/errors";
 import { webFetch, type WebFetchContext } from "./web-fetch";
 
 const servers: TestServer[] = [];
@@ -27,12 +27,12 @@ async function serve(handler: http.RequestListener): Promise<string> {
 
 const ctx: WebFetchContext = { signal: new AbortController().signal, timeoutMs: 2000 };
 
-async function failure(promise: Promise<unknown>): Promise<ToolFailure> {
+async function failure(promise: Promise<unknown>): Promise<ToolError> {
   const err = await promise.then(
     () => null,
     (e: unknown) => e,
   );
-  if (!(err instanceof ToolFailure)) throw new Error(`expected a ToolFailure, got ${String(err)}`);
+  if (!(err instanceof ToolError)) throw new Error(`expected a ToolError, got ${String(err)}`);
   return err;
 }
 

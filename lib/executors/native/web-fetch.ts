@@ -1,8 +1,9 @@
 import { safeFetch } from "../../net/safe-fetch";
-import { ToolFailure, throwIfCancelled } from "./errors";
+import { ToolError } from "@/lib/executors/errors";
+import { throwIfCancelled } from "./errors";
 import { htmlToText } from "./html-text";
 import { JSON_SCHEMA_2020, type ToolContext, type ToolContract } from "./types";
-import { assertSuccessStatus, decodeBody, parseContentType, toToolFailure, truncateText } from "./upstream";
+import { assertSuccessStatus, decodeBody, parseContentType, toToolError, truncateText } from "./upstream";
 
 // Reads a web page for an agent as plain text. The page is someone else's
 // content: it is marked untrusted and never returned as HTML.
@@ -85,13 +86,13 @@ export async function webFetch(args: WebFetchInput, ctx: WebFetchContext): Promi
       headers: { accept: "text/html, text/markdown, text/plain, application/json;q=0.9, */*;q=0.1" },
     });
   } catch (err) {
-    throw toToolFailure(err, "/url");
+    throw toToolError(err, "/url");
   }
   assertSuccessStatus(response.status);
 
   const { mediaType, charset } = parseContentType(response.contentType);
   if (!mediaType || (!HTML_TYPES.has(mediaType) && !TEXT_TYPES.has(mediaType))) {
-    throw new ToolFailure(
+    throw new ToolError(
       "UPSTREAM_ERROR",
       `Unsupported content type ${mediaType ?? "(none)"}: web_fetch reads HTML, plain text, Markdown and JSON.`,
     );

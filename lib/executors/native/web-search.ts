@@ -1,7 +1,8 @@
 import { safeFetch } from "../../net/safe-fetch";
-import { ToolFailure, throwIfCancelled } from "./errors";
+import { ToolError } from "@/lib/executors/errors";
+import { throwIfCancelled } from "./errors";
 import { JSON_SCHEMA_2020, type ToolContext, type ToolContract } from "./types";
-import { assertSuccessStatus, decodeBody, parseContentType, toToolFailure, truncateText } from "./upstream";
+import { assertSuccessStatus, decodeBody, parseContentType, toToolError, truncateText } from "./upstream";
 
 // Web search through a SearXNG-compatible JSON endpoint run by the operator.
 // Results are third-party text: marked untrusted, bounded in size.
@@ -76,13 +77,13 @@ export const webSearchContract: ToolContract = {
 export async function webSearch(args: WebSearchInput, ctx: WebSearchContext): Promise<WebSearchOutput> {
   throwIfCancelled(ctx.signal);
   if (!ctx.searchUrl) {
-    throw new ToolFailure("TOOL_UNAVAILABLE", "No search backend is configured (GUICHET_SEARCH_URL).");
+    throw new ToolError("TOOL_UNAVAILABLE", "No search backend is configured (GUICHET_SEARCH_URL).");
   }
   let endpoint: URL;
   try {
     endpoint = new URL(ctx.searchUrl);
   } catch {
-    throw new ToolFailure("TOOL_UNAVAILABLE", "The configured search backend URL is not a valid URL (GUICHET_SEARCH_URL).");
+    throw new ToolError("TOOL_UNAVAILABLE", "The configured search backend URL is not a valid URL (GUICHET_SEARCH_URL).");
   }
   endpoint.searchParams.set("q", args.query);
   endpoint.searchParams.set("format", "json");
@@ -99,13 +100,13 @@ export async function webSearch(args: WebSearchInput, ctx: WebSearchContext): Pr
       headers: { accept: "application/json" },
     });
   } catch (err) {
-    throw toToolFailure(err, null);
+    throw toToolError(err, null);
   }
   assertSuccessStatus(response.status);
 
   const payload = parseJson(decodeBody(response.body, parseContentType(response.contentType).charset));
   const items = isRecord(payload) && Array.isArray(payload.results) ? payload.results : null;
-  if (!items) throw new ToolFailure("UPSTREAM_ERROR", "The search backend answered without a results list.");
+  if (!items) throw new ToolError("UPSTREAM_ERROR", "The search backend answered without a results list.");
   return { results: toResults(items, args.max_results ?? WEB_SEARCH_DEFAULT_MAX_RESULTS), untrusted: true };
 }
 
@@ -129,7 +130,7 @@ function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    throw new ToolFailure("UPSTREAM_ERROR", "The search backend did not answer with valid JSON.");
+    throw new ToolError("UPSTREAM_ERROR", "The search backend did not answer with valid JSON.");
   }
 }
 

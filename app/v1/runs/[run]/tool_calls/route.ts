@@ -1,5 +1,5 @@
 import { toolCallEndpoint } from "@/lib/dispatch/api";
-import { dispatchToolCall } from "@/lib/dispatch/dispatcher";
+import { dispatchToolCall } from "@/lib/proposals/dispatch";
 import { handle } from "@/lib/http/handler";
 
 // POST /v1/runs/{run}/tool_calls — call a tool of the run through the dispatcher (the tool envelope, always 200)
