@@ -1,6 +1,8 @@
 import AxeBuilder from "@axe-core/playwright";
 import type { APIRequestContext, Page } from "@playwright/test";
+import { agentRun, crmKeys } from "./agent-calls";
 import { expect, test } from "./fixtures";
+import { openFromNav } from "./navigation";
 
 // Every console screen, reached by clicking, checked with axe: a serious or
 // critical violation (missing label, contrast, a dialog without a name…) fails.
@@ -13,13 +15,9 @@ async function seriousViolations(page: Page) {
 }
 
 async function pendingAddressChange(api: APIRequestContext): Promise<string> {
-  const tools = (await (await api.get("/v1/tools")).json()).data as { key: string }[];
-  const key = (name: string) => tools.find((t) => new RegExp(`^mcp_\\d+_${name}$`).test(t.key))?.key ?? `missing CRM Acme tool ${name}`;
-  const agent = await api.post("/v1/agents", { data: { name: `Accessibilité ${Date.now()}`, tools: [key("preview_address_change"), key("commit_address_change")] } });
-  const preview = key("preview_address_change");
-  const run = await api.post("/v1/runs", { data: { agent: (await agent.json()).data.id, capabilities: "read_write" } });
-  const answer = await api.post(`/v1/runs/${(await run.json()).data.id}/tool_calls`, { data: { tool: preview, arguments: { customer_id: "C-1842", destination: { kind: "saved", address_id: "ADDR-2" } } } });
-  const body = await answer.json();
+  const { preview, commit } = await crmKeys(api);
+  const call = await agentRun(api, [preview, commit], "Accessibilité");
+  const body = await call(preview, { customer_id: "C-1842", destination: { kind: "saved", address_id: "ADDR-2" } });
   expect(body.evidence?.proposal?.id, JSON.stringify(body)).toBeTruthy();
   return body.evidence.proposal.id as string;
 }
@@ -42,8 +40,7 @@ test("every console page, the agent drawer and an approval screen have no seriou
   const found: Record<string, string[]> = {};
 
   for (const link of ["Agents", "Outils", "Connecteurs MCP", "Clés API", "Approbations", "Opérations", "Politiques", "Journal"]) {
-    await nav.getByRole("link", { name: new RegExp(`^${link}`) }).click();
-    await expect(page.getByRole("heading", { level: 1, name: link })).toBeVisible();
+    await openFromNav(page, link);
     await expect(page.getByText("Chargement", { exact: false })).toHaveCount(0);
     found[link] = await seriousViolations(page);
     await shot(page, `liste-${link.toLowerCase().normalize("NFD").replace(/[^a-z]+/g, "-")}`);

@@ -1,4 +1,4 @@
-import type { APIRequestContext } from "@playwright/test";
+import { agentRun, crmKeys } from "./agent-calls";
 import { expect, test } from "./fixtures";
 import { openFromNav, openProposal } from "./navigation";
 
@@ -6,21 +6,15 @@ import { openFromNav, openProposal } from "./navigation";
 // operator, who checks the service and resolves it; the policy table read and
 // an edit the server refuses row by row.
 
-async function crmKey(api: APIRequestContext, name: string) {
-  const tools = (await (await api.get("/v1/tools")).json()).data as { key: string }[];
-  return tools.find((t) => new RegExp(`^mcp_\\d+_${name}$`).test(t.key))!.key;
-}
-
 async function faults(crmBaseUrl: string, body: Record<string, unknown>) {
   const response = await fetch(`${crmBaseUrl}/__control/faults`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   expect(response.ok).toBe(true);
 }
 
 test("an admin resolves an unknown outcome after checking the service", async ({ pageAs, api, stack, shot }) => {
-  const [preview, commitKey] = [await crmKey(api, "preview_address_change"), await crmKey(api, "commit_address_change")];
-  const agent = await api.post("/v1/agents", { data: { name: `Opérations e2e ${Date.now()}`, tools: [preview, commitKey] } });
-  const run = (await (await api.post("/v1/runs", { data: { agent: (await agent.json()).data.id, capabilities: "read_write" } })).json()).data.id as string;
-  const call = (tool: string, args: unknown) => api.post(`/v1/runs/${run}/tool_calls`, { data: { tool, arguments: args } }).then((r) => r.json());
+  const { preview, commit: commitKey } = await crmKeys(api);
+  const call = await agentRun(api, [preview, commitKey], "Opérations e2e");
+  const run = call.runId;
   const customer = (await (await fetch(`${stack.crmBaseUrl}/__control/state`)).json()).customers.find((c: { customer_id: string }) => c.customer_id === "C-3003");
   const proposal = (await call(preview, { customer_id: "C-3003", destination: { kind: "new", line1: "2 rue Neuve", city: "Lille", postal_code: "59000", country: "FR" } })).evidence.proposal;
   const approver = await pageAs("approver");

@@ -13,8 +13,8 @@ export interface Stack {
 
 interface Fixtures {
   stack: Stack;
-  /** A page signed in as that Acme demo role (its own browser context). */
-  pageAs: (role: DemoRole) => Promise<Page>;
+  /** A page signed in as that Acme demo role, or as Globex's admin through the sign-in form (its own browser context). */
+  pageAs: (role: DemoRole | "globex-admin") => Promise<Page>;
   /** Requests with the demo API key (all scopes) of Acme. */
   api: APIRequestContext;
   /** Keeps a screenshot under test-results/screenshots and attaches it to the report. */
@@ -31,6 +31,17 @@ export const test = base.extend<Fixtures>({
   pageAs: async ({ browser }, use) => {
     const contexts: Awaited<ReturnType<typeof browser.newContext>>[] = [];
     await use(async (role) => {
+      if (role === "globex-admin") {
+        const context = await browser.newContext();
+        contexts.push(context);
+        const page = await context.newPage();
+        await page.goto("/connexion");
+        await page.getByLabel("Adresse e-mail").fill("admin@globex.test");
+        await page.getByLabel("Mot de passe").fill("guichet-demo");
+        await page.getByRole("button", { name: "Se connecter" }).click();
+        await expect(page).toHaveURL(/\/agents$/);
+        return page;
+      }
       if (!roles.includes(role)) throw new Error(`unknown role ${role}`);
       const context = await browser.newContext({ storageState: storageState(role) });
       contexts.push(context);

@@ -1,6 +1,7 @@
-import type { Browser, Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { storageState, type DemoRole } from "./roles";
+import { openFromNav } from "./navigation";
+import type { DemoRole } from "./roles";
 
 // The console walked as a person walks it: signed in once, then only clicks in
 // the navigation — never a reload between pages, so every page renders on top
@@ -42,23 +43,10 @@ function watchErrors(page: Page): string[] {
   return errors;
 }
 
-async function signedIn(browser: Browser, who: DemoRole | "globex-admin"): Promise<Page> {
-  if (who !== "globex-admin") return (await browser.newContext({ storageState: storageState(who) })).newPage();
-  const page = await (await browser.newContext()).newPage();
-  await page.goto("/connexion");
-  await page.getByLabel("Adresse e-mail").fill("admin@globex.test");
-  await page.getByLabel("Mot de passe").fill("guichet-demo");
-  await page.getByRole("button", { name: "Se connecter" }).click();
-  await expect(page).toHaveURL(/\/agents$/);
-  return page;
-}
-
+/** The navigation click every spec makes, then what this spec asks of each page: its URL, loaded, no error screen. */
 async function clickTo(page: Page, link: Link) {
-  const target = pages.find((p) => p.link === link)!;
-  // The Approbations link carries the pending count after its name.
-  await page.getByRole("navigation", { name: "Navigation principale" }).getByRole("link", { name: new RegExp(`^${link}`) }).click();
-  await expect(page).toHaveURL(new RegExp(`${target.path}$`));
-  await expect(page.getByRole("heading", { level: 1, name: link })).toBeVisible();
+  await openFromNav(page, link);
+  await expect(page).toHaveURL(new RegExp(`${pages.find((p) => p.link === link)!.path}$`));
   await expect(page.getByText("Chargement", { exact: false })).toHaveCount(0);
   await expect(page.getByText(/This page couldn.t load|Application error|client-side exception/)).toHaveCount(0);
 }
@@ -66,9 +54,9 @@ async function clickTo(page: Page, link: Link) {
 const who: (DemoRole | "globex-admin")[] = ["owner", "admin", "dev", "approver", "viewer", "globex-admin"];
 
 for (const role of who) {
-  test(`${role} reaches every page by clicking, in several orders, without an error`, async ({ browser, shot }) => {
+  test(`${role} reaches every page by clicking, in several orders, without an error`, async ({ pageAs, shot }) => {
     test.setTimeout(240_000); // about forty pages rendered one after the other
-    const page = await signedIn(browser, role);
+    const page = await pageAs(role);
     const errors = watchErrors(page);
     if (role !== "globex-admin") await page.goto("/agents");
     await expect(page.getByRole("heading", { level: 1, name: "Agents" })).toBeVisible();
@@ -91,6 +79,5 @@ for (const role of who) {
       await shot(page, `journey-${role}-${pages.find((p) => p.link === link)!.path.slice(1)}`);
     }
     expect(errors).toEqual([]);
-    await page.context().close();
   });
 }

@@ -2,7 +2,7 @@ import "server-only";
 import type OpenAI from "openai";
 import { checkAgainst } from "@/lib/contracts/schema";
 import { db, Prisma } from "@/lib/db";
-import { dispatchToolCall, type ToolEnvelope } from "@/lib/dispatch/dispatcher";
+import { dispatchToolCall, type ToolEnvelope } from "@/lib/proposals/dispatch";
 import { env } from "@/lib/env";
 import type { ModelRoute } from "@/lib/models/providers";
 import { trackCall } from "@/lib/runs/active-calls";

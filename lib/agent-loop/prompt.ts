@@ -3,7 +3,7 @@ import type OpenAI from "openai";
 import { db } from "@/lib/db";
 import { listRunTools } from "@/lib/mcp-server/tools";
 import { fileIdsOf, type RunRow } from "@/lib/runs/service";
-import type { ToolEnvelope } from "@/lib/dispatch/dispatcher";
+import type { ToolEnvelope } from "@/lib/proposals/dispatch";
 
 // What the model is told: the run's instructions (the agent's, then the call's),
 // the documents it may read, and the tools of the run's frozen capability set,

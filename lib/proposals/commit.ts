@@ -1,6 +1,5 @@
 import { randomBytes } from "node:crypto";
 import { checkAgainst } from "@/lib/contracts/schema";
-import type { Contract } from "@/lib/contracts/types";
 import { ExecutionFailure, executeUnderContract } from "@/lib/dispatch/execution";
 import type { WriteCall, WriteOutcome } from "@/lib/dispatch/write-path";
 import { asToolError, ToolError, toolErrorCodes, type ToolErrorCode } from "@/lib/executors";
@@ -12,6 +11,7 @@ import {
   asStatus, type OperationRow, type OutcomeTrail, type StoredError,
 } from "@/lib/operations/service";
 import { assertCommittable, assertRunKeepsItsAgent, loadProposalForCommit } from "./commit-checks";
+import { idempotencyKeyFor } from "./idempotency-key";
 import type { ProposalRow } from "./service";
 
 // The commit: the arguments come from the stored proposal, the
@@ -21,10 +21,6 @@ import type { ProposalRow } from "./service";
 // service; anything else is asked again by idempotency key, and what cannot be
 // established stays unknown — never a guessed success.
 
-/** The key the service stores with the write: the same commit of the same proposal in the same run, the same key. */
-export function idempotencyKeyFor(runId: string, proposalId: string, contract: Pick<Contract, "key" | "version">): string {
-  return `${runId}:${proposalId}:${contract.key}@${contract.version}`;
-}
 
 /** Refusals the service itself answered: nothing was written, asking again would say the same. */
 const DEFINITIVE: readonly ToolErrorCode[] = ["VERSION_CONFLICT", "IDEMPOTENCY_KEY_REUSED", "INVALID_ARGUMENTS", "TOOL_UNAVAILABLE"];

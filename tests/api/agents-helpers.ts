@@ -95,14 +95,5 @@ export function tempFiles(): string[] {
   return existsSync(dir) ? readdirSync(dir) : [];
 }
 
-/** Polls a condition (no fixed sleep); fails with `what` after the timeout. */
-export async function waitFor(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 export const agentKeys = ["active", "client_tools", "created_at", "id", "instructions", "model", "name", "output_schema", "temperature", "tools", "unavailable_tools", "updated_at"];
 export const isoWithOffset = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00$/;

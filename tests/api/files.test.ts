@@ -2,8 +2,8 @@ import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import http from "node:http";
 import { beforeAll, describe, expect, it } from "vitest";
-import { arrangePlan, storedPath, tempFiles, upload, uploadForm, waitFor } from "./agents-helpers";
-import { api, baseUrl, createTenant, testDb, type Tenant } from "./helpers";
+import { arrangePlan, storedPath, tempFiles, upload, uploadForm } from "./agents-helpers";
+import { api, baseUrl, createTenant, testDb, until, type Tenant } from "./helpers";
 
 // /v1/files: multipart upload streamed to disk, type from the content, per-file
 // size and plan quotas, expiry, download, delete.
@@ -186,9 +186,9 @@ describe("an interrupted upload", () => {
     request.write(head);
     request.write(Buffer.alloc(1_000_000, "x"));
     // Wait until the server is writing the temp file, then cut the connection mid-body.
-    await waitFor(() => tempFiles().length > 0, "the upload to reach the disk");
+    await until(async () => tempFiles().length > 0, "the upload to reach the disk");
     request.destroy();
-    await waitFor(() => tempFiles().length === 0, "the temp file to be removed");
+    await until(async () => tempFiles().length === 0, "the temp file to be removed");
     expect(await fileCount(acme)).toBe(before);
     // The server is still fine.
     expect((await upload(acme, "/v1/files", "after", "after.txt")).status).toBe(201);

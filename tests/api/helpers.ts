@@ -231,3 +231,14 @@ export async function postUnendingChunkedBody(url: string, headers: Record<strin
     for (let sent = prefix.length; sent <= bytes; sent += chunk.length) outgoing.write(chunk);
   });
 }
+
+/** Polls `probe` until it returns something truthy; a bound, not a sleep: it fails loudly when the state never comes. */
+export async function until<T>(probe: () => Promise<T | null | undefined | false>, what: string, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`still waiting for ${what} after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -1,8 +1,7 @@
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { callTool, connectCrm, createAgent, createRun, storedSteps, type ConnectedCrm } from "./dispatch-fixtures";
-import { api, createTenant, crmFaults, crmState, testDb, type Tenant } from "./helpers";
+import { api, createTenant, crmFaults, crmState, testDb, until, type Tenant } from "./helpers";
 import { approve, resetCrm } from "./proposals-helpers";
-import { until } from "./write-proofs-helpers";
 
 // Long operations as resources: CRM Acme's suspend_all_invoice_delivery is
 // accepted at once and done by a job that finishes later. The commit answers

@@ -2,8 +2,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createScript, scriptRecord, type ScriptRecord } from "@/connectors/model-sim/control";
 import type { ScriptBody } from "@/connectors/model-sim/script";
 import { connectCrm, createAgent, storedSteps, upload, type ConnectedCrm } from "./dispatch-fixtures";
-import { api, createTenant, simBaseUrl, testDb, type Tenant } from "./helpers";
-import { models, waitFor } from "./agents-helpers";
+import { api, createTenant, simBaseUrl, testDb, until, type Tenant } from "./helpers";
+import { models } from "./agents-helpers";
 
 // Managed runs: Guichet runs the agent's model (model-sim, through the real
 // provider client) and every tool call the model makes goes through the
@@ -197,7 +197,7 @@ describe("bounds and failures", () => {
     const s = await script([{ tool_calls: [{ name: "calculate", arguments: { expression: "2*3" } }], delay_ms: 1_500 }, { text: "jamais envoyé" }]);
     const started = managedRun(agent.id, s.marker);
     // Cancel while the model is answering its first turn.
-    await waitFor(async () => (await scriptRecord(simBaseUrl, s.id)).served === 1, "the first model call");
+    await until(async () => (await scriptRecord(simBaseUrl, s.id)).served === 1, "the first model call");
     const runId: string = (await api(`/v1/runs?agent=${agent.id}`, { as: { key: acme.key } })).body.data[0].id;
     const cancelled = await api(`/v1/runs/${runId}/cancel`, { method: "POST", as: { key: acme.key } });
     expect(cancelled.status).toBe(200);

@@ -1,8 +1,8 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { callTool, createAgent, createRun, storedSteps } from "./dispatch-fixtures";
-import { api, createTenant, crmFaults, testDb, type Tenant } from "./helpers";
+import { api, createTenant, crmFaults, testDb, until, type Tenant } from "./helpers";
 import { approvedAddressChange, commit, crmCustomer, crmOperationsOf, resetCrm, setupCrm, type CrmSetup } from "./proposals-helpers";
-import { crmHeldWrites, holdWrites, operationOf, until } from "./write-proofs-helpers";
+import { crmHeldWrites, holdWrites, operationOf } from "./write-proofs-helpers";
 
 // Each reviewed MCP tool has its own timeout: set at review, or the default of
 // its effect (reads shorter than writes). It is part of the published contract,

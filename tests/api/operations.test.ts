@@ -1,6 +1,6 @@
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { api, createTenant, crmFaults, testDb, type Tenant } from "./helpers";
-import { approvedAddressChange, commit, crmCustomer, crmOperationsOf, getProposal, resetCrm, setupCrm, type CrmSetup } from "./proposals-helpers";
+import { approvedAddressChange, commit, commitKey, crmCustomer, crmOperationsOf, getProposal, resetCrm, setupCrm, type CrmSetup } from "./proposals-helpers";
 
 // Operations: the escalation of an unknown outcome, its
 // resolution by a signed-in operator, and cancellation's three answers.
@@ -88,7 +88,7 @@ describe("cancelling", () => {
     // An operation waiting for its turn (another write on the record holds the lock).
     const db = await testDb();
     const queued = await db.operation.create({
-      data: { id: `op_${"0".repeat(25)}q`, organizationId: setup.tenant.organizationId, runId: run, proposalId: proposal.id, tool: `${setup.crm.key("commit_address_change")}@1`, idempotencyKey: `${run}:${proposal.id}:${setup.crm.key("commit_address_change")}@1`, argumentsSha256: proposal.arguments_sha256, status: "queued" },
+      data: { id: `op_${"0".repeat(25)}q`, organizationId: setup.tenant.organizationId, runId: run, proposalId: proposal.id, tool: `${setup.crm.key("commit_address_change")}@1`, idempotencyKey: commitKey(setup, run, proposal.id), argumentsSha256: proposal.arguments_sha256, status: "queued" },
     });
     const stopped = await api(`/v1/operations/${queued.id}/cancel`, { method: "POST", as: { key: setup.tenant.key } });
     expect(stopped.body).toMatchObject({ outcome: "stopped", data: { status: "cancelled" } });

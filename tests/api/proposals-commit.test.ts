@@ -2,16 +2,13 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { callTool, createAgent, createRun } from "./dispatch-fixtures";
 import { api, createTenant, crmFaults, crmState, testDb } from "./helpers";
 import {
-  approvedAddressChange, callCrmDirectly, commit, crmCustomer, crmOperationsOf, getProposal, previewAddress, resetCrm, setupCrm, touchCustomer, type CrmSetup,
+  ADDR_1, ADDR_2, ADDR_3, approvedAddressChange, callCrmDirectly, commit, commitKey, crmCustomer, crmOperationsOf, getProposal, previewAddress, resetCrm, setupCrm, touchCustomer, type CrmSetup,
 } from "./proposals-helpers";
 
 // Commit exactly once: every scenario asserts on what
 // CRM Acme stored, not on a sentence Guichet returned.
 
 let setup: CrmSetup;
-const ADDR_1 = { line1: "8 rue des Lilas", city: "Paris", postal_code: "75011", country: "FR" };
-const ADDR_2 = { line1: "24 quai Saint-Antoine", city: "Lyon", postal_code: "69002", country: "FR" };
-const ADDR_3 = { line1: "12 rue Sainte-Catherine", city: "Bordeaux", postal_code: "33000", country: "FR" };
 
 beforeAll(async () => {
   setup = await setupCrm(await createTenant("pro"));
@@ -31,7 +28,7 @@ describe("an approved address change", () => {
     expect(envelope).toMatchObject({
       ok: true,
       result: { customer_id: "C-1842", previous_version: 17, new_version: 18, changed_fields: ["shipping_address"], committed_at: expect.any(String) },
-      evidence: { proposal_id: proposal.id, operation: expect.stringMatching(/^op_[0-9a-z]{26}$/), idempotency_key: `${run}:${proposal.id}:${setup.crm.key("commit_address_change")}@1` },
+      evidence: { proposal_id: proposal.id, operation: expect.stringMatching(/^op_[0-9a-z]{26}$/), idempotency_key: commitKey(setup, run, proposal.id) },
     });
     const customer = await crmCustomer("C-1842");
     expect(customer).toMatchObject({ version: 18, shipping_address: ADDR_2 });
@@ -138,7 +135,7 @@ describe("idempotency", () => {
   it("refuses the key reused with other arguments: IDEMPOTENCY_KEY_REUSED, no second write", async () => {
     const run = await setup.run();
     const proposal = await approvedAddressChange(setup, run, "ADDR-2");
-    const key = `${run}:${proposal.id}:${setup.crm.key("commit_address_change")}@1`;
+    const key = commitKey(setup, run, proposal.id);
     // Another client of the service got to the same key first, with other arguments.
     const direct = await callCrmDirectly("commit_address_change", { customer_id: "C-1842", destination: { kind: "saved", address_id: "ADDR-3" }, expected_version: 17, idempotency_key: key });
     expect(direct.isError).toBeFalsy();

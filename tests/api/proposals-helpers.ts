@@ -2,13 +2,19 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { callTool, connectCrm, createAgent, createRun, type ConnectedCrm } from "./dispatch-fixtures";
-import { api, crmBaseUrl, crmState, crmUrl, type Tenant } from "./helpers";
+import { api, crmBaseUrl, crmState, crmUrl, type Caller, type Tenant } from "./helpers";
 import type { Role } from "@/lib/auth/scopes";
+import { idempotencyKeyFor } from "@/lib/proposals/idempotency-key";
 
 // Arrangements of the proposals, operations and policies suites: a tenant with
 // CRM Acme connected and reviewed as an administrator would, runs that carry
 // its write tools, and the steps an agent and an approver take — all through
 // the real API, asserting on the CRM's own stored state.
+
+/** C-1842's addresses in the CRM seed: ADDR-1 is where it ships (version 17), ADDR-2 and ADDR-3 are saved. */
+export const ADDR_1 = { line1: "8 rue des Lilas", city: "Paris", postal_code: "75011", country: "FR" };
+export const ADDR_2 = { line1: "24 quai Saint-Antoine", city: "Lyon", postal_code: "69002", country: "FR" };
+export const ADDR_3 = { line1: "12 rue Sainte-Catherine", city: "Bordeaux", postal_code: "33000", country: "FR" };
 
 export const CRM_WRITES = ["preview_address_change", "commit_address_change", "send_email", "refund_payment", "suspend_invoice_delivery", "suspend_all_invoice_delivery", "cancel_job"] as const;
 export const CRM_READS = ["get_customer", "get_operation_status"] as const;
@@ -72,9 +78,22 @@ export async function getProposal(tenant: Tenant, id: string) {
   return response.body.data as Record<string, any>;
 }
 
-export async function approve(tenant: Tenant, id: string, role: Role, hash?: string) {
+/** Approves with the hash the proposal shows (or the one given), as a demo role or a signed-in caller. */
+export async function approve(tenant: Tenant, id: string, who: Role | Caller, hash?: string) {
   const sha = hash ?? (await getProposal(tenant, id)).arguments_sha256;
-  return api(`/v1/proposals/${id}/approve`, { json: { arguments_sha256: sha }, as: await tenant.as(role) });
+  return api(`/v1/proposals/${id}/approve`, { json: { arguments_sha256: sha }, as: typeof who === "string" ? await tenant.as(who) : who });
+}
+
+/** An approval that must be recorded: the proposal after it, or a thrown error naming the refusal. */
+export async function approveOk(tenant: Tenant, id: string, who: Role | Caller): Promise<Record<string, any>> {
+  const response = await approve(tenant, id, who);
+  if (response.status !== 200) throw new Error(`approve: HTTP ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body.data;
+}
+
+/** The idempotency key Guichet sends with this commit (the product's rule): for tests where another client takes it first. */
+export function commitKey(setup: CrmSetup, runId: string, proposalId: string, tool = "commit_address_change"): string {
+  return idempotencyKeyFor(runId, proposalId, { key: setup.crm.key(tool), version: 1 });
 }
 
 export async function refuse(tenant: Tenant, id: string, role: Role, reason: string) {
@@ -85,9 +104,9 @@ export async function refuse(tenant: Tenant, id: string, role: Role, reason: str
 export async function approvedAddressChange(setup: CrmSetup, runId: string, addressId: string): Promise<Record<string, any>> {
   const preview = await previewAddress(setup, runId, addressId);
   if (!preview.ok || !preview.evidence.proposal) throw new Error(`preview: ${JSON.stringify(preview)}`);
-  const approved = await approve(setup.tenant, preview.evidence.proposal.id, "approver");
-  if (approved.status !== 200 || approved.body.data.status !== "approved") throw new Error(`approve: HTTP ${approved.status} ${JSON.stringify(approved.body)}`);
-  return approved.body.data;
+  const approved = await approveOk(setup.tenant, preview.evidence.proposal.id, "approver");
+  if (approved.status !== "approved") throw new Error(`approve: ${JSON.stringify(approved)}`);
+  return approved;
 }
 
 /** A call made straight to CRM Acme, as another client of the service would. */

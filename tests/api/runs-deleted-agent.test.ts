@@ -1,10 +1,10 @@
 import { existsSync } from "node:fs";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { storedPath, upload, waitFor } from "./agents-helpers";
+import { storedPath, upload } from "./agents-helpers";
 import { callTool, connectCrm, createAgent, createRun, storedSteps, type ConnectedCrm } from "./dispatch-fixtures";
-import { api, createTenant, crmState, testDb, type Tenant } from "./helpers";
+import { api, createTenant, crmState, testDb, until, type Tenant } from "./helpers";
 import {
-  approve, approvedAddressChange, commit, CRM_READS, CRM_WRITES, crmCustomer, getProposal, previewAddress, refuse, resetCrm, type CrmSetup,
+  ADDR_1, approve, approvedAddressChange, commit, CRM_READS, CRM_WRITES, crmCustomer, getProposal, previewAddress, refuse, resetCrm, type CrmSetup,
 } from "./proposals-helpers";
 
 // Deleting an agent keeps the audit trail: its runs, their steps, proposals and
@@ -22,7 +22,6 @@ beforeAll(async () => {
 });
 beforeEach(resetCrm);
 
-const ADDR_1 = { line1: "8 rue des Lilas", city: "Paris", postal_code: "75011", country: "FR" };
 
 /** An agent carrying CRM Acme's tools, and runs of it — shaped like the proposals suites' setup. */
 async function crmAgent(): Promise<CrmSetup> {
@@ -174,7 +173,7 @@ describe("proposals of a deleted agent's run", () => {
     try {
       pending = commit(setup, runId, "commit_address_change", proposal.id);
       // The commit passed the dispatcher and opened its operation: it now waits for the lock.
-      await waitFor(async () => (await db.operation.count({ where: { runId, status: "queued" } })) === 1, "the commit to wait for the lock");
+      await until(async () => (await db.operation.count({ where: { runId, status: "queued" } })) === 1, "the commit to wait for the lock");
       await deleteAgent(setup.agentId);
     } finally {
       await releaseWriteLock(target, "test-holder");

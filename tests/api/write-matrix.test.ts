@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { callTool, createRun } from "./dispatch-fixtures";
 import { api, createTenant, crmFaults, crmState, signIn, testDb, type Caller } from "./helpers";
-import { callCrmDirectly, commit, crmOperationsOf, getProposal, previewAddress, resetCrm, setupCrm, touchCustomer, type CrmSetup } from "./proposals-helpers";
+import { approveOk, callCrmDirectly, commit, commitKey, crmOperationsOf, getProposal, previewAddress, resetCrm, setupCrm, touchCustomer, type CrmSetup } from "./proposals-helpers";
 
 // The write matrix: every write tool of the catalog — read from GET /v1/tools,
 // not listed here — goes through the same eight refusals of the commit, by the
@@ -126,19 +126,12 @@ beforeAll(async () => {
 });
 beforeEach(resetCrm);
 
-async function approveAs(id: string, caller: Caller) {
-  const sha = (await getProposal(setup.tenant, id)).arguments_sha256;
-  const response = await api(`/v1/proposals/${id}/approve`, { json: { arguments_sha256: sha }, as: caller });
-  if (response.status !== 200) throw new Error(`approve: HTTP ${response.status} ${JSON.stringify(response.body)}`);
-  return response.body.data;
-}
-
 /** A proposal of the tool in a fresh run, approved by two entitled people. */
 async function approved(tool: string) {
   const run = await setup.run();
   const id = await recipes[tool].propose(setup, run);
-  await approveAs(id, await setup.tenant.as("approver"));
-  expect((await approveAs(id, await setup.tenant.as("admin"))).status).toBe("approved");
+  await approveOk(setup.tenant, id, await setup.tenant.as("approver"));
+  expect((await approveOk(setup.tenant, id, await setup.tenant.as("admin"))).status).toBe("approved");
   return { run, id };
 }
 
@@ -181,8 +174,8 @@ describe("the write matrix", () => {
       await db.member.update({ where: { id: extra.id }, data: { role: "approver" } });
       const run = await setup.run();
       const id = await recipes[tool].propose(setup, run);
-      await approveAs(id, extra.caller);
-      await approveAs(id, await setup.tenant.as("admin"));
+      await approveOk(setup.tenant, id, extra.caller);
+      await approveOk(setup.tenant, id, await setup.tenant.as("admin"));
       // Rights are asked again at commit: the extra approver lost the role since.
       await db.member.update({ where: { id: extra.id }, data: { role: "viewer" } });
       const before = recipes[tool].effects(await crmState());
@@ -191,7 +184,7 @@ describe("the write matrix", () => {
     ["quorum not met", async (tool) => {
       const run = await setup.run();
       const id = await recipes[tool].propose(setup, run);
-      expect((await approveAs(id, await setup.tenant.as("approver"))).status).toBe("pending");
+      expect((await approveOk(setup.tenant, id, await setup.tenant.as("approver"))).status).toBe("pending");
       const before = recipes[tool].effects(await crmState());
       await refusedAndNothingSent(tool, run, await commit(setup, run, tool, id), "PROPOSAL_NOT_APPROVED", before);
     }],
@@ -207,7 +200,7 @@ describe("the write matrix", () => {
     }],
     ["key reused with other arguments", async (tool) => {
       const { run, id } = await approved(tool);
-      const key = `${run}:${id}:${setup.crm.key(tool)}@1`;
+      const key = commitKey(setup, run, id, tool);
       const direct = await callCrmDirectly(tool, { ...recipes[tool].otherArguments, idempotency_key: key });
       expect({ tool, isError: direct.isError ?? false }).toEqual({ tool, isError: false });
       const after = recipes[tool].effects(await crmState());

@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { callTool } from "./dispatch-fixtures";
-import { api, createTenant, suiteNetwork, testDb } from "./helpers";
-import { approvedAddressChange, commit, crmCustomer, crmOperationsOf, getProposal, resetCrm, setupCrm, type CrmSetup } from "./proposals-helpers";
+import { api, createTenant, suiteNetwork, testDb, until } from "./helpers";
+import { ADDR_1, ADDR_2, approvedAddressChange, commit, crmCustomer, crmOperationsOf, getProposal, resetCrm, setupCrm, type CrmSetup } from "./proposals-helpers";
 import { startApp } from "./server";
-import { crmHeldWrites, customerLock, holdWrites, operationOf, until } from "./write-proofs-helpers";
+import { crmHeldWrites, customerLock, holdWrites, operationOf } from "./write-proofs-helpers";
 
 // Every ambiguous path of a commit (the fixed recovery sequence): the write
 // reached CRM Acme and Guichet does not know what became of it. Each case
@@ -14,8 +14,6 @@ import { crmHeldWrites, customerLock, holdWrites, operationOf, until } from "./w
 
 let setup: CrmSetup;
 let second: Awaited<ReturnType<typeof startApp>>;
-const ADDR_1 = { line1: "8 rue des Lilas", city: "Paris", postal_code: "75011", country: "FR" };
-const ADDR_2 = { line1: "24 quai Saint-Antoine", city: "Lyon", postal_code: "69002", country: "FR" };
 
 beforeAll(async () => {
   setup = await setupCrm(await createTenant("pro"));

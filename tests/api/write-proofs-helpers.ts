@@ -4,17 +4,6 @@ import { crmBaseUrl, crmFaults, testDb } from "./helpers";
 // write that reached the service and waits there), and waiting on stored state
 // instead of on the clock.
 
-/** Polls `probe` until it returns something truthy; a bound, not a sleep: it fails loudly when the state never comes. */
-export async function until<T>(probe: () => Promise<T | null | undefined | false>, what: string, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`still waiting for ${what} after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 /** How many write calls CRM Acme is holding (they reached the service and wait for release). */
 export async function crmHeldWrites(): Promise<number> {
   const response = await fetch(`${crmBaseUrl}/__control/held`);

@@ -1,8 +1,8 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { callTool } from "./dispatch-fixtures";
-import { createTenant, crmState, testDb } from "./helpers";
-import { approve, approvedAddressChange, commit, crmCustomer, crmOperationsOf, getProposal, resetCrm, setupCrm, type CrmSetup } from "./proposals-helpers";
-import { crmHeldWrites, customerLock, holdWrites, operationOf, until } from "./write-proofs-helpers";
+import { createTenant, crmState, testDb, until } from "./helpers";
+import { ADDR_1, ADDR_2, approve, approvedAddressChange, commit, crmCustomer, crmOperationsOf, getProposal, resetCrm, setupCrm, type CrmSetup } from "./proposals-helpers";
+import { crmHeldWrites, customerLock, holdWrites, operationOf } from "./write-proofs-helpers";
 
 // What the commit re-checks, proven by changing the stored state under it:
 // the arguments hash (against the proposal and against each approval), and the
@@ -11,8 +11,6 @@ import { crmHeldWrites, customerLock, holdWrites, operationOf, until } from "./w
 // Every case asserts on CRM Acme's own stored state.
 
 let setup: CrmSetup;
-const ADDR_1 = { line1: "8 rue des Lilas", city: "Paris", postal_code: "75011", country: "FR" };
-const ADDR_2 = { line1: "24 quai Saint-Antoine", city: "Lyon", postal_code: "69002", country: "FR" };
 
 beforeAll(async () => {
   setup = await setupCrm(await createTenant("pro"));
