@@ -7,7 +7,6 @@ import { env } from "@/lib/env";
 import { asToolError, ToolError, type ExecutionContext } from "@/lib/executors";
 import { newId } from "@/lib/ids";
 import { nestsDeeperThan } from "@/lib/json/deep";
-import { followRunOperation } from "@/lib/operations/long";
 import { takeCallSlot } from "@/lib/limits/calls";
 import { trackCall } from "@/lib/runs/active-calls";
 import { capabilitySetOf, effectiveStatus, fileIdsOf, getRun, type RunRow } from "@/lib/runs/service";
@@ -67,7 +66,7 @@ interface CallState {
 function operatorSettings(signal: AbortSignal, run: RunRow, agentId: string): ExecutionContext {
   return {
     // get_operation reads this run's operations only.
-    operations: { follow: (operationId, ctx) => followRunOperation(run.id, run.organizationId, operationId, ctx) },
+    operations: { follow: (operationId, ctx) => writePath().followOperation(run.id, run.organizationId, operationId, ctx) },
     signal,
     run: { organizationId: run.organizationId, runId: run.id, agentId, fileIds: fileIdsOf(run) },
     dataDir: env.dataDir,

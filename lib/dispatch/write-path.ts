@@ -1,5 +1,6 @@
 import type { Contract, JsonSchema } from "@/lib/contracts/types";
 import type { ExecutionContext, Executor } from "@/lib/executors";
+import type { OperationView } from "@/lib/executors/operations/tools";
 import type { RunRow } from "@/lib/runs/model";
 
 // The dispatcher's write path: where a validated call to a `write` tool goes
@@ -44,6 +45,8 @@ export interface WritePath {
   afterRead(run: RunRow, contract: Contract, result: unknown): Promise<Record<string, unknown> | undefined>;
   /** The schema a write's arguments are validated against before the policy step (a commit tool takes only `{proposal_id}`). */
   writeArgumentsSchema(contract: Contract): JsonSchema;
+  /** get_operation: where a long operation its writes started stands now (this run's operations only). */
+  followOperation(runId: string, organizationId: string, operationId: string, context: ExecutionContext): Promise<OperationView>;
 }
 
 let registered: WritePath | null = null;

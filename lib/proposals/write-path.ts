@@ -5,6 +5,7 @@ import type { Contract } from "@/lib/contracts/types";
 import { db } from "@/lib/db";
 import type { WriteCall, WriteOutcome, WritePath } from "@/lib/dispatch/write-path";
 import { ToolError } from "@/lib/executors";
+import { followRunOperation } from "@/lib/operations/long";
 import { decide } from "@/lib/policies/service";
 import type { PolicyOutcome } from "@/lib/policies/rules";
 import { capabilitySetOf, type RunRow } from "@/lib/runs/model";
@@ -104,4 +105,5 @@ export const proposalsWritePath: WritePath = {
   handleWriteCall: proposalWritePath,
   afterRead: proposalFromPreview,
   writeArgumentsSchema: writeCallSchema,
+  followOperation: followRunOperation,
 };
