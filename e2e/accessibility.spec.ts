@@ -43,7 +43,7 @@ test("every console page, the agent drawer and an approval screen have no seriou
     await openFromNav(page, link);
     await expect(page.getByText("Chargement", { exact: false })).toHaveCount(0);
     found[link] = await seriousViolations(page);
-    await shot(page, `liste-${link.toLowerCase().normalize("NFD").replace(/[^a-z]+/g, "-")}`);
+    await shot(page, `liste-${link.toLowerCase().normalize("NFD").replace(/[\u0300-\u036f]/g, "").replace(/[^a-z]+/g, "-")}`);
   }
 
   await nav.getByRole("link", { name: "Agents" }).click();
