@@ -43,6 +43,7 @@ describe("listRemoteTools", () => {
     expect(tools.map((t) => t.name)).toEqual([
       "get_customer", "list_orders", "preview_address_change", "commit_address_change",
       "get_operation_status", "send_email", "refund_payment", "suspend_invoice_delivery",
+      "suspend_all_invoice_delivery", "get_job_status", "cancel_job",
     ]);
     const commit = tools.find((t) => t.name === "commit_address_change")!;
     expect(commit.inputSchema).toMatchObject({ type: "object", additionalProperties: false, required: expect.arrayContaining(["expected_version", "idempotency_key"]) });
