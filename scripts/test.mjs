@@ -80,6 +80,7 @@ const vitest = (config, report, extra = []) => [
 ];
 
 run("Lint (eslint)", node, ["node_modules/eslint/bin/eslint.js", "."]);
+run("Formatting (prettier --check)", node, ["node_modules/prettier/bin/prettier.cjs", "--check", "--log-level=warn", "."]);
 run("Type-check (tsc)", node, ["node_modules/typescript/bin/tsc", "--noEmit"]);
 run("Prisma variants in sync with the schema source", node, ["scripts/prisma-variants.mjs", "--check"]);
 run("Committed OpenAPI document in sync", node, ["node_modules/tsx/dist/cli.mjs", "scripts/openapi.ts", "--check"]);
