@@ -5,7 +5,16 @@ const config = [
   ...nextVitals,
   ...nextTs,
   {
-    ignores: [".next/**", ".next-*/**", "node_modules/**", "lib/db/generated/**", "data/**", "test-results/**", "playwright-report/**", "next-env.d.ts"],
+    ignores: [
+      ".next/**",
+      ".next-*/**",
+      "node_modules/**",
+      "lib/db/generated/**",
+      "data/**",
+      "test-results/**",
+      "playwright-report/**",
+      "next-env.d.ts",
+    ],
   },
   {
     rules: {
@@ -26,10 +35,22 @@ const config = [
     rules: {
       "no-restricted-syntax": [
         "error",
-        { selector: "CallExpression[callee.name='fetch']", message: "Call /v1 with call(endpoint, …) from lib/client/call.ts." },
-        { selector: "Literal[value=/^\\/v1(\\/|$)/]", message: "No hand-written /v1 URL: use the endpoint declaration (call, endpointUrl)." },
-        { selector: "TemplateElement[value.raw=/^\\/v1(\\/|$)/]", message: "No hand-written /v1 URL: use the endpoint declaration (call, endpointUrl)." },
-        { selector: "Property[key.name='queryKey'] > ArrayExpression", message: "Build query keys with the domain's key factory in components/<domain>/queries.ts." },
+        {
+          selector: "CallExpression[callee.name='fetch']",
+          message: "Call /v1 with call(endpoint, …) from lib/client/call.ts.",
+        },
+        {
+          selector: "Literal[value=/^\\/v1(\\/|$)/]",
+          message: "No hand-written /v1 URL: use the endpoint declaration (call, endpointUrl).",
+        },
+        {
+          selector: "TemplateElement[value.raw=/^\\/v1(\\/|$)/]",
+          message: "No hand-written /v1 URL: use the endpoint declaration (call, endpointUrl).",
+        },
+        {
+          selector: "Property[key.name='queryKey'] > ArrayExpression",
+          message: "Build query keys with the domain's key factory in components/<domain>/queries.ts.",
+        },
       ],
     },
   },
@@ -39,7 +60,17 @@ const config = [
     files: ["**/*.{ts,tsx}"],
     ignores: ["lib/dispatch/**", "lib/proposals/dispatch.ts"],
     rules: {
-      "no-restricted-imports": ["error", { paths: [{ name: "@/lib/dispatch/dispatcher", message: "Import dispatchToolCall from @/lib/proposals/dispatch: it registers the write path." }] }],
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: [
+            {
+              name: "@/lib/dispatch/dispatcher",
+              message: "Import dispatchToolCall from @/lib/proposals/dispatch: it registers the write path.",
+            },
+          ],
+        },
+      ],
     },
   },
   {

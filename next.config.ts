@@ -3,7 +3,10 @@ import { PHASE_DEVELOPMENT_SERVER } from "next/constants";
 import { securityHeaders } from "./lib/http/security-headers";
 
 export default function config(phase: string): NextConfig {
-  const headers = Object.entries(securityHeaders(phase === PHASE_DEVELOPMENT_SERVER)).map(([key, value]) => ({ key, value }));
+  const headers = Object.entries(securityHeaders(phase === PHASE_DEVELOPMENT_SERVER)).map(([key, value]) => ({
+    key,
+    value,
+  }));
   return {
     poweredByHeader: false,
     // Parallel builds (several engineers or CI jobs in one checkout) each use their own folder.

@@ -5,7 +5,12 @@ import { defineConfig } from "vitest/config";
 // database — SQLite by default, PostgreSQL with TEST_DB=postgresql.
 export default defineConfig({
   // Services are marked `import "server-only"`: tests load them outside React's server build.
-  resolve: { alias: { "@": fileURLToPath(new URL("./", import.meta.url)), "server-only": fileURLToPath(new URL("./node_modules/server-only/empty.js", import.meta.url)) } },
+  resolve: {
+    alias: {
+      "@": fileURLToPath(new URL("./", import.meta.url)),
+      "server-only": fileURLToPath(new URL("./node_modules/server-only/empty.js", import.meta.url)),
+    },
+  },
   test: {
     include: ["tests/api/**/*.test.ts"],
     globalSetup: ["tests/api/global-setup.ts"],

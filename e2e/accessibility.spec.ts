@@ -11,7 +11,13 @@ async function seriousViolations(page: Page) {
   const { violations } = await new AxeBuilder({ page }).analyze();
   return violations
     .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(" | ")}`);
+    .map(
+      (v) =>
+        `${v.id} (${v.impact}): ${v.help} — ${v.nodes
+          .map((n) => n.target.join(" "))
+          .slice(0, 3)
+          .join(" | ")}`,
+    );
 }
 
 async function pendingAddressChange(api: APIRequestContext): Promise<string> {
@@ -31,7 +37,11 @@ test("the sign-in page has no serious accessibility violation", async ({ browser
   await page.context().close();
 });
 
-test("every console page, the agent drawer and an approval screen have no serious accessibility violation", async ({ pageAs, api, shot }) => {
+test("every console page, the agent drawer and an approval screen have no serious accessibility violation", async ({
+  pageAs,
+  api,
+  shot,
+}) => {
   test.setTimeout(180_000);
   const proposalId = await pendingAddressChange(api);
   const page = await pageAs("admin");
@@ -39,11 +49,27 @@ test("every console page, the agent drawer and an approval screen have no seriou
   const nav = page.getByRole("navigation", { name: "Navigation principale" });
   const found: Record<string, string[]> = {};
 
-  for (const link of ["Agents", "Outils", "Connecteurs MCP", "Clés API", "Approbations", "Opérations", "Politiques", "Journal"]) {
+  for (const link of [
+    "Agents",
+    "Outils",
+    "Connecteurs MCP",
+    "Clés API",
+    "Approbations",
+    "Opérations",
+    "Politiques",
+    "Journal",
+  ]) {
     await openFromNav(page, link);
     await expect(page.getByText("Chargement", { exact: false })).toHaveCount(0);
     found[link] = await seriousViolations(page);
-    await shot(page, `liste-${link.toLowerCase().normalize("NFD").replace(/[\u0300-\u036f]/g, "").replace(/[^a-z]+/g, "-")}`);
+    await shot(
+      page,
+      `liste-${link
+        .toLowerCase()
+        .normalize("NFD")
+        .replace(/[\u0300-\u036f]/g, "")
+        .replace(/[^a-z]+/g, "-")}`,
+    );
   }
 
   await nav.getByRole("link", { name: "Agents" }).click();

@@ -11,7 +11,12 @@ export async function crmKeys(api: APIRequestContext) {
     if (!found) throw new Error(`CRM Acme tool ${name} is not in the demo catalog`);
     return found.key;
   };
-  return { preview: key("preview_address_change"), commit: key("commit_address_change"), email: key("send_email"), refund: key("refund_payment") };
+  return {
+    preview: key("preview_address_change"),
+    commit: key("commit_address_change"),
+    email: key("send_email"),
+    refund: key("refund_payment"),
+  };
 }
 
 /** A new agent and run with these tools; returns a function that makes one tool call in it (the run's id on it). */
@@ -21,6 +26,7 @@ export async function agentRun(api: APIRequestContext, tools: string[], name = "
   const run = await api.post("/v1/runs", { data: { agent: (await agent.json()).data.id, capabilities: "read_write" } });
   expect(run.status()).toBe(201);
   const runId: string = (await run.json()).data.id;
-  const call = (tool: string, args: unknown) => api.post(`/v1/runs/${runId}/tool_calls`, { data: { tool, arguments: args } }).then((r) => r.json());
+  const call = (tool: string, args: unknown) =>
+    api.post(`/v1/runs/${runId}/tool_calls`, { data: { tool, arguments: args } }).then((r) => r.json());
   return Object.assign(call, { runId });
 }

@@ -4,7 +4,11 @@ import { expect, test } from "./fixtures";
 // pick tools, upload a document, see the agent through the API; a saved tool that
 // becomes unavailable stays, marked; delete with confirmation.
 
-test("a developer creates an agent in the drawer, fixes the server's refusals, picks tools and uploads a document", async ({ pageAs, api, shot }) => {
+test("a developer creates an agent in the drawer, fixes the server's refusals, picks tools and uploads a document", async ({
+  pageAs,
+  api,
+  shot,
+}) => {
   const name = `Agent e2e ${Date.now()}`;
   const page = await pageAs("dev");
   await page.goto("/agents");
@@ -52,20 +56,38 @@ test("a developer creates an agent in the drawer, fixes the server's refusals, p
   await expect(drawer.getByRole("spinbutton", { name: "Température" })).toHaveValue("1.24");
 
   // A document, uploaded from the drawer.
-  await drawer.locator('input[type="file"]').setInputFiles({ name: "faq.md", mimeType: "text/markdown", buffer: Buffer.from("# FAQ\n\nDélai de livraison : 48 h.\n") });
+  await drawer.locator('input[type="file"]').setInputFiles({
+    name: "faq.md",
+    mimeType: "text/markdown",
+    buffer: Buffer.from("# FAQ\n\nDélai de livraison : 48 h.\n"),
+  });
   await expect(drawer.getByRole("link", { name: "faq.md" })).toBeVisible();
 
   // A bigger one on a slowed-down upload link, to watch the progress bar move.
   const cdp = await page.context().newCDPSession(page);
   await cdp.send("Network.enable");
-  await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 1024 * 1024 });
-  await drawer.locator('input[type="file"]').setInputFiles({ name: "catalogue.csv", mimeType: "text/csv", buffer: Buffer.from("ref;libelle;prix\n".padEnd(3 * 1024 * 1024, "A-1;Vis;0,10\n")) });
+  await cdp.send("Network.emulateNetworkConditions", {
+    offline: false,
+    latency: 0,
+    downloadThroughput: -1,
+    uploadThroughput: 1024 * 1024,
+  });
+  await drawer.locator('input[type="file"]').setInputFiles({
+    name: "catalogue.csv",
+    mimeType: "text/csv",
+    buffer: Buffer.from("ref;libelle;prix\n".padEnd(3 * 1024 * 1024, "A-1;Vis;0,10\n")),
+  });
   const bar = drawer.getByRole("progressbar", { name: "Progression de l’envoi" });
   await expect(bar).toBeVisible();
   await expect.poll(async () => Number(await bar.getAttribute("aria-valuenow"))).toBeGreaterThan(0);
   await bar.scrollIntoViewIfNeeded();
   await shot(page, "agents-drawer-upload-progress");
-  await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+  await cdp.send("Network.emulateNetworkConditions", {
+    offline: false,
+    latency: 0,
+    downloadThroughput: -1,
+    uploadThroughput: -1,
+  });
   await expect(drawer.getByRole("link", { name: "catalogue.csv" })).toBeVisible();
   await expect(drawer.getByTestId("curl-snippet")).toContainText("/v1/agents/agt_");
   await drawer.getByRole("heading", { name: "Documents de connaissance" }).scrollIntoViewIfNeeded();
@@ -74,18 +96,33 @@ test("a developer creates an agent in the drawer, fixes the server's refusals, p
   // The API sees what the drawer saved.
   const listed = await (await api.get("/v1/agents?limit=100")).json();
   const agent = listed.data.find((a: { name: string }) => a.name === name);
-  expect(agent).toMatchObject({ temperature: 1.24, model: null, output_schema: { type: "object" }, unavailable_tools: [] });
+  expect(agent).toMatchObject({
+    temperature: 1.24,
+    model: null,
+    output_schema: { type: "object" },
+    unavailable_tools: [],
+  });
   expect(agent.tools).toHaveLength(2);
   expect(agent.tools[0]).toBe("create_chart");
   expect(agent.tools[1]).toMatch(/^mcp_\d+_get_customer$/);
   const documents = await (await api.get(`/v1/agents/${agent.id}/documents`)).json();
   expect(documents.data).toEqual([
-    expect.objectContaining({ filename: "catalogue.csv", mime_type: "text/csv", bytes: 3 * 1024 * 1024, agent: agent.id, expires_at: null }),
+    expect.objectContaining({
+      filename: "catalogue.csv",
+      mime_type: "text/csv",
+      bytes: 3 * 1024 * 1024,
+      agent: agent.id,
+      expires_at: null,
+    }),
     expect.objectContaining({ filename: "faq.md", mime_type: "text/markdown", agent: agent.id, expires_at: null }),
   ]);
 });
 
-test("a saved tool that becomes unavailable stays on the agent, marked with the reason; delete asks first", async ({ pageAs, api, shot }) => {
+test("a saved tool that becomes unavailable stays on the agent, marked with the reason; delete asks first", async ({
+  pageAs,
+  api,
+  shot,
+}) => {
   const name = `Agent indisponible ${Date.now()}`;
   const catalog = (await (await api.get("/v1/tools")).json()).data as { key: string; server: { id: number } | null }[];
   const tool = catalog.find((t) => /^mcp_\d+_list_orders$/.test(t.key))!;
@@ -107,7 +144,9 @@ test("a saved tool that becomes unavailable stays on the agent, marked with the 
     await expect(saved).toContainText("Enregistré mais indisponible");
     await expect(saved).toContainText("Cet outil est désactivé dans vos réglages MCP.");
     await expect(saved.getByRole("checkbox")).toBeChecked();
-    await expect(drawer.getByTestId("unavailable-saved")).toContainText("1 outil enregistré sur l’agent mais indisponible");
+    await expect(drawer.getByTestId("unavailable-saved")).toContainText(
+      "1 outil enregistré sur l’agent mais indisponible",
+    );
     await drawer.getByTestId("unavailable-saved").scrollIntoViewIfNeeded();
     await shot(page, "agents-drawer-saved-unavailable");
 
@@ -116,7 +155,11 @@ test("a saved tool that becomes unavailable stays on the agent, marked with the 
     await drawer.getByRole("button", { name: "Enregistrer" }).click();
     await expect(page.getByText("Agent enregistré.")).toBeVisible();
     const after = await (await api.get(`/v1/agents/${agentId}`)).json();
-    expect(after.data).toMatchObject({ instructions: "Toujours vouvoyer.", tools: [tool.key], unavailable_tools: [tool.key] });
+    expect(after.data).toMatchObject({
+      instructions: "Toujours vouvoyer.",
+      tools: [tool.key],
+      unavailable_tools: [tool.key],
+    });
 
     await drawer.getByRole("button", { name: "Supprimer…" }).click();
     await expect(drawer.getByRole("alertdialog")).toContainText("C’est définitif");

@@ -7,7 +7,11 @@ import { openFromNav, openProposal } from "./navigation";
 // an edit the server refuses row by row.
 
 async function faults(crmBaseUrl: string, body: Record<string, unknown>) {
-  const response = await fetch(`${crmBaseUrl}/__control/faults`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const response = await fetch(`${crmBaseUrl}/__control/faults`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   expect(response.ok).toBe(true);
 }
 
@@ -15,8 +19,15 @@ test("an admin resolves an unknown outcome after checking the service", async ({
   const { preview, commit: commitKey } = await crmKeys(api);
   const call = await agentRun(api, [preview, commitKey], "Opérations e2e");
   const run = call.runId;
-  const customer = (await (await fetch(`${stack.crmBaseUrl}/__control/state`)).json()).customers.find((c: { customer_id: string }) => c.customer_id === "C-3003");
-  const proposal = (await call(preview, { customer_id: "C-3003", destination: { kind: "new", line1: "2 rue Neuve", city: "Lille", postal_code: "59000", country: "FR" } })).evidence.proposal;
+  const customer = (await (await fetch(`${stack.crmBaseUrl}/__control/state`)).json()).customers.find(
+    (c: { customer_id: string }) => c.customer_id === "C-3003",
+  );
+  const proposal = (
+    await call(preview, {
+      customer_id: "C-3003",
+      destination: { kind: "new", line1: "2 rue Neuve", city: "Lille", postal_code: "59000", country: "FR" },
+    })
+  ).evidence.proposal;
   const approver = await pageAs("approver");
   await openProposal(approver, proposal.id);
   await approver.getByRole("button", { name: "Approuver cette modification" }).click();
@@ -40,7 +51,9 @@ test("an admin resolves an unknown outcome after checking the service", async ({
   await card.getByRole("button", { name: "Résoudre" }).click();
   await expect(card.getByText("Dites ce que vous avez constaté dans le service.")).toBeVisible();
   await card.getByLabel("L’écriture a bien eu lieu").check();
-  await card.getByLabel("Ce que vous avez vérifié").fill(`Fiche C-3003 : adresse à Lille, version ${customer.version + 1}.`);
+  await card
+    .getByLabel("Ce que vous avez vérifié")
+    .fill(`Fiche C-3003 : adresse à Lille, version ${customer.version + 1}.`);
   await card.getByRole("button", { name: "Résoudre" }).click();
   await expect(page.getByTestId("unknown-operations").getByRole("listitem").filter({ hasText: run })).toHaveCount(0);
   await expect(page.getByRole("table", { name: "Opérations récentes" })).toContainText("Réussie");
@@ -54,7 +67,9 @@ test("an admin reads the policy table and the server refuses an invalid row wher
   const page = await pageAs("admin");
   await openFromNav(page, "Politiques");
   const rows = page.getByTestId("policy-rows");
-  await expect(rows.getByRole("row", { name: /large-payments/ })).toContainText("2 personnes distinctes (Propriétaire, Administrateur)");
+  await expect(rows.getByRole("row", { name: /large-payments/ })).toContainText(
+    "2 personnes distinctes (Propriétaire, Administrateur)",
+  );
   await expect(rows.getByRole("row", { name: /large-payments/ })).toContainText("montant ≥ 100,00 €");
   await shot(page, "politiques-table");
   await page.getByRole("button", { name: "Modifier" }).click();

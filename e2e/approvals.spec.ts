@@ -7,12 +7,25 @@ import { openFromNav, openProposal } from "./navigation";
 // another, and watches a third run out of time. All three are real proposals
 // made through the dispatcher against the demo's CRM Acme.
 
-test("an approver reads the effect, refuses one write with a reason, approves another and sees a third expire", async ({ pageAs, api, shot }) => {
+test("an approver reads the effect, refuses one write with a reason, approves another and sees a third expire", async ({
+  pageAs,
+  api,
+  shot,
+}) => {
   const keys = await crmKeys(api);
   const call = await agentRun(api, Object.values(keys));
-  const email = await call(keys.email, { to: ["camille.martin@example.com", "service.client@example.com"], subject: "Votre remboursement", body: "Bonjour Camille, nous vous remboursons 25 €.", customer_id: "C-1842" });
+  const email = await call(keys.email, {
+    to: ["camille.martin@example.com", "service.client@example.com"],
+    subject: "Votre remboursement",
+    body: "Bonjour Camille, nous vous remboursons 25 €.",
+    customer_id: "C-1842",
+  });
   expect(email.error.code).toBe("APPROVAL_REQUIRED");
-  const refund = await call(keys.refund, { payment_id: "PAY-9002", amount: { value_minor: 2_500, currency: "EUR" }, reason: "Colis arrivé abîmé" });
+  const refund = await call(keys.refund, {
+    payment_id: "PAY-9002",
+    amount: { value_minor: 2_500, currency: "EUR" },
+    reason: "Colis arrivé abîmé",
+  });
   expect(refund.error.code).toBe("APPROVAL_REQUIRED");
 
   const page = await pageAs("approver");
@@ -23,7 +36,10 @@ test("an approver reads the effect, refuses one write with a reason, approves an
   await expect(pending.getByRole("row", { name: /Rembourser/ })).toContainText("25,00 €");
 
   // Live: a proposal made now appears without reloading, and the count in the navigation follows.
-  const address = await call(keys.preview, { customer_id: "C-1842", destination: { kind: "saved", address_id: "ADDR-2" } });
+  const address = await call(keys.preview, {
+    customer_id: "C-1842",
+    destination: { kind: "saved", address_id: "ADDR-2" },
+  });
   expect(address.evidence.proposal.status).toBe("pending");
   await expect(pending.getByRole("link", { name: /Remplacer l’adresse de livraison du client C-1842/ })).toBeVisible();
   const badge = page.getByRole("navigation", { name: "Navigation principale" }).getByTestId("pending-count");
@@ -34,7 +50,10 @@ test("an approver reads the effect, refuses one write with a reason, approves an
   await pending.getByRole("link", { name: /Envoyer le courriel/ }).click();
   await expect(page.getByTestId("effect")).toContainText("Envoyer le courriel « Votre remboursement »");
   const recipients = page.getByRole("list", { name: "Destinataires" });
-  await expect(recipients.getByRole("listitem")).toHaveText(["camille.martin@example.com", "service.client@example.com"]);
+  await expect(recipients.getByRole("listitem")).toHaveText([
+    "camille.martin@example.com",
+    "service.client@example.com",
+  ]);
   await expect(page.getByTestId("consequences")).toContainText("il ne peut pas être rappelé");
   await expect(page.getByTestId("quorum")).toContainText("0 approbation sur 1 requise");
   await page.getByRole("button", { name: "Refuser" }).click();
@@ -43,7 +62,9 @@ test("an approver reads the effect, refuses one write with a reason, approves an
   await shot(page, "approbation-courriel-refus");
   await page.getByRole("button", { name: "Refuser" }).click();
   await expect(page.getByText("Refusée", { exact: true }).first()).toBeVisible();
-  await expect(page.getByRole("list", { name: "Décisions" })).toContainText("« Le montant n'est pas encore validé par la comptabilité. »");
+  await expect(page.getByRole("list", { name: "Décisions" })).toContainText(
+    "« Le montant n'est pas encore validé par la comptabilité. »",
+  );
   await expect(page.getByRole("button", { name: "Approuver cette modification" })).toBeDisabled();
 
   // The refund: the amount in French, then an approval.
@@ -54,11 +75,21 @@ test("an approver reads the effect, refuses one write with a reason, approves an
   await expect(page.getByText("Approuvée", { exact: true }).first()).toBeVisible();
   await shot(page, "approbation-remboursement-approuve");
 
-  const decided = await Promise.all([email.error.proposal_id, refund.error.proposal_id].map(async (id: string) => (await (await api.get(`/v1/proposals/${id}`)).json()).data));
-  expect(decided[0]).toMatchObject({ status: "refused", decisions: [{ decision: "refuse", reason: "Le montant n'est pas encore validé par la comptabilité." }] });
+  const decided = await Promise.all(
+    [email.error.proposal_id, refund.error.proposal_id].map(
+      async (id: string) => (await (await api.get(`/v1/proposals/${id}`)).json()).data,
+    ),
+  );
+  expect(decided[0]).toMatchObject({
+    status: "refused",
+    decisions: [{ decision: "refuse", reason: "Le montant n'est pas encore validé par la comptabilité." }],
+  });
   expect(decided[1]).toMatchObject({ status: "approved", approvals: { count: 1, required: 1 } });
   const committed = await call(keys.refund, { proposal_id: refund.error.proposal_id });
-  expect(committed).toMatchObject({ ok: true, result: { payment_id: "PAY-9002", amount: { value_minor: 2_500, currency: "EUR" } } });
+  expect(committed).toMatchObject({
+    ok: true,
+    result: { payment_id: "PAY-9002", amount: { value_minor: 2_500, currency: "EUR" } },
+  });
 
   // The address change: before and after per field; then the clock runs out and the decision closes.
   const clocked = await pageAs("approver");
@@ -66,8 +97,12 @@ test("an approver reads the effect, refuses one write with a reason, approves an
   // A direct load: the fake clock has to be in place before the page starts its timers.
   await clocked.goto(`/approbations/${address.evidence.proposal.id}`);
   const diff = clocked.getByRole("table", { name: "Champs modifiés : avant et après" });
-  await expect(diff.getByRole("row", { name: /Adresse de livraison/ })).toContainText("8 rue des Lilas, 75011 Paris, FR");
-  await expect(diff.getByRole("row", { name: /Adresse de livraison/ })).toContainText("24 quai Saint-Antoine, 69002 Lyon, FR");
+  await expect(diff.getByRole("row", { name: /Adresse de livraison/ })).toContainText(
+    "8 rue des Lilas, 75011 Paris, FR",
+  );
+  await expect(diff.getByRole("row", { name: /Adresse de livraison/ })).toContainText(
+    "24 quai Saint-Antoine, 69002 Lyon, FR",
+  );
   await expect(clocked.getByTestId("countdown")).toContainText(/Expire dans (59 min|1 h)/);
   await expect(clocked.getByRole("button", { name: "Approuver cette modification" })).toBeEnabled();
   await shot(clocked, "approbation-adresse-diff");
@@ -82,18 +117,30 @@ test("an approver reads the effect, refuses one write with a reason, approves an
 test("a viewer sees why they cannot decide", async ({ pageAs, api }) => {
   const keys = await crmKeys(api);
   const call = await agentRun(api, [keys.preview, keys.commit]);
-  const preview = await call(keys.preview, { customer_id: "C-2001", destination: { kind: "saved", address_id: "ADDR-5" } });
+  const preview = await call(keys.preview, {
+    customer_id: "C-2001",
+    destination: { kind: "saved", address_id: "ADDR-5" },
+  });
   const page = await pageAs("viewer");
   await openProposal(page, preview.evidence.proposal.id);
-  await expect(page.getByText("réserve cette décision aux rôles : Propriétaire, Administrateur, Approbateur")).toBeVisible();
+  await expect(
+    page.getByText("réserve cette décision aux rôles : Propriétaire, Administrateur, Approbateur"),
+  ).toBeVisible();
   await expect(page.getByRole("button", { name: "Approuver cette modification" })).toBeDisabled();
 });
 
-test("a stale card is flagged and refused as stale in one click; superseded and expired cards leave the inbox live", async ({ pageAs, api, shot }) => {
+test("a stale card is flagged and refused as stale in one click; superseded and expired cards leave the inbox live", async ({
+  pageAs,
+  api,
+  shot,
+}) => {
   const keys = await crmKeys(api);
   const first = await agentRun(api, [keys.preview, keys.commit]);
   const second = await agentRun(api, [keys.preview, keys.commit]);
-  const newAddress = (line1: string) => ({ customer_id: "C-2002", destination: { kind: "new", line1, city: "Nantes", postal_code: "44000", country: "FR" } });
+  const newAddress = (line1: string) => ({
+    customer_id: "C-2002",
+    destination: { kind: "new", line1, city: "Nantes", postal_code: "44000", country: "FR" },
+  });
   const committed = (await first(keys.preview, newAddress("1 quai de la Fosse"))).evidence.proposal;
   const replaced = (await second(keys.preview, newAddress("2 rue Crébillon"))).evidence.proposal;
 
@@ -122,23 +169,34 @@ test("a stale card is flagged and refused as stale in one click; superseded and 
 
   // Its screen says why approving would fail, in French, with the requester named; one click refuses it.
   await card(stale.id).getByRole("link").first().click();
-  await expect(page.getByTestId("stale-notice")).toContainText("le service refuserait l’écriture au moment de l’exécution");
+  await expect(page.getByTestId("stale-notice")).toContainText(
+    "le service refuserait l’écriture au moment de l’exécution",
+  );
   const diff = page.getByRole("table", { name: "Champs modifiés : avant et après" });
   await expect(diff.getByTitle("shipping_address")).toHaveText("Adresse de livraison");
-  await expect(page.getByTestId("effect")).toContainText("Remplacer l’adresse de livraison du client C-2002 (Léa Dubois)");
+  await expect(page.getByTestId("effect")).toContainText(
+    "Remplacer l’adresse de livraison du client C-2002 (Léa Dubois)",
+  );
   await expect(page.getByTestId("requester")).toContainText(/Approbations e2e \d+/);
   await expect(page.getByTestId("requester")).toContainText("clé API « ");
   await shot(page, "approbation-fiche-changee");
   await page.getByRole("button", { name: "Refuser comme périmée" }).click();
   await expect(page.getByText("Refusée", { exact: true }).first()).toBeVisible();
-  await expect(page.getByRole("list", { name: "Décisions" })).toContainText("la fiche a changé depuis cette proposition");
-  expect((await (await api.get(`/v1/proposals/${stale.id}`)).json()).data).toMatchObject({ status: "refused", stale: false });
+  await expect(page.getByRole("list", { name: "Décisions" })).toContainText(
+    "la fiche a changé depuis cette proposition",
+  );
+  expect((await (await api.get(`/v1/proposals/${stale.id}`)).json()).data).toMatchObject({
+    status: "refused",
+    stale: false,
+  });
 });
 
 test("a card leaves the inbox the moment it expires, without a reload", async ({ pageAs, api }) => {
   const keys = await crmKeys(api);
   const call = await agentRun(api, [keys.preview, keys.commit]);
-  const proposal = (await call(keys.preview, { customer_id: "C-2001", destination: { kind: "saved", address_id: "ADDR-5" } })).evidence.proposal;
+  const proposal = (
+    await call(keys.preview, { customer_id: "C-2001", destination: { kind: "saved", address_id: "ADDR-5" } })
+  ).evidence.proposal;
   const page = await pageAs("approver");
   await page.clock.install();
   // A direct load: the fake clock has to be in place before the page starts its timers.

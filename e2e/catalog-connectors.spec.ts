@@ -39,7 +39,9 @@ test("connect, sync, review a tool, and see it available in Outils", async ({ pa
   await expect(card.getByLabel("Schéma d’entrée")).toContainText("customer_id");
   // The annotations say read-only: the form is pre-filled accordingly, the person decides.
   await expect(card.getByRole("checkbox", { name: /modifie des données/ })).not.toBeChecked();
-  await expect(drawer.locator('li[data-tool-name="send_email"]').getByRole("checkbox", { name: /modifie des données/ })).toBeChecked();
+  await expect(
+    drawer.locator('li[data-tool-name="send_email"]').getByRole("checkbox", { name: /modifie des données/ }),
+  ).toBeChecked();
   await shot(page, "connecteurs-review");
   await card.getByRole("button", { name: "Valider la revue" }).click();
   await expect(card).toContainText("Revu");

@@ -27,10 +27,18 @@ test.afterAll(async () => {
   await new Promise((resolve) => attacker.close(resolve));
 });
 
-test("another origin framing a pending approval screen gets no frame and no approve button", async ({ pageAs, api, stack }) => {
+test("another origin framing a pending approval screen gets no frame and no approve button", async ({
+  pageAs,
+  api,
+  stack,
+}) => {
   const keys = await crmKeys(api);
   const call = await agentRun(api, [keys.refund]);
-  const refund = await call(keys.refund, { payment_id: "PAY-9002", amount: { value_minor: 1_200, currency: "EUR" }, reason: "Cadre e2e" });
+  const refund = await call(keys.refund, {
+    payment_id: "PAY-9002",
+    amount: { value_minor: 1_200, currency: "EUR" },
+    reason: "Cadre e2e",
+  });
   expect(refund.error.code).toBe("APPROVAL_REQUIRED");
   const proposalId: string = refund.error.proposal_id;
 

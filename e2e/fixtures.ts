@@ -51,7 +51,10 @@ export const test = base.extend<Fixtures>({
   },
   api: async ({ playwright, stack }, use) => {
     const key = readFileSync(path.join(stack.dataDir, "demo-api-key"), "utf8").trim();
-    const context = await playwright.request.newContext({ baseURL: stack.baseUrl, extraHTTPHeaders: { authorization: `Bearer ${key}` } });
+    const context = await playwright.request.newContext({
+      baseURL: stack.baseUrl,
+      extraHTTPHeaders: { authorization: `Bearer ${key}` },
+    });
     await use(context);
     await context.dispose();
   },

@@ -5,17 +5,38 @@ import { openFromNav } from "./navigation";
 // a create_chart result drawn as a chart, a call from the console, the
 // telemetry charts — and tool output that stays text.
 
-test("a developer follows a run's steps, sees its chart and calls a tool from the Journal", async ({ pageAs, api, shot }) => {
+test("a developer follows a run's steps, sees its chart and calls a tool from the Journal", async ({
+  pageAs,
+  api,
+  shot,
+}) => {
   const agent = await api.post("/v1/agents", { data: { name: `Journal e2e ${Date.now()}`, tools: ["create_chart"] } });
   expect(agent.status()).toBe(201);
   const created = await api.post("/v1/runs", { data: { agent: (await agent.json()).data.id, debug: true } });
   expect(created.status()).toBe(201);
   const runId: string = (await created.json()).data.id;
-  const call = (tool: string, args: unknown) => api.post(`/v1/runs/${runId}/tool_calls`, { data: { tool, arguments: args } });
+  const call = (tool: string, args: unknown) =>
+    api.post(`/v1/runs/${runId}/tool_calls`, { data: { tool, arguments: args } });
   expect((await (await call("calculate", { expression: "1250 * 1.2" })).json()).ok).toBe(true);
-  const chart = await call("create_chart", { type: "bar", title: "Ventes par région", y_label: "€", series: [{ name: "2026", points: [{ x: "Île-de-France", y: 1200 }, { x: "Occitanie", y: 800 }, { x: "<img src=x onerror=alert(1)>", y: 300 }] }] });
+  const chart = await call("create_chart", {
+    type: "bar",
+    title: "Ventes par région",
+    y_label: "€",
+    series: [
+      {
+        name: "2026",
+        points: [
+          { x: "Île-de-France", y: 1200 },
+          { x: "Occitanie", y: 800 },
+          { x: "<img src=x onerror=alert(1)>", y: 300 },
+        ],
+      },
+    ],
+  });
   expect((await chart.json()).ok).toBe(true);
-  expect((await (await call("calculate", { expression: "1 +", extra: "x" })).json()).error.code).toBe("INVALID_ARGUMENTS");
+  expect((await (await call("calculate", { expression: "1 +", extra: "x" })).json()).error.code).toBe(
+    "INVALID_ARGUMENTS",
+  );
 
   const page = await pageAs("dev");
   let dialogs = 0;
@@ -41,7 +62,21 @@ test("a developer follows a run's steps, sees its chart and calls a tool from th
 
   // A call from the console goes through the same dispatcher.
   await drawer.getByLabel("Outil", { exact: true }).selectOption("create_chart");
-  await drawer.getByLabel("Arguments (JSON)").fill(JSON.stringify({ type: "pie", title: "Parts de marché", series: [{ name: "parts", points: [{ x: "Acme", y: 60 }, { x: "Autres", y: 40 }] }] }));
+  await drawer.getByLabel("Arguments (JSON)").fill(
+    JSON.stringify({
+      type: "pie",
+      title: "Parts de marché",
+      series: [
+        {
+          name: "parts",
+          points: [
+            { x: "Acme", y: 60 },
+            { x: "Autres", y: 40 },
+          ],
+        },
+      ],
+    }),
+  );
   await drawer.getByRole("button", { name: "Appeler" }).click();
   const envelope = drawer.getByTestId("tool-envelope");
   await expect(envelope).toContainText("Réussi (create_chart@1");
@@ -56,7 +91,9 @@ test("a developer follows a run's steps, sees its chart and calls a tool from th
   await shot(page, "journal-console-call");
   await page.keyboard.press("Escape");
 
-  await expect(page.getByTestId("telemetry-calls-chart").locator("svg.recharts-surface[role=application]")).toBeVisible();
+  await expect(
+    page.getByTestId("telemetry-calls-chart").locator("svg.recharts-surface[role=application]"),
+  ).toBeVisible();
   await expect(page.getByRole("table", { name: "Appels par outil et version" })).toContainText("create_chart@1");
   await shot(page, "journal-telemetry");
   expect(dialogs).toBe(0);
@@ -79,7 +116,11 @@ test("a viewer reads the Journal but cannot start runs or call tools", async ({ 
 
 test("a developer starts a run from the console and sees what was left out", async ({ pageAs, api, shot }) => {
   const name = `Écriture e2e ${Date.now()}`;
-  const tools = (await (await api.get("/v1/tools")).json()).data as { key: string; writes_data: boolean; available: boolean }[];
+  const tools = (await (await api.get("/v1/tools")).json()).data as {
+    key: string;
+    writes_data: boolean;
+    available: boolean;
+  }[];
   const write = tools.find((t) => t.writes_data && t.available)!;
   expect((await api.post("/v1/agents", { data: { name, tools: [write.key] } })).status()).toBe(201);
   const page = await pageAs("dev");
@@ -94,12 +135,24 @@ test("a developer starts a run from the console and sees what was left out", asy
   await shot(page, "journal-new-run-read-only");
 });
 
-test("a deleted agent's run stays in the Journal as « Agent supprimé », with its steps and no tool call", async ({ pageAs, api, shot }) => {
+test("a deleted agent's run stays in the Journal as « Agent supprimé », with its steps and no tool call", async ({
+  pageAs,
+  api,
+  shot,
+}) => {
   const agent = await api.post("/v1/agents", { data: { name: `Supprimé e2e ${Date.now()}` } });
   const agentId: string = (await agent.json()).data.id;
   const created = await api.post("/v1/runs", { data: { agent: agentId } });
   const runId: string = (await created.json()).data.id;
-  expect((await (await api.post(`/v1/runs/${runId}/tool_calls`, { data: { tool: "calculate", arguments: { expression: "2 + 2" } } })).json()).ok).toBe(true);
+  expect(
+    (
+      await (
+        await api.post(`/v1/runs/${runId}/tool_calls`, {
+          data: { tool: "calculate", arguments: { expression: "2 + 2" } },
+        })
+      ).json()
+    ).ok,
+  ).toBe(true);
   expect((await api.delete(`/v1/agents/${agentId}`)).status()).toBe(200);
 
   const page = await pageAs("dev");

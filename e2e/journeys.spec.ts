@@ -38,7 +38,8 @@ function watchErrors(page: Page): string[] {
   });
   // Names the request behind a "Failed to load resource" console error.
   page.on("response", (response) => {
-    if (response.status() >= 400) errors.push(`${response.status()} ${response.request().method()} ${new URL(response.url()).pathname}`);
+    if (response.status() >= 400)
+      errors.push(`${response.status()} ${response.request().method()} ${new URL(response.url()).pathname}`);
   });
   return errors;
 }

@@ -13,7 +13,10 @@ test("the agent drawer shows the MCP endpoint and the client configurations", as
 
   const page = await pageAs("dev");
   await openFromNav(page, "Agents");
-  await page.getByRole("row", { name: new RegExp(name) }).getByRole("button", { name }).click();
+  await page
+    .getByRole("row", { name: new RegExp(name) })
+    .getByRole("button", { name })
+    .click();
   const section = page.getByRole("dialog").getByTestId("mcp-client-section");
   await section.getByRole("heading", { name: "Connecter un client MCP" }).scrollIntoViewIfNeeded();
   const url = (await section.getByTestId("mcp-url").textContent()) ?? "";
@@ -27,7 +30,12 @@ test("the agent drawer shows the MCP endpoint and the client configurations", as
   // The URL shown is the real endpoint: an MCP client initializing through it gets a session.
   const initialize = await api.post(new URL(url).pathname, {
     headers: { accept: "application/json, text/event-stream", "content-type": "application/json" },
-    data: { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "e2e", version: "1" } } },
+    data: {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "e2e", version: "1" } },
+    },
   });
   expect(initialize.status()).toBe(200);
   expect(initialize.headers()["mcp-session-id"]).toMatch(/^mcps_/);

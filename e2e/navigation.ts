@@ -8,7 +8,10 @@ const landing = "/agents";
 /** Opens a console page through the main navigation (loading the console first if the tab is blank). */
 export async function openFromNav(page: Page, link: string) {
   if (page.url() === "about:blank") await page.goto(landing);
-  await page.getByRole("navigation", { name: "Navigation principale" }).getByRole("link", { name: new RegExp(`^${link}`) }).click();
+  await page
+    .getByRole("navigation", { name: "Navigation principale" })
+    .getByRole("link", { name: new RegExp(`^${link}`) })
+    .click();
   await expect(page.getByRole("heading", { level: 1, name: link })).toBeVisible();
 }
 

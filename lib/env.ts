@@ -37,13 +37,25 @@ const EnvSchema = z.object({
   // Model calls a managed run may make before it fails with max_steps_exceeded.
   GUICHET_RUN_MAX_STEPS: z.coerce.number().int().positive().max(200).default(20),
   // Console sessions (seconds): the longest a sign-in lasts, and how long it may go unused before it ends.
-  GUICHET_SESSION_MAX_AGE: z.coerce.number().int().positive().default(12 * 60 * 60),
-  GUICHET_SESSION_IDLE_TIMEOUT: z.coerce.number().int().positive().default(2 * 60 * 60),
+  GUICHET_SESSION_MAX_AGE: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(12 * 60 * 60),
+  GUICHET_SESSION_IDLE_TIMEOUT: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(2 * 60 * 60),
   // Sign-in throttle: wrong passwords allowed before a lockout, per account and per client address,
   // and the longest lockout (seconds) the doubling delay reaches.
   GUICHET_SIGN_IN_ACCOUNT_ATTEMPTS: z.coerce.number().int().positive().default(5),
   GUICHET_SIGN_IN_IP_ATTEMPTS: z.coerce.number().int().positive().default(20),
-  GUICHET_SIGN_IN_MAX_LOCKOUT: z.coerce.number().int().positive().default(15 * 60),
+  GUICHET_SIGN_IN_MAX_LOCKOUT: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(15 * 60),
   // "1" when a reverse proxy you run appends the client's address to X-Forwarded-For; otherwise the
   // connection's own address identifies the client (a client-sent X-Forwarded-For is ignored).
   GUICHET_TRUST_PROXY: z.enum(["0", "1"]).default("0"),
@@ -68,7 +80,8 @@ function providerSettings(variables: NodeJS.ProcessEnv): Readonly<Record<string,
       setting.apiKey = value;
       continue;
     }
-    if (!URL.canParse(value) || !/^https?:$/.test(new URL(value).protocol)) throw new Error(`Invalid environment: ${name} is not an http(s) URL`);
+    if (!URL.canParse(value) || !/^https?:$/.test(new URL(value).protocol))
+      throw new Error(`Invalid environment: ${name} is not an http(s) URL`);
     setting.baseUrl = value;
   }
   return Object.freeze(settings);
@@ -76,13 +89,23 @@ function providerSettings(variables: NodeJS.ProcessEnv): Readonly<Record<string,
 
 /** Each entry must be an http(s) origin: a typo would otherwise silently allow nothing, or something else. */
 function parseOrigins(name: string, value: string): readonly string[] {
-  const origins = value.split(",").map((entry) => entry.trim()).filter(Boolean).map((entry) => {
-    const url = URL.canParse(entry) ? new URL(entry) : null;
-    if (!url || (url.protocol !== "http:" && url.protocol !== "https:") || (url.pathname !== "/" && url.pathname !== "")) {
-      throw new Error(`Invalid environment: ${name} entry "${entry}" is not an http(s) origin like http://127.0.0.1:4010`);
-    }
-    return url.origin;
-  });
+  const origins = value
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      const url = URL.canParse(entry) ? new URL(entry) : null;
+      if (
+        !url ||
+        (url.protocol !== "http:" && url.protocol !== "https:") ||
+        (url.pathname !== "/" && url.pathname !== "")
+      ) {
+        throw new Error(
+          `Invalid environment: ${name} entry "${entry}" is not an http(s) origin like http://127.0.0.1:4010`,
+        );
+      }
+      return url.origin;
+    });
   return Object.freeze([...new Set(origins)]);
 }
 

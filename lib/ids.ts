@@ -14,7 +14,8 @@ function secureFraction(): number {
   return pool[used++] / 256;
 }
 
-export type IdPrefix = "org" | "mem" | "key" | "agt" | "file" | "run" | "step" | "prop" | "op" | "mdl" | "db" | "req" | "ses";
+export type IdPrefix =
+  "org" | "mem" | "key" | "agt" | "file" | "run" | "step" | "prop" | "op" | "mdl" | "db" | "req" | "ses";
 
 /** A prefixed id: `agt_` + 26-char lowercase ULID. */
 export function newId(prefix: IdPrefix): string {

@@ -15,7 +15,11 @@ async function benchAgent(baseUrl: string, key: string): Promise<string> {
   const response = await fetch(`${baseUrl}/v1/agents`, {
     method: "POST",
     headers: { ...bearer(key), "content-type": "application/json" },
-    body: JSON.stringify({ name: `Bench agent ${Date.now()}`, instructions: "Réponds brièvement.", tools: ["create_chart"] }),
+    body: JSON.stringify({
+      name: `Bench agent ${Date.now()}`,
+      instructions: "Réponds brièvement.",
+      tools: ["create_chart"],
+    }),
   });
   if (response.status !== 201) throw new Error(`bench agent: HTTP ${response.status} ${await response.text()}`);
   agentId = ((await response.json()) as { data: { id: string } }).data.id;
@@ -31,7 +35,13 @@ export const agentScenarios: BenchScenario[] = [
         method: "POST",
         path: "/v1/agents",
         headers: bearer(key),
-        body: () => JSON.stringify({ name: `Bench ${process.pid}-${sequence++}`, instructions: "Réponds brièvement.", temperature: 0.25, tools: ["create_chart", "web_search"] }),
+        body: () =>
+          JSON.stringify({
+            name: `Bench ${process.pid}-${sequence++}`,
+            instructions: "Réponds brièvement.",
+            temperature: 0.25,
+            tools: ["create_chart", "web_search"],
+          }),
       };
     },
   },
@@ -39,7 +49,12 @@ export const agentScenarios: BenchScenario[] = [
     name: "PATCH /v1/agents/{agent}",
     async prepare(stack, key) {
       const id = await benchAgent(stack.baseUrl, key);
-      return { method: "PATCH", path: `/v1/agents/${id}`, headers: bearer(key), body: JSON.stringify({ temperature: 0.42, instructions: "Réponds brièvement." }) };
+      return {
+        method: "PATCH",
+        path: `/v1/agents/${id}`,
+        headers: bearer(key),
+        body: JSON.stringify({ temperature: 0.42, instructions: "Réponds brièvement." }),
+      };
     },
   },
   {

@@ -17,23 +17,41 @@ export const catalogScenario: BenchScenario = {
     const { newId } = await import("@/lib/ids");
     const { createApiKey } = await import("@/lib/api-keys/service");
     const { toolFingerprint } = await import("@/lib/mcp/fingerprint");
-    const organization = await db.organization.create({ data: { id: newId("org"), slug: `bench-${Date.now()}`, name: "Bench catalog", planId: "pro" } });
+    const organization = await db.organization.create({
+      data: { id: newId("org"), slug: `bench-${Date.now()}`, name: "Bench catalog", planId: "pro" },
+    });
     for (let s = 0; s < SERVERS; s++) {
       const server = await db.mcpServer.create({
-        data: { organizationId: organization.id, name: `Bench ${s + 1}`, url: `https://mcp${s + 1}.example.com/mcp`, auth: "none" },
+        data: {
+          organizationId: organization.id,
+          name: `Bench ${s + 1}`,
+          url: `https://mcp${s + 1}.example.com/mcp`,
+          auth: "none",
+        },
       });
       await db.mcpTool.createMany({
         data: Array.from({ length: TOOLS_PER_SERVER }, (_, t) => {
           const shape = {
             description: `Tool ${t} of server ${s + 1}: reads or writes a record of the bench system.`,
-            input_schema: { type: "object", additionalProperties: false, properties: { id: { type: "string", maxLength: 64 } }, required: ["id"] },
+            input_schema: {
+              type: "object",
+              additionalProperties: false,
+              properties: { id: { type: "string", maxLength: 64 } },
+              required: ["id"],
+            },
             output_schema: { type: "object", properties: { id: { type: "string" }, version: { type: "integer" } } },
           };
           const fingerprint = toolFingerprint(shape);
           return {
-            serverId: server.id, organizationId: organization.id, name: `tool_${String(t).padStart(2, "0")}`,
-            description: shape.description, inputSchema: shape.input_schema, outputSchema: shape.output_schema,
-            fingerprint, writesData: t % 3 === 0, enabled: t % 10 !== 0,
+            serverId: server.id,
+            organizationId: organization.id,
+            name: `tool_${String(t).padStart(2, "0")}`,
+            description: shape.description,
+            inputSchema: shape.input_schema,
+            outputSchema: shape.output_schema,
+            fingerprint,
+            writesData: t % 3 === 0,
+            enabled: t % 10 !== 0,
             // Two in three reviewed: the list mixes available tools and every MCP reason.
             reviewedFingerprint: t % 3 === 2 ? null : fingerprint,
           };

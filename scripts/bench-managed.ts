@@ -14,22 +14,33 @@ function percentile(values: number[], p: number): number {
 }
 
 async function post(stack: TestStack, key: string, path: string, body: unknown): Promise<{ data: unknown }> {
-  const response = await fetch(stack.baseUrl + path, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+  const response = await fetch(stack.baseUrl + path, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   const json = (await response.json()) as { data: unknown };
   if (!response.ok) throw new Error(`${path}: HTTP ${response.status} ${JSON.stringify(json)}`);
   return json;
 }
 
 export async function measureManagedRuns(stack: TestStack, key: string, iterations: number) {
-  const agent = (await post(stack, key, "/v1/agents", { name: `Bench managed ${Date.now()}`, instructions: "Calcule." })).data as { id: string };
+  const agent = (
+    await post(stack, key, "/v1/agents", { name: `Bench managed ${Date.now()}`, instructions: "Calcule." })
+  ).data as { id: string };
   const call = { name: "calculate", arguments: { expression: "6*7" } };
-  const script = await createScript(stack.simBaseUrl, { turns: [...Array.from({ length: TOOL_CALLS }, () => ({ tool_calls: [call] })), { text: "42" }], replay: "by_conversation" });
+  const script = await createScript(stack.simBaseUrl, {
+    turns: [...Array.from({ length: TOOL_CALLS }, () => ({ tool_calls: [call] })), { text: "42" }],
+    replay: "by_conversation",
+  });
   const managed: number[] = [];
   const overheadPerStep: number[] = [];
   const driven: number[] = [];
   for (let i = 0; i < iterations; i += 1) {
     let started = performance.now();
-    const run = (await post(stack, key, "/v1/runs", { agent: agent.id, input: "6 × 7, cinq fois ?", instructions: script.marker })).data as { status: string; usage: { model_calls: { duration_ms: number }[] } };
+    const run = (
+      await post(stack, key, "/v1/runs", { agent: agent.id, input: "6 × 7, cinq fois ?", instructions: script.marker })
+    ).data as { status: string; usage: { model_calls: { duration_ms: number }[] } };
     const total = performance.now() - started;
     if (run.status !== "completed") throw new Error(`managed run ended ${run.status}`);
     const modelMs = run.usage.model_calls.reduce((sum, c) => sum + c.duration_ms, 0);
@@ -37,7 +48,8 @@ export async function measureManagedRuns(stack: TestStack, key: string, iteratio
     overheadPerStep.push((total - modelMs) / run.usage.model_calls.length);
     started = performance.now();
     const created = (await post(stack, key, "/v1/runs", { agent: agent.id })).data as { id: string };
-    for (let c = 0; c < TOOL_CALLS; c += 1) await post(stack, key, `/v1/runs/${created.id}/tool_calls`, { tool: call.name, arguments: call.arguments });
+    for (let c = 0; c < TOOL_CALLS; c += 1)
+      await post(stack, key, `/v1/runs/${created.id}/tool_calls`, { tool: call.name, arguments: call.arguments });
     driven.push(performance.now() - started);
   }
   return {

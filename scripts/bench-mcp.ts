@@ -11,25 +11,48 @@ const ACCEPT = "application/json, text/event-stream";
 let session: Promise<{ agentId: string; sessionId: string; runId: string; crmTool: string }> | undefined;
 
 async function openSession(baseUrl: string, key: string) {
-  const tools = (await (await fetch(`${baseUrl}/v1/tools`, { headers: bearer(key) })).json()) as { data: { key: string; available: boolean }[] };
+  const tools = (await (await fetch(`${baseUrl}/v1/tools`, { headers: bearer(key) })).json()) as {
+    data: { key: string; available: boolean }[];
+  };
   const crmTool = tools.data.find((t) => t.key.endsWith("_get_customer") && t.available)?.key;
   if (!crmTool) throw new Error("the demo CRM's get_customer is not in the catalog");
-  const agent = await fetch(`${baseUrl}/v1/agents`, { method: "POST", headers: { ...bearer(key), "content-type": "application/json" }, body: JSON.stringify({ name: `Bench MCP ${Date.now()}`, tools: [crmTool] }) });
+  const agent = await fetch(`${baseUrl}/v1/agents`, {
+    method: "POST",
+    headers: { ...bearer(key), "content-type": "application/json" },
+    body: JSON.stringify({ name: `Bench MCP ${Date.now()}`, tools: [crmTool] }),
+  });
   const agentId = ((await agent.json()) as { data: { id: string } }).data.id;
   const url = `${baseUrl}/mcp/agents/${agentId}`;
   const init = await fetch(url, {
-    method: "POST", headers: { ...bearer(key), "content-type": "application/json", accept: ACCEPT },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench", version: "1" } } }),
+    method: "POST",
+    headers: { ...bearer(key), "content-type": "application/json", accept: ACCEPT },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench", version: "1" } },
+    }),
   });
   const sessionId = init.headers.get("mcp-session-id");
   if (!sessionId) throw new Error(`initialize: HTTP ${init.status} ${await init.text()}`);
-  const probe = await fetch(url, { method: "POST", headers: sessionHeaders(key, sessionId), body: toolCall("calculate", { expression: "1 + 1" }) });
-  const runId = ((await probe.json()) as { result: { structuredContent: { evidence: { run: string } } } }).result.structuredContent.evidence.run;
+  const probe = await fetch(url, {
+    method: "POST",
+    headers: sessionHeaders(key, sessionId),
+    body: toolCall("calculate", { expression: "1 + 1" }),
+  });
+  const runId = ((await probe.json()) as { result: { structuredContent: { evidence: { run: string } } } }).result
+    .structuredContent.evidence.run;
   return { agentId, sessionId, runId, crmTool };
 }
 
 function sessionHeaders(key: string, sessionId: string): Record<string, string> {
-  return { ...bearer(key), "content-type": "application/json", accept: ACCEPT, "mcp-session-id": sessionId, "mcp-protocol-version": "2025-11-25" };
+  return {
+    ...bearer(key),
+    "content-type": "application/json",
+    accept: ACCEPT,
+    "mcp-session-id": sessionId,
+    "mcp-protocol-version": "2025-11-25",
+  };
 }
 
 function toolCall(name: string, args: Record<string, unknown>): string {
@@ -49,7 +72,12 @@ export const mcpScenarios: BenchScenario[] = CALLS.flatMap((call) => [
     name: restName(call.label),
     async prepare(stack, key) {
       const { runId, crmTool } = await (session ??= openSession(stack.baseUrl, key));
-      return { method: "POST", path: `/v1/runs/${runId}/tool_calls`, headers: bearer(key), body: JSON.stringify({ tool: call.tool(crmTool), arguments: call.args }) };
+      return {
+        method: "POST",
+        path: `/v1/runs/${runId}/tool_calls`,
+        headers: bearer(key),
+        body: JSON.stringify({ tool: call.tool(crmTool), arguments: call.args }),
+      };
     },
   } satisfies BenchScenario,
   {
@@ -57,7 +85,12 @@ export const mcpScenarios: BenchScenario[] = CALLS.flatMap((call) => [
     comparedTo: restName(call.label),
     async prepare(stack, key) {
       const { agentId, sessionId, crmTool } = await (session ??= openSession(stack.baseUrl, key));
-      return { method: "POST", path: `/mcp/agents/${agentId}`, headers: sessionHeaders(key, sessionId), body: toolCall(call.tool(crmTool), call.args) };
+      return {
+        method: "POST",
+        path: `/mcp/agents/${agentId}`,
+        headers: sessionHeaders(key, sessionId),
+        body: toolCall(call.tool(crmTool), call.args),
+      };
     },
   } satisfies BenchScenario,
 ]);
@@ -73,20 +106,34 @@ function median(samples: number[]): number {
  * once, in this process, on the session's run, so both see the same machine.
  * A loaded machine moves autocannon's p50s a lot; this ratio much less.
  */
-export async function measureMcpInProcess(baseUrl: string, key: string, iterations: number): Promise<{ label: string; mcp_p50_ms: number; rest_p50_ms: number; ratio: number }[]> {
+export async function measureMcpInProcess(
+  baseUrl: string,
+  key: string,
+  iterations: number,
+): Promise<{ label: string; mcp_p50_ms: number; rest_p50_ms: number; ratio: number }[]> {
   const { agentId, sessionId, runId, crmTool } = await (session ??= openSession(baseUrl, key));
   const { handleMcpRequest } = await import("@/lib/mcp-server/endpoint");
   const { POST } = await import("@/app/v1/runs/[run]/tool_calls/route");
   const figures = [];
   for (const call of CALLS) {
     const viaMcp = async () => {
-      const request = new Request(`${baseUrl}/mcp/agents/${agentId}`, { method: "POST", headers: sessionHeaders(key, sessionId), body: toolCall(call.tool(crmTool), call.args) });
+      const request = new Request(`${baseUrl}/mcp/agents/${agentId}`, {
+        method: "POST",
+        headers: sessionHeaders(key, sessionId),
+        body: toolCall(call.tool(crmTool), call.args),
+      });
       const answer = (await (await handleMcpRequest(request, agentId)).json()) as { result?: { isError?: boolean } };
       if (!answer.result || answer.result.isError) throw new Error(`MCP ${call.label}: ${JSON.stringify(answer)}`);
     };
     const viaRest = async () => {
-      const request = new Request(`${baseUrl}/v1/runs/${runId}/tool_calls`, { method: "POST", headers: { ...bearer(key), "content-type": "application/json" }, body: JSON.stringify({ tool: call.tool(crmTool), arguments: call.args }) });
-      const answer = (await (await POST(request, { params: Promise.resolve({ run: runId }) })).json()) as { ok?: boolean };
+      const request = new Request(`${baseUrl}/v1/runs/${runId}/tool_calls`, {
+        method: "POST",
+        headers: { ...bearer(key), "content-type": "application/json" },
+        body: JSON.stringify({ tool: call.tool(crmTool), arguments: call.args }),
+      });
+      const answer = (await (await POST(request, { params: Promise.resolve({ run: runId }) })).json()) as {
+        ok?: boolean;
+      };
       if (!answer.ok) throw new Error(`REST ${call.label}: ${JSON.stringify(answer)}`);
     };
     const mcp: number[] = [];
@@ -99,7 +146,12 @@ export async function measureMcpInProcess(baseUrl: string, key: string, iteratio
       await viaRest();
       if (i >= 10) rest.push(performance.now() - started);
     }
-    figures.push({ label: call.label, mcp_p50_ms: median(mcp), rest_p50_ms: median(rest), ratio: Math.round((median(mcp) / median(rest)) * 100) / 100 });
+    figures.push({
+      label: call.label,
+      mcp_p50_ms: median(mcp),
+      rest_p50_ms: median(rest),
+      ratio: Math.round((median(mcp) / median(rest)) * 100) / 100,
+    });
   }
   return figures;
 }

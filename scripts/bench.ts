@@ -57,14 +57,26 @@ async function measure(baseUrl: string, request: BenchRequest, duration = DURATI
 }
 
 async function main() {
-  const limits = { GUICHET_RATE_LIMIT_PER_MINUTE: "100000000", GUICHET_RUN_CALLS_PER_MINUTE: "100000000", GUICHET_ORG_CALLS_PER_MINUTE: "100000000" };
+  const limits = {
+    GUICHET_RATE_LIMIT_PER_MINUTE: "100000000",
+    GUICHET_RUN_CALLS_PER_MINUTE: "100000000",
+    GUICHET_ORG_CALLS_PER_MINUTE: "100000000",
+  };
   const { stack, stop } = await startTestStack({ port: await freePort(), env: { GUICHET_BENCH: "1", ...limits } });
   // This process reaches the same database for preparing data and the in-process measures.
-  Object.assign(process.env, { DATABASE_URL: stack.databaseUrl, GUICHET_DATA_DIR: stack.dataDir, GUICHET_PRIVATE_ORIGINS: new URL(stack.crmUrl).origin, GUICHET_LOG_LEVEL: "warn", ...limits });
+  Object.assign(process.env, {
+    DATABASE_URL: stack.databaseUrl,
+    GUICHET_DATA_DIR: stack.dataDir,
+    GUICHET_PRIVATE_ORIGINS: new URL(stack.crmUrl).origin,
+    GUICHET_LOG_LEVEL: "warn",
+    ...limits,
+  });
   try {
     const { readFileSync } = await import("node:fs");
     const demoKey = readFileSync(`${stack.dataDir}/demo-api-key`, "utf8").trim();
-    console.log(`Benchmarks: ${CONNECTIONS} connections, ${DURATION_S} s each, ${process.env.TEST_DB ?? "sqlite"} database\n`);
+    console.log(
+      `Benchmarks: ${CONNECTIONS} connections, ${DURATION_S} s each, ${process.env.TEST_DB ?? "sqlite"} database\n`,
+    );
     console.log("| endpoint | req/s | p50 ms | p99 ms | bare req/s | bare p50 | bare p99 | ratio | non-2xx |");
     console.log("|---|---|---|---|---|---|---|---|---|");
     const only = process.env.BENCH_ONLY?.toLowerCase();
@@ -81,7 +93,8 @@ async function main() {
       const size = Buffer.byteLength(probeText);
       const probeBody = JSON.parse(probeText) as { ok?: boolean };
       if (!probe.ok) throw new Error(`${scenario.name}: HTTP ${probe.status} before measuring`);
-      if (probeBody.ok === false) throw new Error(`${scenario.name}: the tool call was refused before measuring: ${JSON.stringify(probeBody)}`);
+      if (probeBody.ok === false)
+        throw new Error(`${scenario.name}: the tool call was refused before measuring: ${JSON.stringify(probeBody)}`);
       if (WARMUP_S > 0) await measure(stack.baseUrl, request, WARMUP_S);
       const ours = await measure(stack.baseUrl, request);
       p50s.set(scenario.name, ours.p50);
@@ -93,7 +106,10 @@ async function main() {
     const compared = scenarios.filter((s) => s.comparedTo && p50s.has(s.comparedTo));
     if (compared.length > 0) {
       console.log("\n| scenario | against | p50 ratio |\n|---|---|---|");
-      for (const s of compared) console.log(`| ${s.name} | ${s.comparedTo} | ${((p50s.get(s.name) ?? 0) / (p50s.get(s.comparedTo as string) ?? 1)).toFixed(2)} |`);
+      for (const s of compared)
+        console.log(
+          `| ${s.name} | ${s.comparedTo} | ${((p50s.get(s.name) ?? 0) / (p50s.get(s.comparedTo as string) ?? 1)).toFixed(2)} |`,
+        );
       await mcpInProcess(stack, demoKey);
     }
     if (!only || "managed runs".includes(only)) await managedRunMeasures(stack, demoKey);
@@ -106,10 +122,13 @@ async function main() {
 async function mcpInProcess(stack: TestStack, demoKey: string) {
   const { measureMcpInProcess } = await import("./bench-mcp");
   const iterations = Number(process.env.BENCH_ITERATIONS ?? 200);
-  console.log(`\nMCP against REST in process (the endpoint's handler and the route's, alternately, ${iterations} times each)\n`);
+  console.log(
+    `\nMCP against REST in process (the endpoint's handler and the route's, alternately, ${iterations} times each)\n`,
+  );
   console.log("| tool call | MCP p50 ms | REST p50 ms | ratio |");
   console.log("|---|---|---|---|");
-  for (const f of await measureMcpInProcess(stack.baseUrl, demoKey, iterations)) console.log(`| ${f.label} | ${f.mcp_p50_ms} | ${f.rest_p50_ms} | ${f.ratio} |`);
+  for (const f of await measureMcpInProcess(stack.baseUrl, demoKey, iterations))
+    console.log(`| ${f.label} | ${f.mcp_p50_ms} | ${f.rest_p50_ms} | ${f.ratio} |`);
 }
 
 /** A managed run of five read tool calls over HTTP, against the same five calls client-driven. */
@@ -117,11 +136,15 @@ async function managedRunMeasures(stack: TestStack, demoKey: string) {
   const { measureManagedRuns } = await import("./bench-managed");
   const iterations = Number(process.env.BENCH_RUN_ITERATIONS ?? 50);
   const f = await measureManagedRuns(stack, demoKey, iterations);
-  console.log(`\nManaged run: 5 read tool calls (calculate) against model-sim, ${iterations} runs one after another, over HTTP\n`);
+  console.log(
+    `\nManaged run: 5 read tool calls (calculate) against model-sim, ${iterations} runs one after another, over HTTP\n`,
+  );
   console.log("| measure | p50 ms | p99 ms |\n|---|---|---|");
   console.log(`| managed run, total | ${f.managed.p50} | ${f.managed.p99} |`);
   console.log(`| same 5 calls client-driven (create + 5 tool_calls) | ${f.clientDriven.p50} | ${f.clientDriven.p99} |`);
-  console.log(`| Guichet's overhead per model step (total − model time) / 6 | ${f.overheadPerStep.p50} | ${f.overheadPerStep.p99} |`);
+  console.log(
+    `| Guichet's overhead per model step (total − model time) / 6 | ${f.overheadPerStep.p50} | ${f.overheadPerStep.p99} |`,
+  );
 }
 
 /** The dispatcher against its executors, and the write path, timed inside one process. */
@@ -133,11 +156,20 @@ async function inProcessMeasures(stack: TestStack) {
   console.log("\nDispatcher overhead (in process, same executor called directly and through the dispatcher)\n");
   console.log("| tool | direct p50 ms | dispatched p50 ms | direct p95 | dispatched p95 | overhead p50 ms |");
   console.log("|---|---|---|---|---|---|");
-  for (const f of await measureDispatchOverhead({ iterations: Number(process.env.BENCH_ITERATIONS ?? 200), crmUrl: stack.crmUrl })) {
-    console.log(`| ${f.tool} | ${f.direct.p50_ms} | ${f.dispatched.p50_ms} | ${f.direct.p95_ms} | ${f.dispatched.p95_ms} | ${f.overhead_p50_ms} |`);
+  for (const f of await measureDispatchOverhead({
+    iterations: Number(process.env.BENCH_ITERATIONS ?? 200),
+    crmUrl: stack.crmUrl,
+  })) {
+    console.log(
+      `| ${f.tool} | ${f.direct.p50_ms} | ${f.dispatched.p50_ms} | ${f.direct.p95_ms} | ${f.dispatched.p95_ms} | ${f.overhead_p50_ms} |`,
+    );
   }
   const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 50);
-  const flow = await measureProposalFlow({ crmUrl: stack.crmUrl, iterations: Number(process.env.BENCH_FLOW_ITERATIONS ?? 30), concurrency });
+  const flow = await measureProposalFlow({
+    crmUrl: stack.crmUrl,
+    iterations: Number(process.env.BENCH_FLOW_ITERATIONS ?? 30),
+    concurrency,
+  });
   console.log(`\nWrite path: preview → approve → commit (${flow.iterations} times, in process, against CRM Acme)\n`);
   console.log("| step | p50 ms | p95 ms | mean ms |");
   console.log("|---|---|---|---|");
@@ -145,7 +177,9 @@ async function inProcessMeasures(stack: TestStack) {
     console.log(`| ${step} | ${flow[step].p50_ms} | ${flow[step].p95_ms} | ${flow[step].mean_ms} |`);
   }
   const c = flow.contention;
-  console.log(`\nContention: ${c.concurrent_commits} concurrent commits of one approved proposal → ${c.succeeded} ok (${c.replayed} replayed), ${c.operations} operation(s), effects in CRM Acme: ${c.effects} (must be 1), ${c.wall_ms} ms wall`);
+  console.log(
+    `\nContention: ${c.concurrent_commits} concurrent commits of one approved proposal → ${c.succeeded} ok (${c.replayed} replayed), ${c.operations} operation(s), effects in CRM Acme: ${c.effects} (must be 1), ${c.wall_ms} ms wall`,
+  );
   if (c.effects !== 1) process.exitCode = 1;
 }
 

@@ -18,12 +18,24 @@ const urls = { sqlite: "file:./data/prisma-cli.sqlite", postgresql: "postgresql:
 for (const provider of ["sqlite", "postgresql"]) {
   const dir = path.join("prisma", provider, "migrations");
   mkdirSync(dir, { recursive: true });
-  const previous = readdirSync(dir).filter((d) => /^\d{14}_/.test(d)).sort().at(-1);
+  const previous = readdirSync(dir)
+    .filter((d) => /^\d{14}_/.test(d))
+    .sort()
+    .at(-1);
   const from = previous ? ["--from-schema-datamodel", path.join(dir, previous, "schema.prisma")] : ["--from-empty"];
   const sql = execFileSync(
     "npx",
-    ["prisma", "migrate", "diff", "--config", `prisma/${provider}/prisma.config.ts`, ...from,
-      "--to-schema-datamodel", `prisma/${provider}/schema.prisma`, "--script"],
+    [
+      "prisma",
+      "migrate",
+      "diff",
+      "--config",
+      `prisma/${provider}/prisma.config.ts`,
+      ...from,
+      "--to-schema-datamodel",
+      `prisma/${provider}/schema.prisma`,
+      "--script",
+    ],
     { env: { ...process.env, DATABASE_URL: urls[provider] }, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] },
   );
   if (sql.includes("This is an empty migration")) {

@@ -21,7 +21,15 @@ export function runtimeImports(source: string): string[] {
     if (typeOnly) continue;
     // `import { type A, type B } from` is erased too; `import X, { type A }` is not.
     const named = /^\{([\s\S]*)\}$/.exec(clause.trim());
-    if (named && named[1].split(",").map((s) => s.trim()).filter(Boolean).every((s) => s.startsWith("type "))) continue;
+    if (
+      named &&
+      named[1]
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean)
+        .every((s) => s.startsWith("type "))
+    )
+      continue;
     found.push(specifier);
   }
   for (const match of withoutComments.matchAll(/^\s*import\s+["']([^"']+)["']/gm)) found.push(match[1]);

@@ -39,11 +39,18 @@ function startCrm(dbPath) {
 }
 
 function runScenario(url, scenario) {
-  const result = spawnSync("npx", ["-y", "--prefer-offline", ...SUITE, "conformance", "server", "--url", url, "--scenario", scenario], {
-    cwd: os.tmpdir(),
-    encoding: "utf8",
-  });
-  const output = `${result.stdout}${result.stderr}`.split("\n").filter((line) => !line.startsWith("npm warn")).join("\n");
+  const result = spawnSync(
+    "npx",
+    ["-y", "--prefer-offline", ...SUITE, "conformance", "server", "--url", url, "--scenario", scenario],
+    {
+      cwd: os.tmpdir(),
+      encoding: "utf8",
+    },
+  );
+  const output = `${result.stdout}${result.stderr}`
+    .split("\n")
+    .filter((line) => !line.startsWith("npm warn"))
+    .join("\n");
   return { ok: result.status === 0, output };
 }
 
@@ -57,7 +64,9 @@ try {
   for (const scenario of SCENARIOS) {
     const { ok, output } = runScenario(url, scenario);
     if (!ok && /ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ETIMEDOUT|ENETUNREACH|ENOTCACHED/.test(output)) {
-      console.error(`The conformance suite could not be fetched (no npm cache, no registry):\n${output.trim().split("\n").slice(-5).join("\n")}`);
+      console.error(
+        `The conformance suite could not be fetched (no npm cache, no registry):\n${output.trim().split("\n").slice(-5).join("\n")}`,
+      );
       unavailable = true;
       break;
     }

@@ -31,7 +31,12 @@ async function migrateSqlite(url) {
     "id" TEXT PRIMARY KEY NOT NULL, "checksum" TEXT NOT NULL, "finished_at" DATETIME,
     "migration_name" TEXT NOT NULL, "logs" TEXT, "rolled_back_at" DATETIME,
     "started_at" DATETIME NOT NULL DEFAULT current_timestamp, "applied_steps_count" INTEGER UNSIGNED NOT NULL DEFAULT 0)`);
-  const applied = new Set(db.prepare(`SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL`).all().map((r) => r.migration_name));
+  const applied = new Set(
+    db
+      .prepare(`SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL`)
+      .all()
+      .map((r) => r.migration_name),
+  );
   const todo = pendingMigrations("sqlite", applied);
   for (const m of todo) {
     // Prisma rebuilds a SQLite table (create new, copy, DROP old, rename) under its own
@@ -44,9 +49,13 @@ async function migrateSqlite(url) {
       db.transaction(() => {
         db.exec(m.sql);
         const broken = db.pragma("foreign_key_check");
-        if (broken.length > 0) throw new Error(`migration ${m.name} leaves ${broken.length} row(s) with a broken foreign key (first: ${JSON.stringify(broken[0])})`);
-        db.prepare(`INSERT INTO _prisma_migrations (id, checksum, finished_at, migration_name, applied_steps_count, started_at) VALUES (?, ?, ?, ?, 1, ?)`)
-          .run(randomUUID(), m.checksum, Date.now(), m.name, Date.now());
+        if (broken.length > 0)
+          throw new Error(
+            `migration ${m.name} leaves ${broken.length} row(s) with a broken foreign key (first: ${JSON.stringify(broken[0])})`,
+          );
+        db.prepare(
+          `INSERT INTO _prisma_migrations (id, checksum, finished_at, migration_name, applied_steps_count, started_at) VALUES (?, ?, ?, ?, 1, ?)`,
+        ).run(randomUUID(), m.checksum, Date.now(), m.name, Date.now());
       })();
     } finally {
       db.pragma("foreign_keys = ON");
@@ -96,5 +105,7 @@ export async function migrate(url = databaseUrl()) {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const url = databaseUrl();
   const applied = await migrate(url);
-  console.log(applied.length ? `applied ${applied.length} migration(s): ${applied.join(", ")}` : "database is up to date");
+  console.log(
+    applied.length ? `applied ${applied.length} migration(s): ${applied.join(", ")}` : "database is up to date",
+  );
 }

@@ -10,14 +10,19 @@ import { findChain, resolveSpecifier, root, runtimeImports, sourceFiles } from "
 // graph from every browser/edge entry and names the chain that crosses.
 
 const dbFolder = path.join(root, "lib/db") + path.sep;
-const serverOnly = (file: string) => file.startsWith(dbFolder) || /^\s*import\s+["']server-only["']/m.test(readFileSync(file, "utf8"));
+const serverOnly = (file: string) =>
+  file.startsWith(dbFolder) || /^\s*import\s+["']server-only["']/m.test(readFileSync(file, "utf8"));
 
 const isClientComponent = (file: string) => /^\s*["']use client["']/.test(readFileSync(file, "utf8"));
 // The edge entry files, and the method gate that instrumentation.ts installs in
 // front of every request: both must stay light (no database, no service).
-const edgeEntries = ["proxy.ts", "middleware.ts", "instrumentation.ts", "lib/openapi/method-gate.ts"].map((f) => path.join(root, f)).filter((f) => existsSync(f));
+const edgeEntries = ["proxy.ts", "middleware.ts", "instrumentation.ts", "lib/openapi/method-gate.ts"]
+  .map((f) => path.join(root, f))
+  .filter((f) => existsSync(f));
 const schemas = sourceFiles("lib").filter((f) => /\/(schemas|api)\.ts$/.test(f));
-const clientModules = [...sourceFiles("components"), ...sourceFiles("app"), ...sourceFiles("lib/client")].filter((f) => isClientComponent(f) || f.includes(`${path.sep}lib${path.sep}client${path.sep}`));
+const clientModules = [...sourceFiles("components"), ...sourceFiles("app"), ...sourceFiles("lib/client")].filter(
+  (f) => isClientComponent(f) || f.includes(`${path.sep}lib${path.sep}client${path.sep}`),
+);
 const entries = [...edgeEntries, ...schemas, ...clientModules];
 
 describe("server boundary", () => {
@@ -27,13 +32,23 @@ describe("server boundary", () => {
     expect(edgeEntries.length).toBeGreaterThanOrEqual(1);
   });
 
-  it.each(entries.map((f) => [path.relative(root, f), f]))("%s reaches neither lib/db nor a server-only module", (_name, entry) => {
-    expect(findChain(entry, serverOnly)).toBeNull();
-  });
+  it.each(entries.map((f) => [path.relative(root, f), f]))(
+    "%s reaches neither lib/db nor a server-only module",
+    (_name, entry) => {
+      expect(findChain(entry, serverOnly)).toBeNull();
+    },
+  );
 
   it("finds a crossing when there is one (the walker itself works)", () => {
-    expect(findChain(path.join(root, "lib/agents/service.ts"), (f) => f.startsWith(dbFolder))).toEqual(["lib/agents/service.ts", "lib/db/index.ts"]);
-    expect(runtimeImports('import type { A } from "@/lib/db";\nimport { type B } from "@/lib/db";\nexport { c } from "./c";\nimport "server-only";')).toEqual(["./c", "server-only"]);
+    expect(findChain(path.join(root, "lib/agents/service.ts"), (f) => f.startsWith(dbFolder))).toEqual([
+      "lib/agents/service.ts",
+      "lib/db/index.ts",
+    ]);
+    expect(
+      runtimeImports(
+        'import type { A } from "@/lib/db";\nimport { type B } from "@/lib/db";\nexport { c } from "./c";\nimport "server-only";',
+      ),
+    ).toEqual(["./c", "server-only"]);
   });
 
   it("marks every module that imports the database as server-only", () => {
@@ -73,11 +88,18 @@ describe("write path layering", () => {
     [...edges.get(from)!].some((next) => next === to || (!seen.has(next) && (seen.add(next), reaches(next, to, seen))));
 
   it("lib/dispatch imports neither lib/proposals nor lib/operations", () => {
-    expect([...edges.get("lib/dispatch")!].map((to) => `lib/dispatch → ${to} (${witness.get(`lib/dispatch → ${to}`)})`)).toEqual([]);
+    expect(
+      [...edges.get("lib/dispatch")!].map((to) => `lib/dispatch → ${to} (${witness.get(`lib/dispatch → ${to}`)})`),
+    ).toEqual([]);
   });
 
   it("has no cycle between lib/dispatch, lib/proposals and lib/operations", () => {
-    const cycles = layers.filter((layer) => reaches(layer, layer)).map((layer) => `${layer}: ${[...edges.get(layer)!].map((to) => `→ ${to} (${witness.get(`${layer} → ${to}`)})`).join(", ")}`);
+    const cycles = layers
+      .filter((layer) => reaches(layer, layer))
+      .map(
+        (layer) =>
+          `${layer}: ${[...edges.get(layer)!].map((to) => `→ ${to} (${witness.get(`${layer} → ${to}`)})`).join(", ")}`,
+      );
     expect(cycles).toEqual([]);
   });
 

@@ -13,7 +13,12 @@ export function step(message) {
 }
 
 export function sh(command, args, options = {}) {
-  const result = spawnSync(command, args, { cwd: root, stdio: "inherit", ...options, env: { ...process.env, ...options.env } });
+  const result = spawnSync(command, args, {
+    cwd: root,
+    stdio: "inherit",
+    ...options,
+    env: { ...process.env, ...options.env },
+  });
   if (result.status !== 0) throw new Error(`${command} ${args.join(" ")} exited with ${result.status}`);
 }
 
@@ -53,9 +58,13 @@ export function ensurePrismaClients({ force = false } = {}) {
   sh(process.execPath, ["scripts/prisma-variants.mjs"]);
   const urls = { sqlite: "file:./data/prisma-cli.sqlite", postgresql: "postgresql://postgres@127.0.0.1:5432/postgres" };
   for (const provider of ["sqlite", "postgresql"]) {
-    sh(process.execPath, ["node_modules/prisma/build/index.js", "generate", "--config", `prisma/${provider}/prisma.config.ts`], {
-      env: { DATABASE_URL: urls[provider], PRISMA_HIDE_UPDATE_MESSAGE: "1" },
-    });
+    sh(
+      process.execPath,
+      ["node_modules/prisma/build/index.js", "generate", "--config", `prisma/${provider}/prisma.config.ts`],
+      {
+        env: { DATABASE_URL: urls[provider], PRISMA_HIDE_UPDATE_MESSAGE: "1" },
+      },
+    );
   }
   writeFileSync(stamp, wanted);
 }
@@ -67,15 +76,30 @@ export function ensureAuthSecret(dataDir) {
   if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString("hex"), { mode: 0o600 });
 }
 
-const buildInputs = ["app", "components", "lib", "public", "instrumentation.ts", "next.config.ts", "postcss.config.mjs", "tsconfig.json", "package-lock.json", "types", "prisma/schema.base.prisma"];
+const buildInputs = [
+  "app",
+  "components",
+  "lib",
+  "public",
+  "instrumentation.ts",
+  "next.config.ts",
+  "postcss.config.mjs",
+  "tsconfig.json",
+  "package-lock.json",
+  "types",
+  "prisma/schema.base.prisma",
+];
 
 /** next build when the build folder is missing or was made from other sources. */
 export function ensureBuild(distDir = process.env.GUICHET_DIST_DIR ?? ".next") {
   const stamp = path.join(root, distDir, "guichet-source-hash");
   const wanted = hashFiles(buildInputs);
-  if (existsSync(path.join(root, distDir, "BUILD_ID")) && existsSync(stamp) && readFileSync(stamp, "utf8") === wanted) return false;
+  if (existsSync(path.join(root, distDir, "BUILD_ID")) && existsSync(stamp) && readFileSync(stamp, "utf8") === wanted)
+    return false;
   step(`Building the production bundle (next build → ${distDir})`);
-  sh(process.execPath, ["node_modules/next/dist/bin/next", "build"], { env: { NEXT_TELEMETRY_DISABLED: "1", GUICHET_DIST_DIR: distDir } });
+  sh(process.execPath, ["node_modules/next/dist/bin/next", "build"], {
+    env: { NEXT_TELEMETRY_DISABLED: "1", GUICHET_DIST_DIR: distDir },
+  });
   writeFileSync(stamp, wanted);
   return true;
 }

@@ -37,14 +37,19 @@ async function waitFor(url, child, name) {
   throw new Error(`${name} did not answer at ${url}`);
 }
 
-const env = { ...process.env, GUICHET_DATA_DIR: dataDir, GUICHET_DEMO_CRM_URL: process.env.GUICHET_DEMO_CRM_URL ?? crmUrl };
+const env = {
+  ...process.env,
+  GUICHET_DATA_DIR: dataDir,
+  GUICHET_DEMO_CRM_URL: process.env.GUICHET_DEMO_CRM_URL ?? crmUrl,
+};
 if (demo) {
   // The demo connector runs on loopback: its origin, and only it, is allowlisted for admin-chosen
   // destinations. An agent's web_fetch still cannot reach it, nor Guichet itself.
   env.GUICHET_PRIVATE_ORIGINS ??= new URL(env.GUICHET_DEMO_CRM_URL).origin;
   step(`Starting the CRM Acme demo connector on ${crmUrl}`);
   const crm = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "connectors/acme-crm/main.ts"], {
-    cwd: root, stdio: ["ignore", "inherit", "inherit"],
+    cwd: root,
+    stdio: ["ignore", "inherit", "inherit"],
     env: { ...env, CRM_PORT: String(crmPort), CRM_DB: path.join(dataDir, "acme-crm.sqlite") },
   });
   children.push(crm);
@@ -55,14 +60,29 @@ step("Applying migrations");
 sh(process.execPath, ["scripts/migrate.mjs"], { env });
 step(demo ? "Seeding reference and demo data" : "Seeding reference data (plans, models)");
 // react-server: the seed loads services marked `import "server-only"`, which refuse any other condition.
-sh(process.execPath, ["node_modules/tsx/dist/cli.mjs", "--conditions=react-server", "prisma/seed.ts", ...(demo ? [] : ["--reference-only"])], { env });
+sh(
+  process.execPath,
+  [
+    "node_modules/tsx/dist/cli.mjs",
+    "--conditions=react-server",
+    "prisma/seed.ts",
+    ...(demo ? [] : ["--reference-only"]),
+  ],
+  { env },
+);
 
 ensureBuild();
 
 step(`Starting Guichet on http://localhost:${port}`);
 const app = spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", "-p", String(port)], {
-  cwd: root, stdio: ["ignore", "inherit", "inherit"],
-  env: { ...env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", NEXTAUTH_URL: process.env.NEXTAUTH_URL ?? `http://localhost:${port}` },
+  cwd: root,
+  stdio: ["ignore", "inherit", "inherit"],
+  env: {
+    ...env,
+    NODE_ENV: "production",
+    NEXT_TELEMETRY_DISABLED: "1",
+    NEXTAUTH_URL: process.env.NEXTAUTH_URL ?? `http://localhost:${port}`,
+  },
 });
 children.push(app);
 app.on("exit", (code) => stopAll(code ?? 1));
@@ -70,7 +90,11 @@ await waitFor(`http://127.0.0.1:${port}/api/health`, app, "Guichet");
 
 console.log(`\nGuichet is ready: http://localhost:${port}`);
 if (demo) {
-  console.log("  Logins (password guichet-demo): owner@acme.test, admin@acme.test, dev@acme.test, approver@acme.test, viewer@acme.test, admin@globex.test");
-  console.log(`  Demo API key (Acme, every scope): ${readFileSync(path.join(dataDir, "demo-api-key"), "utf8").trim()}  (data/demo-api-key)`);
+  console.log(
+    "  Logins (password guichet-demo): owner@acme.test, admin@acme.test, dev@acme.test, approver@acme.test, viewer@acme.test, admin@globex.test",
+  );
+  console.log(
+    `  Demo API key (Acme, every scope): ${readFileSync(path.join(dataDir, "demo-api-key"), "utf8").trim()}  (data/demo-api-key)`,
+  );
   console.log(`  Try: curl -H "Authorization: Bearer $(cat data/demo-api-key)" http://localhost:${port}/v1/tools`);
 }

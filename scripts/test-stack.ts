@@ -29,7 +29,11 @@ export async function startTestStack(options: { port?: number; env?: Record<stri
     GUICHET_DATA_DIR: database.dataDir,
     ...testNetwork(),
   };
-  const crm = await startAcmeCrm({ port: 0, dbPath: path.join(database.dataDir, "acme-crm.sqlite"), enableControl: true });
+  const crm = await startAcmeCrm({
+    port: 0,
+    dbPath: path.join(database.dataDir, "acme-crm.sqlite"),
+    enableControl: true,
+  });
   env.GUICHET_DEMO_CRM_URL = crm.url;
   const sim = await startModelSim({ port: 0, enableControl: true });
   env.GUICHET_MODEL_MISTRAL_BASE_URL = sim.url;
@@ -38,7 +42,14 @@ export async function startTestStack(options: { port?: number; env?: Record<stri
   // react-server: the seed loads services marked `import "server-only"`.
   await run(process.execPath, ["node_modules/tsx/dist/cli.mjs", "--conditions=react-server", "prisma/seed.ts"], env);
   const app = await startApp(env, options.port);
-  const stack: TestStack = { baseUrl: app.baseUrl, crmUrl: crm.url, crmBaseUrl: crm.baseUrl, simBaseUrl: sim.baseUrl, databaseUrl: database.url, dataDir: database.dataDir };
+  const stack: TestStack = {
+    baseUrl: app.baseUrl,
+    crmUrl: crm.url,
+    crmBaseUrl: crm.baseUrl,
+    simBaseUrl: sim.baseUrl,
+    databaseUrl: database.url,
+    dataDir: database.dataDir,
+  };
   return {
     stack,
     async stop() {

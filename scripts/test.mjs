@@ -12,12 +12,20 @@ const chromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 function ensureChromium() {
   if (existsSync(chromium)) return;
   if (!isRoot() || !commandExists("apt-get")) {
-    console.error(`Chromium is missing at ${chromium}: install Debian's package (sudo apt-get install -y chromium) or set CHROMIUM_PATH.`);
+    console.error(
+      `Chromium is missing at ${chromium}: install Debian's package (sudo apt-get install -y chromium) or set CHROMIUM_PATH.`,
+    );
     process.exit(1);
   }
   step("Installing Debian's chromium for the browser tests");
-  for (const args of [["update", "-qq"], ["install", "-y", "-qq", "chromium"]]) {
-    const result = spawnSync("apt-get", args, { stdio: "inherit", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
+  for (const args of [
+    ["update", "-qq"],
+    ["install", "-y", "-qq", "chromium"],
+  ]) {
+    const result = spawnSync("apt-get", args, {
+      stdio: "inherit",
+      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+    });
     if (result.status !== 0) process.exit(1);
   }
 }
@@ -75,12 +83,22 @@ function countReport(file) {
 
 const node = process.execPath;
 const vitest = (config, report, extra = []) => [
-  "node_modules/vitest/vitest.mjs", "run", ...(config ? ["--config", config] : []),
-  "--reporter=default", "--reporter=json", `--outputFile.json=${report}`, ...extra,
+  "node_modules/vitest/vitest.mjs",
+  "run",
+  ...(config ? ["--config", config] : []),
+  "--reporter=default",
+  "--reporter=json",
+  `--outputFile.json=${report}`,
+  ...extra,
 ];
 
 run("Lint (eslint)", node, ["node_modules/eslint/bin/eslint.js", "."]);
-run("Formatting (prettier --check)", node, ["node_modules/prettier/bin/prettier.cjs", "--check", "--log-level=warn", "."]);
+run("Formatting (prettier --check)", node, [
+  "node_modules/prettier/bin/prettier.cjs",
+  "--check",
+  "--log-level=warn",
+  ".",
+]);
 run("Type-check (tsc)", node, ["node_modules/typescript/bin/tsc", "--noEmit"]);
 run("Prisma variants in sync with the schema source", node, ["scripts/prisma-variants.mjs", "--check"]);
 run("Committed OpenAPI document in sync", node, ["node_modules/tsx/dist/cli.mjs", "scripts/openapi.ts", "--check"]);
@@ -101,12 +119,23 @@ try {
 }
 
 if (built) {
-  run("API tests over HTTP — SQLite", node, vitest("vitest.api.config.mts", "test-results/api-sqlite.json"), { report: "test-results/api-sqlite.json", env: { TEST_DB: "sqlite" } });
-  run("API tests over HTTP — PostgreSQL", node, vitest("vitest.api.config.mts", "test-results/api-postgresql.json"), { report: "test-results/api-postgresql.json", env: { TEST_DB: "postgresql" } });
-  run("Browser journeys (Playwright, Chromium)", node, ["node_modules/@playwright/test/cli.js", "test", "--reporter=list,json"], {
-    report: "test-results/e2e.json",
-    env: { PLAYWRIGHT_JSON_OUTPUT_NAME: "test-results/e2e.json", CHROMIUM_PATH: chromium },
+  run("API tests over HTTP — SQLite", node, vitest("vitest.api.config.mts", "test-results/api-sqlite.json"), {
+    report: "test-results/api-sqlite.json",
+    env: { TEST_DB: "sqlite" },
   });
+  run("API tests over HTTP — PostgreSQL", node, vitest("vitest.api.config.mts", "test-results/api-postgresql.json"), {
+    report: "test-results/api-postgresql.json",
+    env: { TEST_DB: "postgresql" },
+  });
+  run(
+    "Browser journeys (Playwright, Chromium)",
+    node,
+    ["node_modules/@playwright/test/cli.js", "test", "--reporter=list,json"],
+    {
+      report: "test-results/e2e.json",
+      env: { PLAYWRIGHT_JSON_OUTPUT_NAME: "test-results/e2e.json", CHROMIUM_PATH: chromium },
+    },
+  );
 }
 
 console.log("\nSummary");

@@ -11,13 +11,19 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
   const member = await requireMember();
   return (
     <div className="flex min-h-screen flex-col md:flex-row">
-      <aside className="border-b border-slate-200 bg-white px-4 py-5 md:w-60 md:shrink-0 md:border-b-0 md:border-r">
+      <aside className="border-b border-slate-200 bg-white px-4 py-5 md:w-60 md:shrink-0 md:border-r md:border-b-0">
         <p className="px-3 text-lg font-semibold tracking-tight">Guichet</p>
-        <p className="px-3 text-xs text-slate-500">{member.organization.name} · formule {member.organization.planId}</p>
-        <div className="mt-6"><ConsoleNav /></div>
+        <p className="px-3 text-xs text-slate-500">
+          {member.organization.name} · formule {member.organization.planId}
+        </p>
+        <div className="mt-6">
+          <ConsoleNav />
+        </div>
         <div className="mt-8 space-y-1 border-t border-slate-200 px-3 pt-4 text-xs text-slate-600">
           <p className="font-medium text-slate-800">{member.name}</p>
-          <p>{member.email} · {roleLabels[Role.parse(member.role)]}</p>
+          <p>
+            {member.email} · {roleLabels[Role.parse(member.role)]}
+          </p>
           <SignOutButton />
           <SignOutEverywhereButton />
         </div>

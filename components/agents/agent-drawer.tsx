@@ -13,7 +13,13 @@ import { DocumentsSection } from "./documents-section";
 import { agentKeys, deleteAgent, useCatalog, useModels } from "./queries";
 
 /** The agent drawer: create or edit every field, documents, API snippet, delete. */
-export function AgentDrawer({ open, agent, canWrite, onOpenChange, onSaved }: {
+export function AgentDrawer({
+  open,
+  agent,
+  canWrite,
+  onOpenChange,
+  onSaved,
+}: {
   open: boolean;
   /** null: a new agent. */
   agent: AgentObject | null;
@@ -25,14 +31,28 @@ export function AgentDrawer({ open, agent, canWrite, onOpenChange, onSaved }: {
   const models = useModels();
   const title = agent ? agent.name : "Nouvel agent";
   return (
-    <Drawer open={open} onOpenChange={onOpenChange} title={title} description={agent ? agent.id : "Instructions, modèle et outils qu’un run exécute."}>
+    <Drawer
+      open={open}
+      onOpenChange={onOpenChange}
+      title={title}
+      description={agent ? agent.id : "Instructions, modèle et outils qu’un run exécute."}
+    >
       {catalog.isPending || models.isPending ? (
         <p className="text-sm text-slate-500">Chargement…</p>
       ) : catalog.isError || models.isError ? (
-        <p role="alert" className="text-sm text-red-700">{(catalog.error ?? models.error)?.message}</p>
+        <p role="alert" className="text-sm text-red-700">
+          {(catalog.error ?? models.error)?.message}
+        </p>
       ) : (
         <div className="space-y-8">
-          <AgentForm key={agent?.id ?? "new"} agent={agent} catalog={catalog.data} models={models.data} canWrite={canWrite} onSaved={onSaved} />
+          <AgentForm
+            key={agent?.id ?? "new"}
+            agent={agent}
+            catalog={catalog.data}
+            models={models.data}
+            canWrite={canWrite}
+            onSaved={onSaved}
+          />
           {agent && (
             <>
               <DocumentsSection agentId={agent.id} canWrite={canWrite} />
@@ -62,17 +82,28 @@ function DeleteAgent({ agent, onDeleted }: { agent: AgentObject; onDeleted: () =
   });
   return (
     <section aria-labelledby="delete-title" className="space-y-2 rounded-md border border-red-200 p-4">
-      <h3 id="delete-title" className="text-sm font-semibold text-red-800">Supprimer l’agent</h3>
+      <h3 id="delete-title" className="text-sm font-semibold text-red-800">
+        Supprimer l’agent
+      </h3>
       {confirming ? (
         <div className="space-y-2" role="alertdialog" aria-labelledby="delete-confirm">
-          <p id="delete-confirm" className="text-sm">Supprimer « {agent.name} », ses documents et leurs fichiers ? C’est définitif. L’historique de ses runs est conservé (le Journal les montre avec « Agent supprimé ») ; ils n’acceptent plus d’appel d’outil.</p>
+          <p id="delete-confirm" className="text-sm">
+            Supprimer « {agent.name} », ses documents et leurs fichiers ? C’est définitif. L’historique de ses runs est
+            conservé (le Journal les montre avec « Agent supprimé ») ; ils n’acceptent plus d’appel d’outil.
+          </p>
           <div className="flex gap-2">
-            <Button variant="danger" disabled={remove.isPending} onClick={() => remove.mutate()}>Supprimer définitivement</Button>
-            <Button variant="secondary" onClick={() => setConfirming(false)}>Annuler</Button>
+            <Button variant="danger" disabled={remove.isPending} onClick={() => remove.mutate()}>
+              Supprimer définitivement
+            </Button>
+            <Button variant="secondary" onClick={() => setConfirming(false)}>
+              Annuler
+            </Button>
           </div>
         </div>
       ) : (
-        <Button variant="secondary" onClick={() => setConfirming(true)}>Supprimer…</Button>
+        <Button variant="secondary" onClick={() => setConfirming(true)}>
+          Supprimer…
+        </Button>
       )}
     </section>
   );

@@ -39,8 +39,18 @@ function draftOf(agent: AgentObject | null): Draft {
   };
 }
 
-const schemaExample = { type: "object", properties: { answer: { type: "string" }, sources: { type: "array", items: { type: "string" } } }, required: ["answer"] };
-const clientToolsExample = [{ name: "lookup_order", description: "Finds an order in our back office.", parameters: { type: "object", properties: { order_id: { type: "string" } }, required: ["order_id"] } }];
+const schemaExample = {
+  type: "object",
+  properties: { answer: { type: "string" }, sources: { type: "array", items: { type: "string" } } },
+  required: ["answer"],
+};
+const clientToolsExample = [
+  {
+    name: "lookup_order",
+    description: "Finds an order in our back office.",
+    parameters: { type: "object", properties: { order_id: { type: "string" } }, required: ["order_id"] },
+  },
+];
 
 /** The body to send: everything on create; on edit only what changed, so untouched fields cannot be refused. */
 function bodyOf(draft: Draft, agent: AgentObject | null): AgentWrite | string {
@@ -60,18 +70,34 @@ function bodyOf(draft: Draft, agent: AgentObject | null): AgentWrite | string {
   if (Number.isNaN(full.temperature)) return "Indiquez une température entre 0 et 2.";
   if (!agent) return full;
   const before = bodyOfSaved(agent);
-  return Object.fromEntries(Object.entries(full).filter(([key, value]) => JSON.stringify(value) !== JSON.stringify(before[key as keyof AgentWrite]))) as AgentWrite;
+  return Object.fromEntries(
+    Object.entries(full).filter(
+      ([key, value]) => JSON.stringify(value) !== JSON.stringify(before[key as keyof AgentWrite]),
+    ),
+  ) as AgentWrite;
 }
 
 function bodyOfSaved(agent: AgentObject): AgentWrite {
   return {
-    name: agent.name, instructions: agent.instructions || null, model: agent.model, temperature: agent.temperature, tools: agent.tools,
-    active: agent.active, output_schema: agent.output_schema, client_tools: agent.client_tools,
+    name: agent.name,
+    instructions: agent.instructions || null,
+    model: agent.model,
+    temperature: agent.temperature,
+    tools: agent.tools,
+    active: agent.active,
+    output_schema: agent.output_schema,
+    client_tools: agent.client_tools,
   };
 }
 
 /** Every field of an agent, with the server's refusals shown under the field they name. */
-export function AgentForm({ agent, catalog, models, canWrite, onSaved }: {
+export function AgentForm({
+  agent,
+  catalog,
+  models,
+  canWrite,
+  onSaved,
+}: {
   agent: AgentObject | null;
   catalog: CatalogEntry[];
   models: ModelObject[];
@@ -95,7 +121,8 @@ export function AgentForm({ agent, catalog, models, canWrite, onSaved }: {
       toast.success(agent ? "Agent enregistré." : "Agent créé.");
       onSaved(data);
     },
-    onError: (error) => setServerError(error instanceof ApiClientError ? error : new ApiClientError(0, "network_error", error.message)),
+    onError: (error) =>
+      setServerError(error instanceof ApiClientError ? error : new ApiClientError(0, "network_error", error.message)),
   });
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
@@ -113,44 +140,112 @@ export function AgentForm({ agent, catalog, models, canWrite, onSaved }: {
 
   return (
     <form onSubmit={onSubmit} noValidate className="space-y-5" aria-label="Agent">
-      {general && <p role="alert" className="rounded-md border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800">{general}</p>}
+      {general && (
+        <p role="alert" className="rounded-md border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800">
+          {general}
+        </p>
+      )}
       <Field label="Nom" error={error("name")}>
         {({ id, describedBy, invalid }) => (
-          <TextInput id={id} value={draft.name} onChange={(e) => set("name", e.target.value)} maxLength={100} disabled={readOnly} aria-describedby={describedBy} invalid={invalid} placeholder="Assistant support" />
+          <TextInput
+            id={id}
+            value={draft.name}
+            onChange={(e) => set("name", e.target.value)}
+            maxLength={100}
+            disabled={readOnly}
+            aria-describedby={describedBy}
+            invalid={invalid}
+            placeholder="Assistant support"
+          />
         )}
       </Field>
-      <Field label="Instructions" error={error("instructions")} hint={`Ajoutées à chaque run, avant celles de l’appel. ${draft.instructions.length.toLocaleString("fr-FR")} / 20 000 caractères.`}>
+      <Field
+        label="Instructions"
+        error={error("instructions")}
+        hint={`Ajoutées à chaque run, avant celles de l’appel. ${draft.instructions.length.toLocaleString("fr-FR")} / 20 000 caractères.`}
+      >
         {({ id, describedBy, invalid }) => (
-          <TextArea id={id} value={draft.instructions} onChange={(e) => set("instructions", e.target.value)} rows={5} disabled={readOnly} aria-describedby={describedBy} invalid={invalid} />
+          <TextArea
+            id={id}
+            value={draft.instructions}
+            onChange={(e) => set("instructions", e.target.value)}
+            rows={5}
+            disabled={readOnly}
+            aria-describedby={describedBy}
+            invalid={invalid}
+          />
         )}
       </Field>
       <Field label="Modèle" error={error("model")}>
         {({ id, describedBy, invalid }) => (
-          <select id={id} value={draft.model} onChange={(e) => set("model", e.target.value)} disabled={readOnly} aria-describedby={describedBy} aria-invalid={invalid || undefined}
-            className="block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm aria-[invalid=true]:border-red-500">
+          <select
+            id={id}
+            value={draft.model}
+            onChange={(e) => set("model", e.target.value)}
+            disabled={readOnly}
+            aria-describedby={describedBy}
+            aria-invalid={invalid || undefined}
+            className="block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm aria-[invalid=true]:border-red-500"
+          >
             <option value="">Modèle par défaut de la formule{defaultModel ? ` (${defaultModel.name})` : ""}</option>
-            {models.map((m) => <option key={m.id} value={m.id}>{m.name} — {m.provider}{m.structured_output ? " · sortie structurée" : " · sans sortie structurée"}</option>)}
+            {models.map((m) => (
+              <option key={m.id} value={m.id}>
+                {m.name} — {m.provider}
+                {m.structured_output ? " · sortie structurée" : " · sans sortie structurée"}
+              </option>
+            ))}
             {savedModelOutsidePlan && <option value={agent.model!}>{agent.model} (hors de votre formule)</option>}
           </select>
         )}
       </Field>
-      <TemperatureField value={draft.temperature} onChange={(t) => set("temperature", t)} error={error("temperature")} disabled={readOnly} />
+      <TemperatureField
+        value={draft.temperature}
+        onChange={(t) => set("temperature", t)}
+        error={error("temperature")}
+        disabled={readOnly}
+      />
       <label className="flex items-center gap-2 text-sm">
-        <input type="checkbox" checked={draft.active} onChange={(e) => set("active", e.target.checked)} disabled={readOnly} />
+        <input
+          type="checkbox"
+          checked={draft.active}
+          onChange={(e) => set("active", e.target.checked)}
+          disabled={readOnly}
+        />
         Agent actif <span className="text-xs text-slate-500">(un agent inactif refuse tout run)</span>
       </label>
-      <ToolPicker catalog={catalog} value={draft.tools} saved={agent?.tools ?? []} onChange={(tools) => set("tools", tools)} disabled={readOnly} error={error("tools")} />
-      <JsonField
-        label="Schéma de sortie (JSON Schema)" value={draft.outputSchema} onChange={(t) => set("outputSchema", t)} shape="object" example={schemaExample} disabled={readOnly}
-        hint="Vide : pas de sortie structurée. Demande un modèle qui garantit la sortie structurée." serverError={error("output_schema")}
+      <ToolPicker
+        catalog={catalog}
+        value={draft.tools}
+        saved={agent?.tools ?? []}
+        onChange={(tools) => set("tools", tools)}
+        disabled={readOnly}
+        error={error("tools")}
       />
       <JsonField
-        label="Outils client (JSON)" value={draft.clientTools} onChange={(t) => set("clientTools", t)} shape="array" example={clientToolsExample} disabled={readOnly}
-        hint="20 au plus, chacun {name, description, parameters}. Le run se met en pause quand le modèle en appelle un." serverError={error("client_tools")}
+        label="Schéma de sortie (JSON Schema)"
+        value={draft.outputSchema}
+        onChange={(t) => set("outputSchema", t)}
+        shape="object"
+        example={schemaExample}
+        disabled={readOnly}
+        hint="Vide : pas de sortie structurée. Demande un modèle qui garantit la sortie structurée."
+        serverError={error("output_schema")}
+      />
+      <JsonField
+        label="Outils client (JSON)"
+        value={draft.clientTools}
+        onChange={(t) => set("clientTools", t)}
+        shape="array"
+        example={clientToolsExample}
+        disabled={readOnly}
+        hint="20 au plus, chacun {name, description, parameters}. Le run se met en pause quand le modèle en appelle un."
+        serverError={error("client_tools")}
       />
       {canWrite && (
         <div className="sticky bottom-0 -mx-6 flex justify-end border-t border-slate-200 bg-white px-6 py-3">
-          <Button type="submit" disabled={save.isPending}>{save.isPending ? "Enregistrement…" : agent ? "Enregistrer" : "Créer l’agent"}</Button>
+          <Button type="submit" disabled={save.isPending}>
+            {save.isPending ? "Enregistrement…" : agent ? "Enregistrer" : "Créer l’agent"}
+          </Button>
         </div>
       )}
     </form>

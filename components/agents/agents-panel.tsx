@@ -25,54 +25,98 @@ export function AgentsPanel({ canWrite }: { canWrite: boolean }) {
   const visible = useMemo(() => {
     const needle = search.trim().toLocaleLowerCase("fr");
     return (agents.data ?? []).filter(
-      (a) => (!needle || a.name.toLocaleLowerCase("fr").includes(needle) || a.id.includes(needle)) && (activeFilter === "all" || a.active === (activeFilter === "active")),
+      (a) =>
+        (!needle || a.name.toLocaleLowerCase("fr").includes(needle) || a.id.includes(needle)) &&
+        (activeFilter === "all" || a.active === (activeFilter === "active")),
     );
   }, [agents.data, search, activeFilter]);
-  const modelName = (id: string | null) => (id === null ? "Par défaut" : (models.data?.find((m) => m.id === id)?.name ?? id));
+  const modelName = (id: string | null) =>
+    id === null ? "Par défaut" : (models.data?.find((m) => m.id === id)?.name ?? id);
 
   return (
     <div className="space-y-4">
       <div className="flex flex-wrap items-end gap-3">
         <label className="space-y-1 text-sm">
           <span className="block font-medium">Rechercher</span>
-          <input type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="Nom ou identifiant" className="w-64 rounded-md border border-slate-300 px-3 py-1.5 text-sm" />
+          <input
+            type="search"
+            value={search}
+            onChange={(e) => setSearch(e.target.value)}
+            placeholder="Nom ou identifiant"
+            className="w-64 rounded-md border border-slate-300 px-3 py-1.5 text-sm"
+          />
         </label>
         <label className="space-y-1 text-sm">
           <span className="block font-medium">État</span>
-          <select value={activeFilter} onChange={(e) => setActiveFilter(e.target.value as ActiveFilter)} className="rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm">
+          <select
+            value={activeFilter}
+            onChange={(e) => setActiveFilter(e.target.value as ActiveFilter)}
+            className="rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm"
+          >
             <option value="all">Tous</option>
             <option value="active">Actifs</option>
             <option value="inactive">Inactifs</option>
           </select>
         </label>
-        {canWrite && <Button className="ml-auto" onClick={() => setDrawer({ open: true, agent: null })}><Plus size={16} /> Nouvel agent</Button>}
+        {canWrite && (
+          <Button className="ml-auto" onClick={() => setDrawer({ open: true, agent: null })}>
+            <Plus size={16} /> Nouvel agent
+          </Button>
+        )}
       </div>
 
       {agents.isPending ? (
         <p className="text-sm text-slate-500">Chargement…</p>
       ) : agents.isError ? (
-        <p role="alert" className="text-sm text-red-700">{agents.error.message}</p>
+        <p role="alert" className="text-sm text-red-700">
+          {agents.error.message}
+        </p>
       ) : agents.data.length === 0 ? (
-        <EmptyState title="Aucun agent" action={canWrite && <Button onClick={() => setDrawer({ open: true, agent: null })}>Créer un agent</Button>}>
+        <EmptyState
+          title="Aucun agent"
+          action={canWrite && <Button onClick={() => setDrawer({ open: true, agent: null })}>Créer un agent</Button>}
+        >
           Un agent réunit les instructions, le modèle et les outils qu’un run exécute.
         </EmptyState>
       ) : visible.length === 0 ? (
         <EmptyState title="Aucun agent ne correspond à la recherche" />
       ) : (
         <Table caption="Agents">
-          <thead><tr><Th>Nom</Th><Th>Modèle</Th><Th>Outils</Th><Th>État</Th><Th>Modifié</Th></tr></thead>
+          <thead>
+            <tr>
+              <Th>Nom</Th>
+              <Th>Modèle</Th>
+              <Th>Outils</Th>
+              <Th>État</Th>
+              <Th>Modifié</Th>
+            </tr>
+          </thead>
           <tbody className="divide-y divide-slate-100">
             {visible.map((agent) => (
               <tr key={agent.id}>
                 <Td>
-                  <button type="button" className="font-medium text-brand-700 hover:underline" onClick={() => setDrawer({ open: true, agent })}>{agent.name}</button>
-                  <p className="text-xs text-slate-500"><code>{agent.id}</code></p>
+                  <button
+                    type="button"
+                    className="font-medium text-brand-700 hover:underline"
+                    onClick={() => setDrawer({ open: true, agent })}
+                  >
+                    {agent.name}
+                  </button>
+                  <p className="text-xs text-slate-500">
+                    <code>{agent.id}</code>
+                  </p>
                 </Td>
                 <Td className="text-slate-700">{modelName(agent.model)}</Td>
                 <Td>
-                  <span className="text-slate-700">{agent.tools.length} + {forcedToolKeys.length} toujours actifs</span>
+                  <span className="text-slate-700">
+                    {agent.tools.length} + {forcedToolKeys.length} toujours actifs
+                  </span>
                   {agent.unavailable_tools.length > 0 && (
-                    <div className="mt-1"><Badge tone="warning">{agent.unavailable_tools.length} indisponible{agent.unavailable_tools.length > 1 ? "s" : ""}</Badge></div>
+                    <div className="mt-1">
+                      <Badge tone="warning">
+                        {agent.unavailable_tools.length} indisponible{agent.unavailable_tools.length > 1 ? "s" : ""}
+                      </Badge>
+                    </div>
                   )}
                 </Td>
                 <Td>{agent.active ? <Badge tone="success">Actif</Badge> : <Badge>Inactif</Badge>}</Td>
@@ -84,7 +128,9 @@ export function AgentsPanel({ canWrite }: { canWrite: boolean }) {
       )}
 
       <AgentDrawer
-        open={drawer.open} agent={drawer.agent} canWrite={canWrite}
+        open={drawer.open}
+        agent={drawer.agent}
+        canWrite={canWrite}
         onOpenChange={(open) => setDrawer((d) => ({ ...d, open }))}
         onSaved={(agent) => setDrawer({ open: true, agent })}
       />

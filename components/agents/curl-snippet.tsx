@@ -30,10 +30,18 @@ export function CurlSnippet({ agentId }: { agentId: string }) {
   return (
     <section aria-labelledby="snippet-title" className="space-y-2">
       <div className="flex items-center justify-between">
-        <h3 id="snippet-title" className="text-sm font-semibold">Depuis l’API</h3>
+        <h3 id="snippet-title" className="text-sm font-semibold">
+          Depuis l’API
+        </h3>
         <CopyButton text={snippet} confirmation="Commande copiée." />
       </div>
-      <pre data-testid="curl-snippet" tabIndex={0} className="overflow-x-auto rounded-md bg-slate-900 p-3 text-xs leading-relaxed text-slate-100">{snippet}</pre>
+      <pre
+        data-testid="curl-snippet"
+        tabIndex={0}
+        className="overflow-x-auto rounded-md bg-slate-900 p-3 text-xs leading-relaxed text-slate-100"
+      >
+        {snippet}
+      </pre>
     </section>
   );
 }

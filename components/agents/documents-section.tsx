@@ -55,27 +55,62 @@ export function DocumentsSection({ agentId, canWrite }: { agentId: string; canWr
   return (
     <section aria-labelledby="documents-title" className="space-y-3">
       <div className="flex items-baseline justify-between">
-        <h3 id="documents-title" className="text-sm font-semibold">Documents de connaissance</h3>
-        <span className="text-xs text-slate-500">{list.length} / {MAX_DOCUMENTS}</span>
+        <h3 id="documents-title" className="text-sm font-semibold">
+          Documents de connaissance
+        </h3>
+        <span className="text-xs text-slate-500">
+          {list.length} / {MAX_DOCUMENTS}
+        </span>
       </div>
-      <p className="text-xs text-slate-600">Lus par chaque run de l’agent avec les outils de fichiers. Sans expiration ; comptent dans le stockage de la formule.</p>
-      {documents.isError && <p role="alert" className="text-sm text-red-700">{documents.error.message}</p>}
+      <p className="text-xs text-slate-600">
+        Lus par chaque run de l’agent avec les outils de fichiers. Sans expiration ; comptent dans le stockage de la
+        formule.
+      </p>
+      {documents.isError && (
+        <p role="alert" className="text-sm text-red-700">
+          {documents.error.message}
+        </p>
+      )}
       {list.length > 0 && (
         <ul className="divide-y divide-slate-100 rounded-md border border-slate-200">
           {list.map((doc) => (
             <li key={doc.id} className="flex flex-wrap items-center gap-2 px-3 py-2 text-sm">
               <FileText size={14} aria-hidden className="text-slate-500" />
-              <a href={endpointUrl(getFileContentEndpoint, { file: doc.id })} className="font-medium text-brand-700 hover:underline">{doc.filename}</a>
-              <span className="text-xs text-slate-500">{doc.mime_type} · {formatBytes(doc.bytes)} · {dateFormat.format(new Date(doc.created_at))}</span>
-              {canWrite && (confirming === doc.id ? (
-                <span className="ml-auto flex items-center gap-2">
-                  <span className="text-xs">Supprimer ce document ?</span>
-                  <Button variant="danger" className="px-2 py-1 text-xs" disabled={remove.isPending} onClick={() => remove.mutate(doc.id)}>Supprimer</Button>
-                  <Button variant="ghost" className="px-2 py-1 text-xs" onClick={() => setConfirming(null)}>Annuler</Button>
-                </span>
-              ) : (
-                <Button variant="ghost" className="ml-auto px-2 py-1" aria-label={`Supprimer ${doc.filename}`} onClick={() => setConfirming(doc.id)}><Trash2 size={14} /></Button>
-              ))}
+              <a
+                href={endpointUrl(getFileContentEndpoint, { file: doc.id })}
+                className="font-medium text-brand-700 hover:underline"
+              >
+                {doc.filename}
+              </a>
+              <span className="text-xs text-slate-500">
+                {doc.mime_type} · {formatBytes(doc.bytes)} · {dateFormat.format(new Date(doc.created_at))}
+              </span>
+              {canWrite &&
+                (confirming === doc.id ? (
+                  <span className="ml-auto flex items-center gap-2">
+                    <span className="text-xs">Supprimer ce document ?</span>
+                    <Button
+                      variant="danger"
+                      className="px-2 py-1 text-xs"
+                      disabled={remove.isPending}
+                      onClick={() => remove.mutate(doc.id)}
+                    >
+                      Supprimer
+                    </Button>
+                    <Button variant="ghost" className="px-2 py-1 text-xs" onClick={() => setConfirming(null)}>
+                      Annuler
+                    </Button>
+                  </span>
+                ) : (
+                  <Button
+                    variant="ghost"
+                    className="ml-auto px-2 py-1"
+                    aria-label={`Supprimer ${doc.filename}`}
+                    onClick={() => setConfirming(doc.id)}
+                  >
+                    <Trash2 size={14} />
+                  </Button>
+                ))}
             </li>
           ))}
         </ul>
@@ -83,9 +118,16 @@ export function DocumentsSection({ agentId, canWrite }: { agentId: string; canWr
       {canWrite && (
         <div className="space-y-2">
           <input
-            ref={input} id={`documents-${agentId}`} type="file" className="sr-only" disabled={full || progress !== null}
+            ref={input}
+            id={`documents-${agentId}`}
+            type="file"
+            className="sr-only"
+            disabled={full || progress !== null}
             accept=".txt,.md,.markdown,.csv,.json,.pdf,text/plain,text/markdown,text/csv,application/json,application/pdf"
-            onChange={(e) => { const file = e.target.files?.[0]; if (file) void send(file); }}
+            onChange={(e) => {
+              const file = e.target.files?.[0];
+              if (file) void send(file);
+            }}
           />
           <label
             htmlFor={`documents-${agentId}`}
@@ -93,19 +135,37 @@ export function DocumentsSection({ agentId, canWrite }: { agentId: string; canWr
           >
             <Upload size={14} aria-hidden /> Ajouter un document
           </label>
-          {full && <p className="text-xs text-slate-600">20 documents au plus par agent : supprimez-en un pour en ajouter.</p>}
+          {full && (
+            <p className="text-xs text-slate-600">20 documents au plus par agent : supprimez-en un pour en ajouter.</p>
+          )}
           {progress && (
             <div className="space-y-1">
               <div className="flex justify-between text-xs text-slate-600">
                 <span>Envoi de « {progress.name} »…</span>
-                <button type="button" className="underline" onClick={progress.abort}>Annuler</button>
+                <button type="button" className="underline" onClick={progress.abort}>
+                  Annuler
+                </button>
               </div>
-              <div role="progressbar" aria-label="Progression de l’envoi" aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(progress.fraction * 100)} className="h-2 overflow-hidden rounded bg-slate-200">
-                <div className="h-full bg-brand-600 transition-[width]" style={{ width: `${Math.round(progress.fraction * 100)}%` }} />
+              <div
+                role="progressbar"
+                aria-label="Progression de l’envoi"
+                aria-valuemin={0}
+                aria-valuemax={100}
+                aria-valuenow={Math.round(progress.fraction * 100)}
+                className="h-2 overflow-hidden rounded bg-slate-200"
+              >
+                <div
+                  className="h-full bg-brand-600 transition-[width]"
+                  style={{ width: `${Math.round(progress.fraction * 100)}%` }}
+                />
               </div>
             </div>
           )}
-          {uploadError && <p role="alert" className="text-sm text-red-700">{uploadError}</p>}
+          {uploadError && (
+            <p role="alert" className="text-sm text-red-700">
+              {uploadError}
+            </p>
+          )}
         </div>
       )}
     </section>

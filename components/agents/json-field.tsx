@@ -14,12 +14,27 @@ export function parseJsonText(text: string, shape: JsonShape): { value: unknown;
   } catch (error) {
     return { value: undefined, problem: `JSON invalide : ${error instanceof Error ? error.message : String(error)}` };
   }
-  const ok = shape === "array" ? Array.isArray(value) : typeof value === "object" && value !== null && !Array.isArray(value);
-  return ok ? { value, problem: null } : { value: undefined, problem: shape === "array" ? "Attendu : une liste JSON […]." : "Attendu : un objet JSON {…}." };
+  const ok =
+    shape === "array" ? Array.isArray(value) : typeof value === "object" && value !== null && !Array.isArray(value);
+  return ok
+    ? { value, problem: null }
+    : {
+        value: undefined,
+        problem: shape === "array" ? "Attendu : une liste JSON […]." : "Attendu : un objet JSON {…}.",
+      };
 }
 
 /** A JSON editor: a monospace textarea that says at once when its text does not parse. */
-export function JsonField({ label, value, onChange, shape, hint, serverError, example, disabled }: {
+export function JsonField({
+  label,
+  value,
+  onChange,
+  shape,
+  hint,
+  serverError,
+  example,
+  disabled,
+}: {
   label: string;
   value: string;
   onChange: (text: string) => void;
@@ -35,11 +50,25 @@ export function JsonField({ label, value, onChange, shape, hint, serverError, ex
       {({ id, describedBy, invalid }) => (
         <div className="space-y-1">
           <TextArea
-            id={id} value={value} onChange={(e) => onChange(e.target.value)} rows={6} spellCheck={false} disabled={disabled}
-            aria-describedby={describedBy} invalid={invalid} className="font-mono text-xs" placeholder="Vide : aucun"
+            id={id}
+            value={value}
+            onChange={(e) => onChange(e.target.value)}
+            rows={6}
+            spellCheck={false}
+            disabled={disabled}
+            aria-describedby={describedBy}
+            invalid={invalid}
+            className="font-mono text-xs"
+            placeholder="Vide : aucun"
           />
           {!disabled && value.trim() === "" && (
-            <Button variant="ghost" className="px-2 py-1 text-xs" onClick={() => onChange(JSON.stringify(example, null, 2))}>Insérer un exemple</Button>
+            <Button
+              variant="ghost"
+              className="px-2 py-1 text-xs"
+              onClick={() => onChange(JSON.stringify(example, null, 2))}
+            >
+              Insérer un exemple
+            </Button>
           )}
         </div>
       )}

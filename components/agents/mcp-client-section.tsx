@@ -6,10 +6,22 @@ import { CopyButton, usePageOrigin } from "@/components/ui/copy-button";
 function clientSnippets(url: string): { client: string; code: string }[] {
   const headers = "{ authorization: `Bearer ${process.env.GUICHET_API_KEY}` }";
   return [
-    { client: "SDK MCP officiel (@modelcontextprotocol/sdk)", code: `const transport = new StreamableHTTPClientTransport(new URL("${url}"), {\n  requestInit: { headers: ${headers} },\n});\nawait new Client({ name: "mon-agent", version: "1.0.0" }).connect(transport);` },
-    { client: "OpenAI Agents (@openai/agents)", code: `const guichet = new MCPServerStreamableHttp({\n  name: "guichet",\n  url: "${url}",\n  requestInit: { headers: ${headers} },\n});` },
-    { client: "Vercel AI SDK (@ai-sdk/mcp)", code: `const client = await createMCPClient({\n  transport: { type: "http", url: "${url}", headers: ${headers} },\n});\nconst tools = await client.tools();` },
-    { client: "LangChain (@langchain/mcp-adapters)", code: `const client = new MultiServerMCPClient({\n  mcpServers: { guichet: { transport: "http", url: "${url}", headers: ${headers} } },\n});\nconst tools = await client.getTools();` },
+    {
+      client: "SDK MCP officiel (@modelcontextprotocol/sdk)",
+      code: `const transport = new StreamableHTTPClientTransport(new URL("${url}"), {\n  requestInit: { headers: ${headers} },\n});\nawait new Client({ name: "mon-agent", version: "1.0.0" }).connect(transport);`,
+    },
+    {
+      client: "OpenAI Agents (@openai/agents)",
+      code: `const guichet = new MCPServerStreamableHttp({\n  name: "guichet",\n  url: "${url}",\n  requestInit: { headers: ${headers} },\n});`,
+    },
+    {
+      client: "Vercel AI SDK (@ai-sdk/mcp)",
+      code: `const client = await createMCPClient({\n  transport: { type: "http", url: "${url}", headers: ${headers} },\n});\nconst tools = await client.tools();`,
+    },
+    {
+      client: "LangChain (@langchain/mcp-adapters)",
+      code: `const client = new MultiServerMCPClient({\n  mcpServers: { guichet: { transport: "http", url: "${url}", headers: ${headers} } },\n});\nconst tools = await client.getTools();`,
+    },
   ];
 }
 
@@ -20,22 +32,36 @@ export function McpClientSection({ agentId }: { agentId: string }) {
   const writeUrl = `${url}?capabilities=read_write`;
   return (
     <section aria-labelledby="mcp-client-title" className="space-y-3" data-testid="mcp-client-section">
-      <h3 id="mcp-client-title" className="text-sm font-semibold">Connecter un client MCP</h3>
+      <h3 id="mcp-client-title" className="text-sm font-semibold">
+        Connecter un client MCP
+      </h3>
       <p className="text-sm text-slate-600">
-        Une session MCP est un run de cet agent, avec une clé API portant le droit <code>runs:write</code>. En lecture par défaut ;
-        ajoutez <code>?capabilities=read_write</code> pour que les écritures deviennent des propositions à approuver.
+        Une session MCP est un run de cet agent, avec une clé API portant le droit <code>runs:write</code>. En lecture
+        par défaut ; ajoutez <code>?capabilities=read_write</code> pour que les écritures deviennent des propositions à
+        approuver.
       </p>
       <div className="flex items-center gap-2">
-        <code data-testid="mcp-url" className="flex-1 overflow-x-auto rounded-md bg-slate-100 px-2 py-1 text-xs">{url}</code>
+        <code data-testid="mcp-url" className="flex-1 overflow-x-auto rounded-md bg-slate-100 px-2 py-1 text-xs">
+          {url}
+        </code>
         <CopyButton text={url} confirmation="Adresse copiée." label="Copier l’adresse" />
       </div>
       {clientSnippets(writeUrl).map(({ client, code }) => (
         <div key={client} className="space-y-1">
           <div className="flex items-center justify-between">
             <h4 className="text-xs font-medium text-slate-700">{client}</h4>
-            <CopyButton text={code} confirmation="Configuration copiée." ariaLabel={`Copier la configuration ${client}`} />
+            <CopyButton
+              text={code}
+              confirmation="Configuration copiée."
+              ariaLabel={`Copier la configuration ${client}`}
+            />
           </div>
-          <pre tabIndex={0} className="overflow-x-auto rounded-md bg-slate-900 p-3 text-xs leading-relaxed text-slate-100">{code}</pre>
+          <pre
+            tabIndex={0}
+            className="overflow-x-auto rounded-md bg-slate-900 p-3 text-xs leading-relaxed text-slate-100"
+          >
+            {code}
+          </pre>
         </div>
       ))}
     </section>

@@ -7,7 +7,8 @@ import type { ApiClientError, ApiFieldError } from "@/lib/client/errors";
 const byCode: Record<string, string> = {
   agent_name_taken: "Un autre agent de l’organisation porte déjà ce nom.",
   model_unavailable: "Ce modèle n’est pas inclus dans votre formule.",
-  output_schema_unsupported: "Ce modèle ne garantit pas la sortie structurée : retirez le schéma de sortie ou choisissez un autre modèle.",
+  output_schema_unsupported:
+    "Ce modèle ne garantit pas la sortie structurée : retirez le schéma de sortie ou choisissez un autre modèle.",
   duplicate: "Deux outils client ne peuvent pas porter le même nom.",
   reserved_name: "Ce nom est celui d’un outil du catalogue : choisissez-en un autre.",
   unknown_parameter: "Champ inconnu de l’API.",
@@ -32,7 +33,8 @@ function baseField(field: string): string {
 export function fieldErrorText(error: ApiFieldError, reason?: CatalogEntry["reason"] | null): string {
   if (error.code === "tool_unavailable") return `Outil indisponible${reason ? ` : ${reasonText(reason)}` : "."}`;
   if (error.code === "unknown_tool") return `${error.message.replace(/^Unknown tool: /, "Outil inconnu : ")}`;
-  if (error.code === "invalid_json_schema") return `Ce n’est pas un JSON Schema valide. ${error.message.replace(/^Not a valid JSON Schema \(2020-12\): /, "Détail : ")}`;
+  if (error.code === "invalid_json_schema")
+    return `Ce n’est pas un JSON Schema valide. ${error.message.replace(/^Not a valid JSON Schema \(2020-12\): /, "Détail : ")}`;
   return byFieldAndCode[`${baseField(error.field)}:${error.code}`] ?? byCode[error.code] ?? error.message;
 }
 

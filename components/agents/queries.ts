@@ -32,23 +32,36 @@ export const modelKeys = { list: () => ["models", "list"] as const };
 
 /** Every agent of the organization (a plan allows at most a few hundred). */
 export function useAgents() {
-  return useQuery({ queryKey: agentKeys.list(), queryFn: ({ signal }) => callAllPages(listAgentsEndpoint, { signal }) });
+  return useQuery({
+    queryKey: agentKeys.list(),
+    queryFn: ({ signal }) => callAllPages(listAgentsEndpoint, { signal }),
+  });
 }
 
 export function useModels() {
-  return useQuery({ queryKey: modelKeys.list(), queryFn: ({ signal }) => call(listModelsEndpoint, { signal }).then((page) => page.data) });
+  return useQuery({
+    queryKey: modelKeys.list(),
+    queryFn: ({ signal }) => call(listModelsEndpoint, { signal }).then((page) => page.data),
+  });
 }
 
 export function useDocuments(agentId: string) {
-  return useQuery({ queryKey: agentKeys.documents(agentId), queryFn: ({ signal }) => callAllPages(listDocumentsEndpoint, { params: { agent: agentId }, signal }) });
+  return useQuery({
+    queryKey: agentKeys.documents(agentId),
+    queryFn: ({ signal }) => callAllPages(listDocumentsEndpoint, { params: { agent: agentId }, signal }),
+  });
 }
 
-export type AgentWrite = Partial<Omit<AgentObject, "id" | "unavailable_tools" | "created_at" | "updated_at" | "client_tools">> & { client_tools?: unknown };
+export type AgentWrite = Partial<
+  Omit<AgentObject, "id" | "unavailable_tools" | "created_at" | "updated_at" | "client_tools">
+> & { client_tools?: unknown };
 
 export function saveAgent(agentId: string | null, body: AgentWrite): Promise<{ data: AgentObject }> {
   // client_tools is whatever the person typed as JSON: the API's validation answers field by field.
   const sent = body as AgentCreateBody;
-  return agentId ? call(updateAgentEndpoint, { params: { agent: agentId }, body: sent }) : call(createAgentEndpoint, { body: sent });
+  return agentId
+    ? call(updateAgentEndpoint, { params: { agent: agentId }, body: sent })
+    : call(createAgentEndpoint, { body: sent });
 }
 
 export function deleteAgent(agentId: string) {
@@ -63,7 +76,11 @@ export function deleteDocument(agentId: string, fileId: string) {
  * Uploads a document with XMLHttpRequest, the one browser API that reports
  * upload progress; failures become the same ApiClientError as call()'s.
  */
-export function uploadDocument(agentId: string, file: File, onProgress: (fraction: number) => void): { promise: Promise<FileObject>; abort: () => void } {
+export function uploadDocument(
+  agentId: string,
+  file: File,
+  onProgress: (fraction: number) => void,
+): { promise: Promise<FileObject>; abort: () => void } {
   const request = new XMLHttpRequest();
   const promise = new Promise<FileObject>((resolve, reject) => {
     request.open(uploadDocumentEndpoint.method, endpointUrl(uploadDocumentEndpoint, { agent: agentId }));

@@ -59,64 +59,132 @@ export function ApiKeysPanel() {
   return (
     <div className="grid gap-8 lg:grid-cols-[1fr_22rem]">
       <section aria-labelledby="keys-title">
-        <h2 id="keys-title" className="sr-only">Clés existantes</h2>
-        <QueryState query={keys} isEmpty={(list) => list.length === 0} empty={<EmptyState title="Aucune clé API">Créez une clé pour appeler l’API depuis un programme.</EmptyState>}>
+        <h2 id="keys-title" className="sr-only">
+          Clés existantes
+        </h2>
+        <QueryState
+          query={keys}
+          isEmpty={(list) => list.length === 0}
+          empty={<EmptyState title="Aucune clé API">Créez une clé pour appeler l’API depuis un programme.</EmptyState>}
+        >
           {(list) => (
-          <Table caption="Clés API">
-            <thead><tr><Th>Nom</Th><Th>Clé</Th><Th>Droits</Th><Th>Dernière utilisation</Th><Th><span className="sr-only">Actions</span></Th></tr></thead>
-            <tbody className="divide-y divide-slate-100">
-              {list.map((key) => (
-                <tr key={key.id}>
-                  <Td className="font-medium">{key.name}</Td>
-                  <Td><code className="text-xs">{key.prefix}…</code></Td>
-                  <Td><div className="flex max-w-xs flex-wrap gap-1">{key.scopes.map((s) => <Badge key={s}>{s}</Badge>)}</div></Td>
-                  <Td className="whitespace-nowrap text-slate-600">{key.last_used_at ? dateFormat.format(new Date(key.last_used_at)) : "Jamais"}</Td>
-                  <Td className="text-right">
-                    {key.revoked_at ? (
-                      <Badge tone="danger">Révoquée</Badge>
-                    ) : (
-                      <Button variant="secondary" onClick={() => { if (window.confirm(`Révoquer la clé « ${key.name} » ? Les programmes qui l’utilisent seront refusés.`)) revoke.mutate(key.id); }}>
-                        Révoquer
-                      </Button>
-                    )}
-                  </Td>
+            <Table caption="Clés API">
+              <thead>
+                <tr>
+                  <Th>Nom</Th>
+                  <Th>Clé</Th>
+                  <Th>Droits</Th>
+                  <Th>Dernière utilisation</Th>
+                  <Th>
+                    <span className="sr-only">Actions</span>
+                  </Th>
                 </tr>
-              ))}
-            </tbody>
-          </Table>
+              </thead>
+              <tbody className="divide-y divide-slate-100">
+                {list.map((key) => (
+                  <tr key={key.id}>
+                    <Td className="font-medium">{key.name}</Td>
+                    <Td>
+                      <code className="text-xs">{key.prefix}…</code>
+                    </Td>
+                    <Td>
+                      <div className="flex max-w-xs flex-wrap gap-1">
+                        {key.scopes.map((s) => (
+                          <Badge key={s}>{s}</Badge>
+                        ))}
+                      </div>
+                    </Td>
+                    <Td className="whitespace-nowrap text-slate-600">
+                      {key.last_used_at ? dateFormat.format(new Date(key.last_used_at)) : "Jamais"}
+                    </Td>
+                    <Td className="text-right">
+                      {key.revoked_at ? (
+                        <Badge tone="danger">Révoquée</Badge>
+                      ) : (
+                        <Button
+                          variant="secondary"
+                          onClick={() => {
+                            if (
+                              window.confirm(
+                                `Révoquer la clé « ${key.name} » ? Les programmes qui l’utilisent seront refusés.`,
+                              )
+                            )
+                              revoke.mutate(key.id);
+                          }}
+                        >
+                          Révoquer
+                        </Button>
+                      )}
+                    </Td>
+                  </tr>
+                ))}
+              </tbody>
+            </Table>
           )}
         </QueryState>
       </section>
 
       <section aria-labelledby="new-key-title" className="h-fit rounded-lg border border-slate-200 bg-white p-5">
-        <h2 id="new-key-title" className="flex items-center gap-2 font-semibold"><KeyRound size={16} /> Nouvelle clé</h2>
+        <h2 id="new-key-title" className="flex items-center gap-2 font-semibold">
+          <KeyRound size={16} /> Nouvelle clé
+        </h2>
         {created ? (
           <div className="mt-4 space-y-3" data-testid="new-key-secret">
             <p className="text-sm">Copiez la clé « {created.name} » maintenant : elle ne sera plus jamais affichée.</p>
-            <code className="block break-all rounded bg-slate-100 p-2 text-xs">{created.secret}</code>
+            <code className="block rounded bg-slate-100 p-2 text-xs break-all">{created.secret}</code>
             <div className="flex gap-2">
-              <Button variant="secondary" onClick={() => { void navigator.clipboard?.writeText(created.secret); toast.success("Clé copiée."); }}><Copy size={14} /> Copier</Button>
-              <Button variant="ghost" onClick={() => setCreated(undefined)}>J’ai copié la clé</Button>
+              <Button
+                variant="secondary"
+                onClick={() => {
+                  void navigator.clipboard?.writeText(created.secret);
+                  toast.success("Clé copiée.");
+                }}
+              >
+                <Copy size={14} /> Copier
+              </Button>
+              <Button variant="ghost" onClick={() => setCreated(undefined)}>
+                J’ai copié la clé
+              </Button>
             </div>
           </div>
         ) : (
           <form onSubmit={onSubmit} className="mt-4 space-y-4" noValidate>
             <Field label="Nom" error={formError?.fieldMessage("name")}>
-              {({ id, describedBy, invalid }) => <TextInput id={id} name="name" maxLength={100} placeholder="Intégration CI" aria-describedby={describedBy} invalid={invalid} />}
+              {({ id, describedBy, invalid }) => (
+                <TextInput
+                  id={id}
+                  name="name"
+                  maxLength={100}
+                  placeholder="Intégration CI"
+                  aria-describedby={describedBy}
+                  invalid={invalid}
+                />
+              )}
             </Field>
             <fieldset>
               <legend className="text-sm font-medium text-slate-800">Droits</legend>
               <div className="mt-2 space-y-1">
                 {Object.entries(scopeLabels).map(([scope, label]) => (
                   <label key={scope} className="flex items-center gap-2 text-sm">
-                    <input type="checkbox" name="scopes" value={scope} defaultChecked={scope.endsWith(":read")} /> {label} <code className="text-xs text-slate-500">{scope}</code>
+                    <input type="checkbox" name="scopes" value={scope} defaultChecked={scope.endsWith(":read")} />{" "}
+                    {label} <code className="text-xs text-slate-500">{scope}</code>
                   </label>
                 ))}
               </div>
-              {formError?.fieldMessage("scopes") && <p role="alert" className="mt-1 text-xs font-medium text-red-700">Choisissez au moins un droit.</p>}
+              {formError?.fieldMessage("scopes") && (
+                <p role="alert" className="mt-1 text-xs font-medium text-red-700">
+                  Choisissez au moins un droit.
+                </p>
+              )}
             </fieldset>
-            {formError && !formError.errors.length && <p role="alert" className="text-sm text-red-700">{formError.message}</p>}
-            <Button type="submit" disabled={create.isPending}>{create.isPending ? "Création…" : "Créer la clé"}</Button>
+            {formError && !formError.errors.length && (
+              <p role="alert" className="text-sm text-red-700">
+                {formError.message}
+              </p>
+            )}
+            <Button type="submit" disabled={create.isPending}>
+              {create.isPending ? "Création…" : "Créer la clé"}
+            </Button>
           </form>
         )}
       </section>

@@ -1,7 +1,12 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { createApiKeyEndpoint, listApiKeysEndpoint, revokeApiKeyEndpoint, type ApiKeyCreateBody } from "@/lib/api-keys/api";
+import {
+  createApiKeyEndpoint,
+  listApiKeysEndpoint,
+  revokeApiKeyEndpoint,
+  type ApiKeyCreateBody,
+} from "@/lib/api-keys/api";
 import { call } from "@/lib/client/call";
 
 // API keys' reads and writes; every key under ["api-keys"] is built here.
@@ -11,7 +16,10 @@ export const apiKeyKeys = {
 };
 
 export function useApiKeys() {
-  return useQuery({ queryKey: apiKeyKeys.list(), queryFn: ({ signal }) => call(listApiKeysEndpoint, { signal }).then((page) => page.data) });
+  return useQuery({
+    queryKey: apiKeyKeys.list(),
+    queryFn: ({ signal }) => call(listApiKeysEndpoint, { signal }).then((page) => page.data),
+  });
 }
 
 /** The answer carries the secret, shown once. */

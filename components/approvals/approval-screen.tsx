@@ -9,7 +9,14 @@ import type { ProposalObject } from "@/lib/proposals/schemas";
 import { ChangesTable } from "./changes-table";
 import { Countdown, useRemaining } from "./countdown";
 import { DecisionPanel } from "./decision-panel";
-import { environmentLabels, proposalStatusLabels, proposalStatusTones, requesterInWords, STALE_NOTICE, targetInWords } from "./format";
+import {
+  environmentLabels,
+  proposalStatusLabels,
+  proposalStatusTones,
+  requesterInWords,
+  STALE_NOTICE,
+  targetInWords,
+} from "./format";
 import { useProposal } from "./queries";
 
 const dateFormat = new Intl.DateTimeFormat("fr-FR", { dateStyle: "medium", timeStyle: "medium" });
@@ -17,7 +24,7 @@ const dateFormat = new Intl.DateTimeFormat("fr-FR", { dateStyle: "medium", timeS
 function Section({ title, children }: { title: string; children: React.ReactNode }) {
   return (
     <section className="space-y-2">
-      <h2 className="text-sm font-semibold uppercase tracking-wide text-slate-500">{title}</h2>
+      <h2 className="text-sm font-semibold tracking-wide text-slate-500 uppercase">{title}</h2>
       {children}
     </section>
   );
@@ -25,12 +32,15 @@ function Section({ title, children }: { title: string; children: React.ReactNode
 
 /** Why this member cannot decide, or null: the same rules the server applies, said before the click. */
 function blockedReason(proposal: ProposalObject, viewer: { id: string; role: Role }): string | null {
-  if (proposal.status !== "pending") return `Cette proposition est ${proposalStatusLabels[proposal.status].toLowerCase()} : il n’y a plus rien à décider.`;
+  if (proposal.status !== "pending")
+    return `Cette proposition est ${proposalStatusLabels[proposal.status].toLowerCase()} : il n’y a plus rien à décider.`;
   if (!(proposal.policy.approver_roles as string[]).includes(viewer.role)) {
     return `La règle « ${proposal.policy.rule} » réserve cette décision aux rôles : ${proposal.policy.approver_roles.map((r) => roleLabels[r]).join(", ")}.`;
   }
-  if (proposal.decisions.some((d) => d.member.id === viewer.id)) return "Vous avez déjà donné votre décision sur cette proposition.";
-  if (proposal.requested_by?.id === viewer.id && !proposal.policy.requester_can_approve) return "Vous avez demandé cette écriture : une autre personne doit la décider.";
+  if (proposal.decisions.some((d) => d.member.id === viewer.id))
+    return "Vous avez déjà donné votre décision sur cette proposition.";
+  if (proposal.requested_by?.id === viewer.id && !proposal.policy.requester_can_approve)
+    return "Vous avez demandé cette écriture : une autre personne doit la décider.";
   return null;
 }
 
@@ -39,7 +49,12 @@ export function ApprovalScreen({ id, viewer }: { id: string; viewer: { id: strin
   const query = useProposal(id);
   const remaining = useRemaining(query.data?.expires_at ?? new Date(0).toISOString());
   if (query.isPending) return <p className="text-sm text-slate-500">Chargement…</p>;
-  if (query.isError) return <p role="alert" className="text-sm text-red-700">{query.error.message}</p>;
+  if (query.isError)
+    return (
+      <p role="alert" className="text-sm text-red-700">
+        {query.error.message}
+      </p>
+    );
   const proposal = query.data;
   const live = proposal.status === "pending" || proposal.status === "approved";
   const expired = proposal.status === "expired" || (live && remaining === 0);
@@ -51,88 +66,158 @@ export function ApprovalScreen({ id, viewer }: { id: string; viewer: { id: strin
     <div className="grid gap-8 lg:grid-cols-[1fr_22rem]">
       <div className="space-y-6">
         <div className="space-y-2">
-          <Link href="/approbations" className="text-sm text-brand-700 hover:underline">← Toutes les approbations</Link>
+          <Link href="/approbations" className="text-sm text-brand-700 hover:underline">
+            ← Toutes les approbations
+          </Link>
           <div className="flex flex-wrap items-center gap-3">
             <Badge tone={proposalStatusTones[status]}>{proposalStatusLabels[status]}</Badge>
             {live && <Countdown remainingMs={remaining} />}
-            <Badge tone={proposal.environment === "production" ? "danger" : "neutral"}>{environmentLabels[proposal.environment] ?? proposal.environment}</Badge>
+            <Badge tone={proposal.environment === "production" ? "danger" : "neutral"}>
+              {environmentLabels[proposal.environment] ?? proposal.environment}
+            </Badge>
           </div>
-          <h1 className="text-xl font-semibold leading-snug" data-testid="effect">{proposal.effect}</h1>
+          <h1 className="text-xl leading-snug font-semibold" data-testid="effect">
+            {proposal.effect}
+          </h1>
         </div>
 
         {stale && (
-          <div role="alert" className="space-y-1 rounded-lg border border-amber-300 bg-amber-50 p-4 text-sm text-amber-950" data-testid="stale-notice">
+          <div
+            role="alert"
+            className="space-y-1 rounded-lg border border-amber-300 bg-amber-50 p-4 text-sm text-amber-950"
+            data-testid="stale-notice"
+          >
             <p className="font-semibold">{STALE_NOTICE}.</p>
             <p>
-              Une autre écriture sur {proposal.target ? `la fiche ${targetInWords(proposal.target)}` : "cette fiche"} a abouti après la version {proposal.target?.version ?? "lue"} sur laquelle
-              porte cette proposition. L’approuver ne servirait à rien : le service refuserait l’écriture au moment de l’exécution (conflit de version).
-              Refusez-la comme périmée ; l’agent relira la fiche et proposera à nouveau si le changement est toujours voulu.
+              Une autre écriture sur {proposal.target ? `la fiche ${targetInWords(proposal.target)}` : "cette fiche"} a
+              abouti après la version {proposal.target?.version ?? "lue"} sur laquelle porte cette proposition.
+              L’approuver ne servirait à rien : le service refuserait l’écriture au moment de l’exécution (conflit de
+              version). Refusez-la comme périmée ; l’agent relira la fiche et proposera à nouveau si le changement est
+              toujours voulu.
             </p>
           </div>
         )}
 
         <Section title="Demandée par">
           <dl className="grid grid-cols-[max-content_1fr] gap-x-6 gap-y-1 text-sm" data-testid="requester">
-            <dt className="text-slate-500">Agent</dt><dd className={proposal.requester.agent ? "font-medium" : "italic text-slate-600"}>{requester.agent}</dd>
-            <dt className="text-slate-500">Exécution</dt><dd><code className="text-xs">{proposal.requester.run}</code></dd>
-            <dt className="text-slate-500">Lancée par</dt><dd>{requester.via}</dd>
+            <dt className="text-slate-500">Agent</dt>
+            <dd className={proposal.requester.agent ? "font-medium" : "text-slate-600 italic"}>{requester.agent}</dd>
+            <dt className="text-slate-500">Exécution</dt>
+            <dd>
+              <code className="text-xs">{proposal.requester.run}</code>
+            </dd>
+            <dt className="text-slate-500">Lancée par</dt>
+            <dd>{requester.via}</dd>
           </dl>
         </Section>
 
-        <Section title="Ce qui va changer"><ChangesTable changes={proposal.changes} /></Section>
+        <Section title="Ce qui va changer">
+          <ChangesTable changes={proposal.changes} />
+        </Section>
 
         {proposal.recipients && (
           <Section title={`Destinataires (${proposal.recipients.length})`}>
             <ul className="flex flex-wrap gap-2" aria-label="Destinataires">
-              {proposal.recipients.map((r) => <li key={r} className="rounded-md border border-slate-200 bg-white px-2 py-1 font-mono text-sm">{r}</li>)}
+              {proposal.recipients.map((r) => (
+                <li key={r} className="rounded-md border border-slate-200 bg-white px-2 py-1 font-mono text-sm">
+                  {r}
+                </li>
+              ))}
             </ul>
           </Section>
         )}
 
         {proposal.amount && (
           <Section title="Montant">
-            <p className="text-2xl font-semibold tabular-nums" data-testid="amount">{formatMoney(proposal.amount)}</p>
+            <p className="text-2xl font-semibold tabular-nums" data-testid="amount">
+              {formatMoney(proposal.amount)}
+            </p>
           </Section>
         )}
 
         <Section title="Conséquences">
           <ul className="list-disc space-y-1 pl-5 text-sm" data-testid="consequences">
-            {consequences.map((line) => <li key={line} className={line.startsWith("Réversible") ? "" : "text-slate-900"}>{line}</li>)}
+            {consequences.map((line) => (
+              <li key={line} className={line.startsWith("Réversible") ? "" : "text-slate-900"}>
+                {line}
+              </li>
+            ))}
           </ul>
         </Section>
 
         <Section title="Portée">
           <dl className="grid grid-cols-[max-content_1fr] gap-x-6 gap-y-1 text-sm">
-            <dt className="text-slate-500">Enregistrements touchés</dt><dd className="tabular-nums" data-testid="records">{proposal.records_affected.toLocaleString("fr-FR")}</dd>
+            <dt className="text-slate-500">Enregistrements touchés</dt>
+            <dd className="tabular-nums" data-testid="records">
+              {proposal.records_affected.toLocaleString("fr-FR")}
+            </dd>
             <dt className="text-slate-500">Cible</dt>
-            <dd>{proposal.target ? `${targetInWords(proposal.target)}${proposal.target.version !== null ? ` · version ${proposal.target.version}` : ""}` : "—"}</dd>
-            <dt className="text-slate-500">Irréversible</dt><dd>{proposal.irreversible ? "Oui" : "Non"}</dd>
-            <dt className="text-slate-500">Empreinte des arguments</dt><dd><code className="break-all text-xs">{proposal.arguments_sha256}</code></dd>
-            <dt className="text-slate-500">Demandée le</dt><dd>{dateFormat.format(new Date(proposal.created_at))}</dd>
+            <dd>
+              {proposal.target
+                ? `${targetInWords(proposal.target)}${proposal.target.version !== null ? ` · version ${proposal.target.version}` : ""}`
+                : "—"}
+            </dd>
+            <dt className="text-slate-500">Irréversible</dt>
+            <dd>{proposal.irreversible ? "Oui" : "Non"}</dd>
+            <dt className="text-slate-500">Empreinte des arguments</dt>
+            <dd>
+              <code className="text-xs break-all">{proposal.arguments_sha256}</code>
+            </dd>
+            <dt className="text-slate-500">Demandée le</dt>
+            <dd>{dateFormat.format(new Date(proposal.created_at))}</dd>
           </dl>
         </Section>
       </div>
 
       <aside className="space-y-6">
-        <section className="space-y-2 rounded-lg border border-slate-200 bg-white p-5 text-sm" aria-labelledby="rule-title">
-          <h2 id="rule-title" className="text-base font-semibold">Règle appliquée</h2>
-          <p><span className="font-mono">{proposal.policy.rule}</span> · politique v{proposal.policy.policy_version}</p>
+        <section
+          className="space-y-2 rounded-lg border border-slate-200 bg-white p-5 text-sm"
+          aria-labelledby="rule-title"
+        >
+          <h2 id="rule-title" className="text-base font-semibold">
+            Règle appliquée
+          </h2>
+          <p>
+            <span className="font-mono">{proposal.policy.rule}</span> · politique v{proposal.policy.policy_version}
+          </p>
           {proposal.policy.description && <p className="text-slate-600">{proposal.policy.description}</p>}
-          <p data-testid="quorum"><strong>{proposal.approvals.count}</strong> approbation{proposal.approvals.count > 1 ? "s" : ""} sur <strong>{proposal.approvals.required}</strong> requise{proposal.approvals.required > 1 ? "s" : ""}, par des personnes distinctes.</p>
-          <p className="text-slate-600">Peuvent décider : {proposal.policy.approver_roles.map((r) => roleLabels[r]).join(", ") || "personne (décision automatique)"}.</p>
+          <p data-testid="quorum">
+            <strong>{proposal.approvals.count}</strong> approbation{proposal.approvals.count > 1 ? "s" : ""} sur{" "}
+            <strong>{proposal.approvals.required}</strong> requise{proposal.approvals.required > 1 ? "s" : ""}, par des
+            personnes distinctes.
+          </p>
+          <p className="text-slate-600">
+            Peuvent décider :{" "}
+            {proposal.policy.approver_roles.map((r) => roleLabels[r]).join(", ") || "personne (décision automatique)"}.
+          </p>
           {proposal.decisions.length > 0 && (
             <ul className="space-y-1 border-t border-slate-100 pt-2" aria-label="Décisions">
               {proposal.decisions.map((d) => (
                 <li key={`${d.member.id}-${d.created_at}`}>
-                  <span className={d.decision === "approve" ? "text-emerald-700" : "text-red-700"}>{d.decision === "approve" ? "Approuvée" : "Refusée"}</span>
-                  {" "}par {d.member.name ?? d.member.id}, {dateFormat.format(new Date(d.created_at))}{d.reason ? ` — « ${d.reason} »` : ""}
+                  <span className={d.decision === "approve" ? "text-emerald-700" : "text-red-700"}>
+                    {d.decision === "approve" ? "Approuvée" : "Refusée"}
+                  </span>{" "}
+                  par {d.member.name ?? d.member.id}, {dateFormat.format(new Date(d.created_at))}
+                  {d.reason ? ` — « ${d.reason} »` : ""}
                 </li>
               ))}
             </ul>
           )}
-          {proposal.operation && <p>Opération : <Link className="font-mono text-brand-700 hover:underline" href={`/operations?id=${proposal.operation}`}>{proposal.operation}</Link></p>}
+          {proposal.operation && (
+            <p>
+              Opération :{" "}
+              <Link className="font-mono text-brand-700 hover:underline" href={`/operations?id=${proposal.operation}`}>
+                {proposal.operation}
+              </Link>
+            </p>
+          )}
         </section>
-        <DecisionPanel proposal={proposal} expired={expired} stale={stale} blockedReason={blockedReason(proposal, viewer)} />
+        <DecisionPanel
+          proposal={proposal}
+          expired={expired}
+          stale={stale}
+          blockedReason={blockedReason(proposal, viewer)}
+        />
       </aside>
     </div>
   );

@@ -31,7 +31,10 @@ export function useRemaining(expiresAt: string): number {
 export function Countdown({ remainingMs }: { remainingMs: number }) {
   const urgent = remainingMs > 0 && remainingMs < 5 * 60_000;
   return (
-    <span className={`tabular-nums ${remainingMs === 0 ? "text-slate-500" : urgent ? "font-semibold text-red-700" : "text-slate-700"}`} data-testid="countdown">
+    <span
+      className={`tabular-nums ${remainingMs === 0 ? "text-slate-500" : urgent ? "font-semibold text-red-700" : "text-slate-700"}`}
+      data-testid="countdown"
+    >
       {remainingMs === 0 ? "Expirée" : `Expire dans ${formatRemaining(remainingMs)}`}
     </span>
   );

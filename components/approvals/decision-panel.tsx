@@ -10,7 +10,17 @@ import { decisionErrorMessage, STALE_REFUSAL_REASON } from "./format";
 import { useDecide } from "./queries";
 
 /** Approve or refuse (reason required). Disabled once the countdown reaches zero: silence is never consent. */
-export function DecisionPanel({ proposal, expired, stale, blockedReason }: { proposal: ProposalObject; expired: boolean; stale: boolean; blockedReason: string | null }) {
+export function DecisionPanel({
+  proposal,
+  expired,
+  stale,
+  blockedReason,
+}: {
+  proposal: ProposalObject;
+  expired: boolean;
+  stale: boolean;
+  blockedReason: string | null;
+}) {
   const decide = useDecide(proposal.id);
   const [reason, setReason] = useState("");
   const [reasonError, setReasonError] = useState<string>();
@@ -25,10 +35,18 @@ export function DecisionPanel({ proposal, expired, stale, blockedReason }: { pro
 
   function approve() {
     setServerError(undefined);
-    decide.mutate({ kind: "approve", argumentsSha256: proposal.arguments_sha256 }, {
-      onSuccess: ({ data }) => toast.success(data.status === "approved" ? "Proposition approuvée." : `Approbation enregistrée (${data.approvals.count} sur ${data.approvals.required}).`),
-      onError,
-    });
+    decide.mutate(
+      { kind: "approve", argumentsSha256: proposal.arguments_sha256 },
+      {
+        onSuccess: ({ data }) =>
+          toast.success(
+            data.status === "approved"
+              ? "Proposition approuvée."
+              : `Approbation enregistrée (${data.approvals.count} sur ${data.approvals.required}).`,
+          ),
+        onError,
+      },
+    );
   }
 
   function refuse(event: FormEvent<HTMLFormElement>) {
@@ -39,37 +57,81 @@ export function DecisionPanel({ proposal, expired, stale, blockedReason }: { pro
       return;
     }
     setReasonError(undefined);
-    decide.mutate({ kind: "refuse", reason: reason.trim() }, { onSuccess: () => toast.success("Proposition refusée."), onError });
+    decide.mutate(
+      { kind: "refuse", reason: reason.trim() },
+      { onSuccess: () => toast.success("Proposition refusée."), onError },
+    );
   }
 
   function refuseAsStale() {
     setServerError(undefined);
-    decide.mutate({ kind: "refuse", reason: STALE_REFUSAL_REASON }, { onSuccess: () => toast.success("Proposition refusée comme périmée."), onError });
+    decide.mutate(
+      { kind: "refuse", reason: STALE_REFUSAL_REASON },
+      { onSuccess: () => toast.success("Proposition refusée comme périmée."), onError },
+    );
   }
 
   return (
     <section aria-labelledby="decision-title" className="space-y-4 rounded-lg border border-slate-200 bg-white p-5">
-      <h2 id="decision-title" className="text-base font-semibold">Votre décision</h2>
-      {expired && <p role="status" className="text-sm font-medium text-slate-700">Le délai est écoulé : cette proposition ne peut plus être décidée.</p>}
-      {blockedReason && !expired && <p role="status" className="text-sm text-slate-700">{blockedReason}</p>}
-      {serverError && <p role="alert" className="text-sm font-medium text-red-700">{serverError}</p>}
+      <h2 id="decision-title" className="text-base font-semibold">
+        Votre décision
+      </h2>
+      {expired && (
+        <p role="status" className="text-sm font-medium text-slate-700">
+          Le délai est écoulé : cette proposition ne peut plus être décidée.
+        </p>
+      )}
+      {blockedReason && !expired && (
+        <p role="status" className="text-sm text-slate-700">
+          {blockedReason}
+        </p>
+      )}
+      {serverError && (
+        <p role="alert" className="text-sm font-medium text-red-700">
+          {serverError}
+        </p>
+      )}
       {stale && (
         <div className="space-y-1">
-          <Button variant="danger" onClick={refuseAsStale} disabled={disabled}>Refuser comme périmée</Button>
-          <p className="text-xs text-slate-500">Un clic : la raison transmise à l’agent dit que la fiche a changé depuis sa proposition.</p>
+          <Button variant="danger" onClick={refuseAsStale} disabled={disabled}>
+            Refuser comme périmée
+          </Button>
+          <p className="text-xs text-slate-500">
+            Un clic : la raison transmise à l’agent dit que la fiche a changé depuis sa proposition.
+          </p>
         </div>
       )}
       <div>
-        <Button onClick={approve} disabled={disabled}>Approuver cette modification</Button>
-        <p className="mt-1 text-xs text-slate-500">Vous approuvez l’empreinte <code>{proposal.arguments_sha256.slice(0, 12)}…</code> : rien d’autre ne pourra être exécuté en son nom.</p>
+        <Button onClick={approve} disabled={disabled}>
+          Approuver cette modification
+        </Button>
+        <p className="mt-1 text-xs text-slate-500">
+          Vous approuvez l’empreinte <code>{proposal.arguments_sha256.slice(0, 12)}…</code> : rien d’autre ne pourra
+          être exécuté en son nom.
+        </p>
       </div>
       <form onSubmit={refuse} className="space-y-2" noValidate>
         <Field label="Raison du refus" error={reasonError} hint="Obligatoire ; elle est transmise à l’agent.">
           {({ id, describedBy, invalid }) => (
-            <TextArea id={id} aria-describedby={describedBy} invalid={invalid} rows={3} maxLength={500} value={reason} onChange={(e) => { setReason(e.target.value); setReasonError(undefined); }} disabled={disabled} required />
+            <TextArea
+              id={id}
+              aria-describedby={describedBy}
+              invalid={invalid}
+              rows={3}
+              maxLength={500}
+              value={reason}
+              onChange={(e) => {
+                setReason(e.target.value);
+                setReasonError(undefined);
+              }}
+              disabled={disabled}
+              required
+            />
           )}
         </Field>
-        <Button type="submit" variant="danger" disabled={disabled}>Refuser</Button>
+        <Button type="submit" variant="danger" disabled={disabled}>
+          Refuser
+        </Button>
       </form>
     </section>
   );

@@ -15,17 +15,31 @@ export const proposalStatusLabels: Record<string, string> = {
 };
 
 export const proposalStatusTones = {
-  pending: "warning", approved: "info", refused: "danger", expired: "neutral", superseded: "neutral", consumed: "success",
+  pending: "warning",
+  approved: "info",
+  refused: "danger",
+  expired: "neutral",
+  superseded: "neutral",
+  consumed: "success",
 } as const;
 
-const targetTypeLabels: Record<string, string> = { customer: "client", payment: "paiement", order: "commande", invoice: "facture" };
+const targetTypeLabels: Record<string, string> = {
+  customer: "client",
+  payment: "paiement",
+  order: "commande",
+  invoice: "facture",
+};
 
 /** "client C-2002": the service's record type in French when known, else as the service names it. */
 export function targetInWords(target: NonNullable<ProposalObject["target"]>): string {
   return `${targetTypeLabels[target.type] ?? target.type} ${target.id}`;
 }
 
-export const environmentLabels: Record<string, string> = { production: "Production", sandbox: "Bac à sable", staging: "Préproduction" };
+export const environmentLabels: Record<string, string> = {
+  production: "Production",
+  sandbox: "Bac à sable",
+  staging: "Préproduction",
+};
 
 const decisionErrorMessages: Record<string, string> = {
   proposal_expired: "Cette proposition a expiré : elle ne peut plus être décidée. L'agent devra proposer à nouveau.",
@@ -37,7 +51,8 @@ const decisionErrorMessages: Record<string, string> = {
 };
 
 /** The reason « Refuser comme périmée » sends: the agent reads it and proposes again from a fresh read. */
-export const STALE_REFUSAL_REASON = "Périmée : la fiche a changé depuis cette proposition. Relisez-la et proposez à nouveau si le changement est toujours voulu.";
+export const STALE_REFUSAL_REASON =
+  "Périmée : la fiche a changé depuis cette proposition. Relisez-la et proposez à nouveau si le changement est toujours voulu.";
 
 export const STALE_NOTICE = "La fiche a changé depuis cette proposition";
 
@@ -58,19 +73,37 @@ export function decisionErrorMessage(code: string, fallback: string): string {
 }
 
 function isMoney(value: unknown): value is { value_minor: number; currency: string } {
-  return typeof value === "object" && value !== null && typeof (value as { value_minor?: unknown }).value_minor === "number" && typeof (value as { currency?: unknown }).currency === "string";
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as { value_minor?: unknown }).value_minor === "number" &&
+    typeof (value as { currency?: unknown }).currency === "string"
+  );
 }
 
-function isAddress(value: unknown): value is { line1: string; city: string; postal_code?: string | null; country: string } {
-  return typeof value === "object" && value !== null && typeof (value as { line1?: unknown }).line1 === "string" && typeof (value as { city?: unknown }).city === "string";
+function isAddress(
+  value: unknown,
+): value is { line1: string; city: string; postal_code?: string | null; country: string } {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as { line1?: unknown }).line1 === "string" &&
+    typeof (value as { city?: unknown }).city === "string"
+  );
 }
 
 export function formatValue(value: unknown): string {
   if (value === null || value === undefined || value === "") return "—";
   if (isMoney(value)) return formatMoney(value);
-  if (isAddress(value)) return [value.line1, [value.postal_code, value.city].filter(Boolean).join(" "), value.country].filter(Boolean).join(", ");
+  if (isAddress(value))
+    return [value.line1, [value.postal_code, value.city].filter(Boolean).join(" "), value.country]
+      .filter(Boolean)
+      .join(", ");
   if (Array.isArray(value)) return value.map(formatValue).join(", ");
-  if (typeof value === "object") return Object.entries(value as Record<string, unknown>).map(([key, item]) => `${key} : ${formatValue(item)}`).join(" · ");
+  if (typeof value === "object")
+    return Object.entries(value as Record<string, unknown>)
+      .map(([key, item]) => `${key} : ${formatValue(item)}`)
+      .join(" · ");
   if (typeof value === "boolean") return value ? "oui" : "non";
   return String(value);
 }

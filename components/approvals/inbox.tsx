@@ -15,7 +15,9 @@ const dateFormat = new Intl.DateTimeFormat("fr-FR", { dateStyle: "short", timeSt
 function Scope({ proposal }: { proposal: ProposalObject }) {
   const parts = [
     proposal.amount ? formatMoney(proposal.amount) : null,
-    proposal.recipients ? `${proposal.recipients.length} destinataire${proposal.recipients.length > 1 ? "s" : ""}` : null,
+    proposal.recipients
+      ? `${proposal.recipients.length} destinataire${proposal.recipients.length > 1 ? "s" : ""}`
+      : null,
     proposal.records_affected > 1 ? `${proposal.records_affected} enregistrements` : null,
     proposal.irreversible ? "irréversible" : null,
   ].filter(Boolean);
@@ -26,7 +28,7 @@ function Requester({ proposal }: { proposal: ProposalObject }) {
   const { agent, via } = requesterInWords(proposal.requester);
   return (
     <div className="text-sm">
-      <div className={proposal.requester.agent ? "font-medium" : "italic text-slate-600"}>{agent}</div>
+      <div className={proposal.requester.agent ? "font-medium" : "text-slate-600 italic"}>{agent}</div>
       <div className="text-xs text-slate-500">{via}</div>
     </div>
   );
@@ -45,49 +47,97 @@ export function ApprovalInbox() {
   return (
     <div className="space-y-10">
       <section aria-labelledby="pending-title" className="space-y-3">
-        <h2 id="pending-title" className="text-lg font-semibold">En attente de décision {pending.data && <span className="text-slate-500">({waiting.length})</span>}</h2>
-        {pending.isPending ? <p className="text-sm text-slate-500">Chargement…</p>
-          : pending.isError ? <p role="alert" className="text-sm text-red-700">{pending.error.message}</p>
-          : waiting.length === 0 ? <EmptyState title="Rien à décider">Les écritures proposées par vos agents apparaîtront ici, sans recharger la page.</EmptyState>
-          : (
-            <Table caption="Propositions en attente, la plus proche de l'expiration d'abord">
-              <thead><tr><Th>Effet</Th><Th>Demandée par</Th><Th>Portée</Th><Th>Quorum</Th><Th>Expiration</Th></tr></thead>
-              <tbody className="divide-y divide-slate-100" data-testid="pending-list">
-                {waiting.map((p) => (
-                  <tr key={p.id} className="hover:bg-slate-50">
-                    <Td className="max-w-xl">
-                      <Link href={`/approbations/${p.id}`} className="font-medium text-slate-900 hover:text-brand-700 hover:underline">{p.effect}</Link>
-                      <div className="mt-1 flex flex-wrap gap-2">
-                        <Badge tone={p.environment === "production" ? "danger" : "neutral"}>{environmentLabels[p.environment] ?? p.environment}</Badge>
-                        {p.stale && <Badge tone="warning">{STALE_NOTICE}</Badge>}
-                      </div>
-                    </Td>
-                    <Td><Requester proposal={p} /></Td>
-                    <Td><Scope proposal={p} /></Td>
-                    <Td className="whitespace-nowrap tabular-nums">{p.approvals.count} / {p.approvals.required}</Td>
-                    <Td className="whitespace-nowrap"><ExpiryCountdown expiresAt={p.expires_at} /></Td>
-                  </tr>
-                ))}
-              </tbody>
-            </Table>
-          )}
+        <h2 id="pending-title" className="text-lg font-semibold">
+          En attente de décision {pending.data && <span className="text-slate-500">({waiting.length})</span>}
+        </h2>
+        {pending.isPending ? (
+          <p className="text-sm text-slate-500">Chargement…</p>
+        ) : pending.isError ? (
+          <p role="alert" className="text-sm text-red-700">
+            {pending.error.message}
+          </p>
+        ) : waiting.length === 0 ? (
+          <EmptyState title="Rien à décider">
+            Les écritures proposées par vos agents apparaîtront ici, sans recharger la page.
+          </EmptyState>
+        ) : (
+          <Table caption="Propositions en attente, la plus proche de l'expiration d'abord">
+            <thead>
+              <tr>
+                <Th>Effet</Th>
+                <Th>Demandée par</Th>
+                <Th>Portée</Th>
+                <Th>Quorum</Th>
+                <Th>Expiration</Th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-slate-100" data-testid="pending-list">
+              {waiting.map((p) => (
+                <tr key={p.id} className="hover:bg-slate-50">
+                  <Td className="max-w-xl">
+                    <Link
+                      href={`/approbations/${p.id}`}
+                      className="font-medium text-slate-900 hover:text-brand-700 hover:underline"
+                    >
+                      {p.effect}
+                    </Link>
+                    <div className="mt-1 flex flex-wrap gap-2">
+                      <Badge tone={p.environment === "production" ? "danger" : "neutral"}>
+                        {environmentLabels[p.environment] ?? p.environment}
+                      </Badge>
+                      {p.stale && <Badge tone="warning">{STALE_NOTICE}</Badge>}
+                    </div>
+                  </Td>
+                  <Td>
+                    <Requester proposal={p} />
+                  </Td>
+                  <Td>
+                    <Scope proposal={p} />
+                  </Td>
+                  <Td className="whitespace-nowrap tabular-nums">
+                    {p.approvals.count} / {p.approvals.required}
+                  </Td>
+                  <Td className="whitespace-nowrap">
+                    <ExpiryCountdown expiresAt={p.expires_at} />
+                  </Td>
+                </tr>
+              ))}
+            </tbody>
+          </Table>
+        )}
       </section>
       <section aria-labelledby="recent-title" className="space-y-3">
-        <h2 id="recent-title" className="text-lg font-semibold">Décidées récemment</h2>
+        <h2 id="recent-title" className="text-lg font-semibold">
+          Décidées récemment
+        </h2>
         {recent.data && recent.data.data.length > 0 ? (
           <Table caption="Propositions décidées récemment">
-            <thead><tr><Th>Effet</Th><Th>État</Th><Th>Créée</Th></tr></thead>
+            <thead>
+              <tr>
+                <Th>Effet</Th>
+                <Th>État</Th>
+                <Th>Créée</Th>
+              </tr>
+            </thead>
             <tbody className="divide-y divide-slate-100">
               {recent.data.data.map((p) => (
                 <tr key={p.id}>
-                  <Td className="max-w-xl"><Link href={`/approbations/${p.id}`} className="hover:text-brand-700 hover:underline">{p.effect}</Link></Td>
-                  <Td><Badge tone={proposalStatusTones[p.status]}>{proposalStatusLabels[p.status]}</Badge></Td>
+                  <Td className="max-w-xl">
+                    <Link href={`/approbations/${p.id}`} className="hover:text-brand-700 hover:underline">
+                      {p.effect}
+                    </Link>
+                  </Td>
+                  <Td>
+                    <Badge tone={proposalStatusTones[p.status]}>{proposalStatusLabels[p.status]}</Badge>
+                  </Td>
                   <Td className="whitespace-nowrap text-slate-600">{dateFormat.format(new Date(p.created_at))}</Td>
                 </tr>
               ))}
             </tbody>
           </Table>
-        ) : <p className="text-sm text-slate-500">{recent.isPending ? "Chargement…" : "Aucune décision récente."}</p>}
+        ) : (
+          <p className="text-sm text-slate-500">{recent.isPending ? "Chargement…" : "Aucune décision récente."}</p>
+        )}
       </section>
     </div>
   );

@@ -2,7 +2,13 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { call } from "@/lib/client/call";
-import { approveProposalEndpoint, countProposalsEndpoint, getProposalEndpoint, listProposalsEndpoint, refuseProposalEndpoint } from "@/lib/proposals/api";
+import {
+  approveProposalEndpoint,
+  countProposalsEndpoint,
+  getProposalEndpoint,
+  listProposalsEndpoint,
+  refuseProposalEndpoint,
+} from "@/lib/proposals/api";
 
 // The approval screens read and decide through the same /v1 routes as any
 // client. Lists refresh on their own: a new proposal appears without reload.
@@ -21,7 +27,8 @@ export const proposalKeys = {
 export function usePendingProposals() {
   return useQuery({
     queryKey: proposalKeys.pending(),
-    queryFn: ({ signal }) => call(listProposalsEndpoint, { query: { status: "pending", order: "expires_at", limit: 100 }, signal }),
+    queryFn: ({ signal }) =>
+      call(listProposalsEndpoint, { query: { status: "pending", order: "expires_at", limit: 100 }, signal }),
     refetchInterval: LIVE_REFRESH_MS,
   });
 }
@@ -29,7 +36,11 @@ export function usePendingProposals() {
 export function useRecentProposals() {
   return useQuery({
     queryKey: proposalKeys.recent(),
-    queryFn: ({ signal }) => call(listProposalsEndpoint, { query: { status: "approved,refused,expired,superseded,consumed", limit: 20 }, signal }),
+    queryFn: ({ signal }) =>
+      call(listProposalsEndpoint, {
+        query: { status: "approved,refused,expired,superseded,consumed", limit: 20 },
+        signal,
+      }),
     refetchInterval: LIVE_REFRESH_MS * 3,
   });
 }

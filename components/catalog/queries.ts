@@ -16,7 +16,10 @@ export const toolKeys = {
 
 /** Every catalog entry of the organization (the catalog is one page). */
 export function useCatalog() {
-  return useQuery({ queryKey: toolKeys.list(), queryFn: ({ signal }) => call(listToolsEndpoint, { signal }).then((page) => page.data) });
+  return useQuery({
+    queryKey: toolKeys.list(),
+    queryFn: ({ signal }) => call(listToolsEndpoint, { signal }).then((page) => page.data),
+  });
 }
 
 export function useTool(key: string | undefined) {
@@ -31,6 +34,7 @@ export function useTool(key: string | undefined) {
 export function useContract(key: string, version: number | null) {
   return useQuery({
     queryKey: toolKeys.contract(key, version),
-    queryFn: ({ signal }) => call(getContractEndpoint, { params: { key }, query: version ? { version } : {}, signal }).then((r) => r.data),
+    queryFn: ({ signal }) =>
+      call(getContractEndpoint, { params: { key }, query: version ? { version } : {}, signal }).then((r) => r.data),
   });
 }

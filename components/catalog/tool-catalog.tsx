@@ -33,7 +33,12 @@ export function ToolCatalog() {
   );
 
   if (tools.isPending) return <p className="text-sm text-slate-500">Chargement…</p>;
-  if (tools.isError) return <p role="alert" className="text-sm text-red-700">{tools.error.message}</p>;
+  if (tools.isError)
+    return (
+      <p role="alert" className="text-sm text-red-700">
+        {tools.error.message}
+      </p>
+    );
   const unavailable = tools.data.filter((entry) => !entry.available).length;
 
   return (
@@ -41,14 +46,26 @@ export function ToolCatalog() {
       <div role="group" aria-label="Filtres" className="flex flex-wrap items-end gap-4 text-sm">
         <label className="space-y-1">
           <span className="block font-medium">Type</span>
-          <select className={selectClass} value={kind} onChange={(e) => setKind(e.target.value as Filter<CatalogEntry["kind"]>)}>
+          <select
+            className={selectClass}
+            value={kind}
+            onChange={(e) => setKind(e.target.value as Filter<CatalogEntry["kind"]>)}
+          >
             <option value="all">Tous</option>
-            {Object.entries(kindLabels).map(([value, label]) => <option key={value} value={value}>{label}</option>)}
+            {Object.entries(kindLabels).map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
           </select>
         </label>
         <label className="space-y-1">
           <span className="block font-medium">Disponibilité</span>
-          <select className={selectClass} value={availability} onChange={(e) => setAvailability(e.target.value as Filter<"available" | "unavailable">)}>
+          <select
+            className={selectClass}
+            value={availability}
+            onChange={(e) => setAvailability(e.target.value as Filter<"available" | "unavailable">)}
+          >
             <option value="all">Tous</option>
             <option value="available">Disponibles</option>
             <option value="unavailable">Indisponibles</option>
@@ -56,14 +73,19 @@ export function ToolCatalog() {
         </label>
         <label className="space-y-1">
           <span className="block font-medium">Effet</span>
-          <select className={selectClass} value={writes} onChange={(e) => setWrites(e.target.value as Filter<"writes" | "reads">)}>
+          <select
+            className={selectClass}
+            value={writes}
+            onChange={(e) => setWrites(e.target.value as Filter<"writes" | "reads">)}
+          >
             <option value="all">Tous</option>
             <option value="writes">Écrit des données</option>
             <option value="reads">Lecture seule</option>
           </select>
         </label>
         <p className="ml-auto text-slate-600" aria-live="polite">
-          {visible.length} outil{visible.length > 1 ? "s" : ""} affiché{visible.length > 1 ? "s" : ""} · {unavailable} indisponible{unavailable > 1 ? "s" : ""} au total
+          {visible.length} outil{visible.length > 1 ? "s" : ""} affiché{visible.length > 1 ? "s" : ""} · {unavailable}{" "}
+          indisponible{unavailable > 1 ? "s" : ""} au total
         </p>
       </div>
 
@@ -72,7 +94,15 @@ export function ToolCatalog() {
       ) : (
         <Table caption="Catalogue d’outils">
           <thead>
-            <tr><Th>Outil</Th><Th>Type</Th><Th>Disponibilité</Th><Th>Effet</Th><Th><span className="sr-only">Détails</span></Th></tr>
+            <tr>
+              <Th>Outil</Th>
+              <Th>Type</Th>
+              <Th>Disponibilité</Th>
+              <Th>Effet</Th>
+              <Th>
+                <span className="sr-only">Détails</span>
+              </Th>
+            </tr>
           </thead>
           <tbody className="divide-y divide-slate-100">
             {visible.map((entry) => (
@@ -82,10 +112,20 @@ export function ToolCatalog() {
                   <code className="text-xs text-slate-500">{entry.key}</code>
                 </Td>
                 <Td className="whitespace-nowrap">{entry.server ? entry.server.name : kindLabels[entry.kind]}</Td>
-                <Td><ToolStatus entry={entry} /></Td>
-                <Td><WritesBadge writes={entry.writes_data} /></Td>
+                <Td>
+                  <ToolStatus entry={entry} />
+                </Td>
+                <Td>
+                  <WritesBadge writes={entry.writes_data} />
+                </Td>
                 <Td className="text-right">
-                  <Button variant="secondary" onClick={() => setSelected(entry.key)} aria-label={`Détails de ${entry.label}`}>Détails</Button>
+                  <Button
+                    variant="secondary"
+                    onClick={() => setSelected(entry.key)}
+                    aria-label={`Détails de ${entry.label}`}
+                  >
+                    Détails
+                  </Button>
                 </Td>
               </tr>
             ))}

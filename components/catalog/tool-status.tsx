@@ -18,5 +18,9 @@ export function ToolStatus({ entry }: { entry: CatalogEntry }) {
 }
 
 export function WritesBadge({ writes }: { writes: boolean }) {
-  return writes ? <Badge tone="warning">Écrit des données</Badge> : <span className="text-xs text-slate-500">Lecture seule</span>;
+  return writes ? (
+    <Badge tone="warning">Écrit des données</Badge>
+  ) : (
+    <span className="text-xs text-slate-500">Lecture seule</span>
+  );
 }

@@ -6,18 +6,24 @@ import type { ReactNode } from "react";
 import { PendingApprovalsBadge } from "@/components/approvals/pending-badge";
 
 const sections: { title: string; links: { href: string; label: string; badge?: ReactNode }[] }[] = [
-  { title: "Développeurs", links: [
-    { href: "/agents", label: "Agents" },
-    { href: "/outils", label: "Outils" },
-    { href: "/connecteurs", label: "Connecteurs MCP" },
-    { href: "/cles-api", label: "Clés API" },
-  ] },
-  { title: "Contrôle", links: [
-    { href: "/approbations", label: "Approbations", badge: <PendingApprovalsBadge /> },
-    { href: "/operations", label: "Opérations" },
-    { href: "/politiques", label: "Politiques" },
-    { href: "/journal", label: "Journal" },
-  ] },
+  {
+    title: "Développeurs",
+    links: [
+      { href: "/agents", label: "Agents" },
+      { href: "/outils", label: "Outils" },
+      { href: "/connecteurs", label: "Connecteurs MCP" },
+      { href: "/cles-api", label: "Clés API" },
+    ],
+  },
+  {
+    title: "Contrôle",
+    links: [
+      { href: "/approbations", label: "Approbations", badge: <PendingApprovalsBadge /> },
+      { href: "/operations", label: "Opérations" },
+      { href: "/politiques", label: "Politiques" },
+      { href: "/journal", label: "Journal" },
+    ],
+  },
 ];
 
 export function ConsoleNav() {
@@ -26,7 +32,7 @@ export function ConsoleNav() {
     <nav aria-label="Navigation principale" className="space-y-6">
       {sections.map((section) => (
         <div key={section.title}>
-          <p className="px-3 text-xs font-semibold uppercase tracking-wider text-slate-500">{section.title}</p>
+          <p className="px-3 text-xs font-semibold tracking-wider text-slate-500 uppercase">{section.title}</p>
           <ul className="mt-2 space-y-1">
             {section.links.map((link) => {
               const current = pathname === link.href || pathname.startsWith(`${link.href}/`);

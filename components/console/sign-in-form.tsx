@@ -16,7 +16,11 @@ export function SignInForm({ callbackUrl }: { callbackUrl: string }) {
     const form = new FormData(event.currentTarget);
     setPending(true);
     setError(undefined);
-    const result = await signIn("credentials", { email: form.get("email"), password: form.get("password"), redirect: false });
+    const result = await signIn("credentials", {
+      email: form.get("email"),
+      password: form.get("password"),
+      redirect: false,
+    });
     setPending(false);
     if (result?.ok) {
       router.push(callbackUrl);
@@ -30,10 +34,38 @@ export function SignInForm({ callbackUrl }: { callbackUrl: string }) {
 
   return (
     <form onSubmit={onSubmit} className="mt-6 space-y-4" noValidate>
-      <Field label="Adresse e-mail">{({ id, describedBy }) => <TextInput id={id} name="email" type="email" autoComplete="username" required aria-describedby={describedBy} />}</Field>
-      <Field label="Mot de passe">{({ id, describedBy }) => <TextInput id={id} name="password" type="password" autoComplete="current-password" required aria-describedby={describedBy} />}</Field>
-      {error && <p role="alert" className="text-sm font-medium text-red-700">{error}</p>}
-      <Button type="submit" className="w-full" disabled={pending}>{pending ? "Connexion…" : "Se connecter"}</Button>
+      <Field label="Adresse e-mail">
+        {({ id, describedBy }) => (
+          <TextInput
+            id={id}
+            name="email"
+            type="email"
+            autoComplete="username"
+            required
+            aria-describedby={describedBy}
+          />
+        )}
+      </Field>
+      <Field label="Mot de passe">
+        {({ id, describedBy }) => (
+          <TextInput
+            id={id}
+            name="password"
+            type="password"
+            autoComplete="current-password"
+            required
+            aria-describedby={describedBy}
+          />
+        )}
+      </Field>
+      {error && (
+        <p role="alert" className="text-sm font-medium text-red-700">
+          {error}
+        </p>
+      )}
+      <Button type="submit" className="w-full" disabled={pending}>
+        {pending ? "Connexion…" : "Se connecter"}
+      </Button>
     </form>
   );
 }

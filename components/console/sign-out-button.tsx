@@ -34,7 +34,11 @@ export function SignOutEverywhereButton() {
       <button type="button" onClick={onClick} disabled={pending} className={linkStyle}>
         {pending ? "Déconnexion…" : "Se déconnecter partout"}
       </button>
-      {failed && <p role="alert" className="text-red-700">La déconnexion de vos autres sessions a échoué. Réessayez.</p>}
+      {failed && (
+        <p role="alert" className="text-red-700">
+          La déconnexion de vos autres sessions a échoué. Réessayez.
+        </p>
+      )}
     </>
   );
 }

@@ -1,6 +1,22 @@
 "use client";
 
-import { Area, AreaChart, Bar, BarChart, CartesianGrid, Cell, Legend, Line, LineChart, Pie, PieChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import {
+  Area,
+  AreaChart,
+  Bar,
+  BarChart,
+  CartesianGrid,
+  Cell,
+  Legend,
+  Line,
+  LineChart,
+  Pie,
+  PieChart,
+  ResponsiveContainer,
+  Tooltip,
+  XAxis,
+  YAxis,
+} from "recharts";
 
 // A create_chart result drawn with recharts. The chart is data from a tool
 // (untrusted): every label goes through React as text, nothing as markup.
@@ -13,7 +29,18 @@ export interface ChartData {
   series: { name: string; points: { x: string | number; y: number }[] }[];
 }
 
-const palette = ["#2456d6", "#0f9d76", "#d97706", "#c2410c", "#7c3aed", "#0891b2", "#be123c", "#4d7c0f", "#475569", "#a16207"];
+const palette = [
+  "#2456d6",
+  "#0f9d76",
+  "#d97706",
+  "#c2410c",
+  "#7c3aed",
+  "#0891b2",
+  "#be123c",
+  "#4d7c0f",
+  "#475569",
+  "#a16207",
+];
 
 /** One row per x value, one column per series (s0, s1…: series names stay labels, never keys). */
 function rows(chart: ChartData) {
@@ -31,7 +58,12 @@ function rows(chart: ChartData) {
 
 export function isChartData(value: unknown): value is ChartData {
   const chart = value as ChartData | null;
-  return Boolean(chart && typeof chart === "object" && ["bar", "line", "pie", "area"].includes(chart.type) && Array.isArray(chart.series));
+  return Boolean(
+    chart &&
+    typeof chart === "object" &&
+    ["bar", "line", "pie", "area"].includes(chart.type) &&
+    Array.isArray(chart.series),
+  );
 }
 
 export function ChartView({ chart, height = 260 }: { chart: ChartData; height?: number }) {
@@ -39,8 +71,15 @@ export function ChartView({ chart, height = 260 }: { chart: ChartData; height?: 
   const axes = (
     <>
       <CartesianGrid strokeDasharray="3 3" stroke="#e2e8f0" />
-      <XAxis dataKey="x" tick={{ fontSize: 12 }} label={chart.x_label ? { value: chart.x_label, position: "insideBottom", offset: -4, fontSize: 12 } : undefined} />
-      <YAxis tick={{ fontSize: 12 }} label={chart.y_label ? { value: chart.y_label, angle: -90, position: "insideLeft", fontSize: 12 } : undefined} />
+      <XAxis
+        dataKey="x"
+        tick={{ fontSize: 12 }}
+        label={chart.x_label ? { value: chart.x_label, position: "insideBottom", offset: -4, fontSize: 12 } : undefined}
+      />
+      <YAxis
+        tick={{ fontSize: 12 }}
+        label={chart.y_label ? { value: chart.y_label, angle: -90, position: "insideLeft", fontSize: 12 } : undefined}
+      />
       <Tooltip />
       <Legend />
     </>
@@ -52,18 +91,56 @@ export function ChartView({ chart, height = 260 }: { chart: ChartData; height?: 
         <ResponsiveContainer width="100%" height="100%">
           {chart.type === "pie" ? (
             <PieChart>
-              <Pie data={chart.series[0]?.points.map((p) => ({ name: String(p.x), value: p.y })) ?? []} dataKey="value" nameKey="name" outerRadius="80%" label>
-                {(chart.series[0]?.points ?? []).map((p, i) => <Cell key={`${String(p.x)}-${i}`} fill={palette[i % palette.length]} />)}
+              <Pie
+                data={chart.series[0]?.points.map((p) => ({ name: String(p.x), value: p.y })) ?? []}
+                dataKey="value"
+                nameKey="name"
+                outerRadius="80%"
+                label
+              >
+                {(chart.series[0]?.points ?? []).map((p, i) => (
+                  <Cell key={`${String(p.x)}-${i}`} fill={palette[i % palette.length]} />
+                ))}
               </Pie>
               <Tooltip />
               <Legend />
             </PieChart>
           ) : chart.type === "line" ? (
-            <LineChart data={data}>{axes}{chart.series.map((s, i) => <Line key={i} type="monotone" dataKey={`s${i}`} name={s.name} stroke={palette[i % palette.length]} dot={false} />)}</LineChart>
+            <LineChart data={data}>
+              {axes}
+              {chart.series.map((s, i) => (
+                <Line
+                  key={i}
+                  type="monotone"
+                  dataKey={`s${i}`}
+                  name={s.name}
+                  stroke={palette[i % palette.length]}
+                  dot={false}
+                />
+              ))}
+            </LineChart>
           ) : chart.type === "area" ? (
-            <AreaChart data={data}>{axes}{chart.series.map((s, i) => <Area key={i} type="monotone" dataKey={`s${i}`} name={s.name} stroke={palette[i % palette.length]} fill={palette[i % palette.length]} fillOpacity={0.2} />)}</AreaChart>
+            <AreaChart data={data}>
+              {axes}
+              {chart.series.map((s, i) => (
+                <Area
+                  key={i}
+                  type="monotone"
+                  dataKey={`s${i}`}
+                  name={s.name}
+                  stroke={palette[i % palette.length]}
+                  fill={palette[i % palette.length]}
+                  fillOpacity={0.2}
+                />
+              ))}
+            </AreaChart>
           ) : (
-            <BarChart data={data}>{axes}{chart.series.map((s, i) => <Bar key={i} dataKey={`s${i}`} name={s.name} fill={palette[i % palette.length]} />)}</BarChart>
+            <BarChart data={data}>
+              {axes}
+              {chart.series.map((s, i) => (
+                <Bar key={i} dataKey={`s${i}`} name={s.name} fill={palette[i % palette.length]} />
+              ))}
+            </BarChart>
           )}
         </ResponsiveContainer>
       </div>

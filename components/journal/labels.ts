@@ -2,7 +2,10 @@ import type { RunObject } from "@/lib/runs/schemas";
 
 // French words for the run and step states the Journal shows.
 
-export const runStatusLabels: Record<RunObject["status"], { label: string; tone: "success" | "neutral" | "warning" | "danger" | "info" }> = {
+export const runStatusLabels: Record<
+  RunObject["status"],
+  { label: string; tone: "success" | "neutral" | "warning" | "danger" | "info" }
+> = {
   active: { label: "Actif", tone: "success" },
   requires_action: { label: "Attend votre serveur", tone: "warning" },
   suspended: { label: "Suspendu", tone: "warning" },

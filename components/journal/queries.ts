@@ -3,7 +3,14 @@
 import { useQuery } from "@tanstack/react-query";
 import { call } from "@/lib/client/call";
 import { toolCallEndpoint, type ToolCallBody } from "@/lib/dispatch/api";
-import { cancelRunEndpoint, createRunEndpoint, getRunEndpoint, listRunsEndpoint, listStepsEndpoint, type RunCreateBody } from "@/lib/runs/api";
+import {
+  cancelRunEndpoint,
+  createRunEndpoint,
+  getRunEndpoint,
+  listRunsEndpoint,
+  listStepsEndpoint,
+  type RunCreateBody,
+} from "@/lib/runs/api";
 import { telemetryEndpoint } from "@/lib/telemetry/api";
 import type { z } from "zod";
 
@@ -16,23 +23,40 @@ export const runKeys = {
   steps: (id: string) => [...runKeys.all, "detail", id, "steps"] as const,
 };
 
-export const telemetryKeys = { all: ["telemetry"] as const, hours: (hours: number) => [...telemetryKeys.all, hours] as const };
+export const telemetryKeys = {
+  all: ["telemetry"] as const,
+  hours: (hours: number) => [...telemetryKeys.all, hours] as const,
+};
 
 /** One page of runs, newest first: the journal pages with cursors rather than loading everything. */
 export function useRunsPage(cursor: string | undefined) {
-  return useQuery({ queryKey: runKeys.page(cursor), queryFn: ({ signal }) => call(listRunsEndpoint, { query: { limit: 20, cursor }, signal }) });
+  return useQuery({
+    queryKey: runKeys.page(cursor),
+    queryFn: ({ signal }) => call(listRunsEndpoint, { query: { limit: 20, cursor }, signal }),
+  });
 }
 
 export function useRun(id: string) {
-  return useQuery({ queryKey: runKeys.detail(id), queryFn: ({ signal }) => call(getRunEndpoint, { params: { run: id }, signal }).then((r) => r.data) });
+  return useQuery({
+    queryKey: runKeys.detail(id),
+    queryFn: ({ signal }) => call(getRunEndpoint, { params: { run: id }, signal }).then((r) => r.data),
+  });
 }
 
 export function useSteps(id: string) {
-  return useQuery({ queryKey: runKeys.steps(id), queryFn: ({ signal }) => call(listStepsEndpoint, { params: { run: id }, query: { limit: 100 }, signal }).then((r) => r.data) });
+  return useQuery({
+    queryKey: runKeys.steps(id),
+    queryFn: ({ signal }) =>
+      call(listStepsEndpoint, { params: { run: id }, query: { limit: 100 }, signal }).then((r) => r.data),
+  });
 }
 
 export function useTelemetry(hours = 24) {
-  return useQuery({ queryKey: telemetryKeys.hours(hours), queryFn: ({ signal }) => call(telemetryEndpoint, { query: { hours }, signal }).then((r) => r.data), refetchInterval: 30_000 });
+  return useQuery({
+    queryKey: telemetryKeys.hours(hours),
+    queryFn: ({ signal }) => call(telemetryEndpoint, { query: { hours }, signal }).then((r) => r.data),
+    refetchInterval: 30_000,
+  });
 }
 
 export function createRun(body: z.input<typeof RunCreateBody>) {

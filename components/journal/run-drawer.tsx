@@ -15,7 +15,17 @@ import { ToolCallForm } from "./tool-call-form";
 // unless the run keeps debug payloads), and a form to call one of its tools —
 // unless its agent was deleted: the run is kept as a record and calls nothing more.
 
-export function RunDrawer({ runId, agentName, canWrite, onClose }: { runId: string; agentName: (id: string | null) => string; canWrite: boolean; onClose: () => void }) {
+export function RunDrawer({
+  runId,
+  agentName,
+  canWrite,
+  onClose,
+}: {
+  runId: string;
+  agentName: (id: string | null) => string;
+  canWrite: boolean;
+  onClose: () => void;
+}) {
   const queryClient = useQueryClient();
   const run = useRun(runId);
   const steps = useSteps(runId);
@@ -35,63 +45,149 @@ export function RunDrawer({ runId, agentName, canWrite, onClose }: { runId: stri
   const status = data ? (runStatusLabels[data.status] ?? { label: data.status, tone: "neutral" as const }) : null;
 
   return (
-    <Drawer open onOpenChange={(open) => !open && onClose()} title={`Run ${runId}`} description={data ? (data.agent === null ? `${deletedAgentLabel} : le run et ses étapes sont conservés, il n’accepte plus d’appel d’outil.` : `Agent ${agentName(data.agent)}`) : undefined}>
+    <Drawer
+      open
+      onOpenChange={(open) => !open && onClose()}
+      title={`Run ${runId}`}
+      description={
+        data
+          ? data.agent === null
+            ? `${deletedAgentLabel} : le run et ses étapes sont conservés, il n’accepte plus d’appel d’outil.`
+            : `Agent ${agentName(data.agent)}`
+          : undefined
+      }
+    >
       {!data ? (
         <p className="text-sm text-slate-500">{run.isError ? run.error.message : "Chargement…"}</p>
       ) : (
         <div className="space-y-6">
           <dl className="grid grid-cols-2 gap-x-4 gap-y-2 text-sm">
-            <dt className="text-slate-500">Statut</dt><dd>{status && <Badge tone={status.tone}>{status.label}</Badge>}</dd>
-            <dt className="text-slate-500">Capacités</dt><dd>{capabilityLabels[data.capabilities]}</dd>
-            <dt className="text-slate-500">Expire</dt><dd>{dateTime.format(new Date(data.expires_at))}</dd>
-            <dt className="text-slate-500">Débogage</dt><dd>{data.debug ? "Oui : arguments masqués et résultats filtrés conservés" : "Non : ni arguments ni résultats conservés"}</dd>
+            <dt className="text-slate-500">Statut</dt>
+            <dd>{status && <Badge tone={status.tone}>{status.label}</Badge>}</dd>
+            <dt className="text-slate-500">Capacités</dt>
+            <dd>{capabilityLabels[data.capabilities]}</dd>
+            <dt className="text-slate-500">Expire</dt>
+            <dd>{dateTime.format(new Date(data.expires_at))}</dd>
+            <dt className="text-slate-500">Débogage</dt>
+            <dd>
+              {data.debug
+                ? "Oui : arguments masqués et résultats filtrés conservés"
+                : "Non : ni arguments ni résultats conservés"}
+            </dd>
           </dl>
           <section aria-labelledby="capabilities-title">
-            <h3 id="capabilities-title" className="text-sm font-semibold">Outils du run (figés)</h3>
+            <h3 id="capabilities-title" className="text-sm font-semibold">
+              Outils du run (figés)
+            </h3>
             <ul className="mt-2 flex flex-wrap gap-1">
-              {data.capability_set.map((c) => <li key={c.tool}><Badge tone={c.effect === "write" ? "warning" : "neutral"}>{`${c.tool}@${c.version}`}</Badge></li>)}
+              {data.capability_set.map((c) => (
+                <li key={c.tool}>
+                  <Badge tone={c.effect === "write" ? "warning" : "neutral"}>{`${c.tool}@${c.version}`}</Badge>
+                </li>
+              ))}
             </ul>
             {data.warnings.length > 0 && (
               <ul className="mt-2 space-y-1 text-xs text-amber-800">
-                {data.warnings.map((w) => <li key={w.tool}><code>{w.tool}</code> écarté : {w.reason.message}</li>)}
+                {data.warnings.map((w) => (
+                  <li key={w.tool}>
+                    <code>{w.tool}</code> écarté : {w.reason.message}
+                  </li>
+                ))}
               </ul>
             )}
           </section>
           {canWrite && data.status === "active" && data.agent !== null && (
             <section aria-labelledby="call-title" className="rounded-lg border border-slate-200 p-4">
-              <h3 id="call-title" className="text-sm font-semibold">Appeler un outil</h3>
+              <h3 id="call-title" className="text-sm font-semibold">
+                Appeler un outil
+              </h3>
               <ToolCallForm runId={runId} tools={data.capability_set.map((c) => c.tool)} onCalled={refresh} />
             </section>
           )}
           <section aria-labelledby="steps-title">
-            <h3 id="steps-title" className="text-sm font-semibold">Étapes</h3>
-            {steps.isPending ? <p className="text-sm text-slate-500">Chargement…</p> : steps.isError ? <p role="alert" className="text-sm text-red-700">{steps.error.message}</p> : steps.data.length === 0 ? (
+            <h3 id="steps-title" className="text-sm font-semibold">
+              Étapes
+            </h3>
+            {steps.isPending ? (
+              <p className="text-sm text-slate-500">Chargement…</p>
+            ) : steps.isError ? (
+              <p role="alert" className="text-sm text-red-700">
+                {steps.error.message}
+              </p>
+            ) : steps.data.length === 0 ? (
               <p className="mt-2 text-sm text-slate-500">Aucun appel d’outil pour l’instant.</p>
             ) : (
               <div className="mt-2 space-y-3">
                 <Table caption="Étapes du run">
-                  <thead><tr><Th>Heure</Th><Th>Outil</Th><Th>Résultat</Th><Th className="text-right">Durée</Th><Th>Empreinte des arguments</Th></tr></thead>
+                  <thead>
+                    <tr>
+                      <Th>Heure</Th>
+                      <Th>Outil</Th>
+                      <Th>Résultat</Th>
+                      <Th className="text-right">Durée</Th>
+                      <Th>Empreinte des arguments</Th>
+                    </tr>
+                  </thead>
                   <tbody className="divide-y divide-slate-100">
                     {[...steps.data].reverse().map((step) => (
                       <tr key={step.id} data-testid="step-row">
-                        <Td className="whitespace-nowrap text-xs text-slate-600">{dateTime.format(new Date(step.created_at))}</Td>
-                        <Td><code className="text-xs">{step.version ? `${step.tool}@${step.version}` : step.tool}</code></Td>
-                        <Td>{step.status === "ok" ? <Badge tone="success">OK</Badge> : <Badge tone="danger">{step.error_code ?? "erreur"}</Badge>}{step.error_field && <code className="ml-1 text-xs">{step.error_field}</code>}{step.retries > 0 && <span className="ml-1 text-xs text-slate-500">{step.retries} reprise{step.retries > 1 ? "s" : ""}</span>}</Td>
-                        <Td className="text-right tabular-nums text-xs">{step.duration_ms} ms</Td>
-                        <Td><code className="text-xs" title={step.arguments_sha256}>{step.arguments_sha256.slice(0, 8)}…</code></Td>
+                        <Td className="text-xs whitespace-nowrap text-slate-600">
+                          {dateTime.format(new Date(step.created_at))}
+                        </Td>
+                        <Td>
+                          <code className="text-xs">{step.version ? `${step.tool}@${step.version}` : step.tool}</code>
+                        </Td>
+                        <Td>
+                          {step.status === "ok" ? (
+                            <Badge tone="success">OK</Badge>
+                          ) : (
+                            <Badge tone="danger">{step.error_code ?? "erreur"}</Badge>
+                          )}
+                          {step.error_field && <code className="ml-1 text-xs">{step.error_field}</code>}
+                          {step.retries > 0 && (
+                            <span className="ml-1 text-xs text-slate-500">
+                              {step.retries} reprise{step.retries > 1 ? "s" : ""}
+                            </span>
+                          )}
+                        </Td>
+                        <Td className="text-right text-xs tabular-nums">{step.duration_ms} ms</Td>
+                        <Td>
+                          <code className="text-xs" title={step.arguments_sha256}>
+                            {step.arguments_sha256.slice(0, 8)}…
+                          </code>
+                        </Td>
                       </tr>
                     ))}
                   </tbody>
                 </Table>
-                {steps.data.filter((s) => s.tool === "create_chart" && isChartData((s.debug?.result as { chart?: unknown } | null)?.chart)).map((s) => (
-                  <ChartView key={s.id} chart={(s.debug!.result as { chart: Parameters<typeof ChartView>[0]["chart"] }).chart} />
-                ))}
+                {steps.data
+                  .filter(
+                    (s) =>
+                      s.tool === "create_chart" && isChartData((s.debug?.result as { chart?: unknown } | null)?.chart),
+                  )
+                  .map((s) => (
+                    <ChartView
+                      key={s.id}
+                      chart={(s.debug!.result as { chart: Parameters<typeof ChartView>[0]["chart"] }).chart}
+                    />
+                  ))}
               </div>
             )}
           </section>
-          {canWrite && (data.status === "active" || data.status === "requires_action" || data.status === "suspended") && (
-            <div className="flex justify-end"><Button variant="danger" disabled={cancel.isPending} onClick={() => { if (window.confirm("Annuler ce run ? Il n’acceptera plus aucun appel d’outil.")) cancel.mutate(); }}>Annuler le run</Button></div>
-          )}
+          {canWrite &&
+            (data.status === "active" || data.status === "requires_action" || data.status === "suspended") && (
+              <div className="flex justify-end">
+                <Button
+                  variant="danger"
+                  disabled={cancel.isPending}
+                  onClick={() => {
+                    if (window.confirm("Annuler ce run ? Il n’acceptera plus aucun appel d’outil.")) cancel.mutate();
+                  }}
+                >
+                  Annuler le run
+                </Button>
+              </div>
+            )}
         </div>
       )}
     </Drawer>

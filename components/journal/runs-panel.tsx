@@ -19,49 +19,107 @@ export function RunsPanel({ canWrite }: { canWrite: boolean }) {
   const [creating, setCreating] = useState(false);
   const runs = useRunsPage(cursor);
   const agents = useAgents();
-  const agentName = (id: string | null) => (id === null ? deletedAgentLabel : (agents.data?.find((a) => a.id === id)?.name ?? id));
+  const agentName = (id: string | null) =>
+    id === null ? deletedAgentLabel : (agents.data?.find((a) => a.id === id)?.name ?? id);
 
   return (
     <section aria-labelledby="runs-title" className="space-y-3">
       <div className="flex items-center justify-between">
-        <h2 id="runs-title" className="text-lg font-semibold">Runs</h2>
+        <h2 id="runs-title" className="text-lg font-semibold">
+          Runs
+        </h2>
         {canWrite && <Button onClick={() => setCreating(true)}>Nouveau run</Button>}
       </div>
       {runs.isPending ? (
         <p className="text-sm text-slate-500">Chargement…</p>
       ) : runs.isError ? (
-        <p role="alert" className="text-sm text-red-700">{runs.error.message}</p>
+        <p role="alert" className="text-sm text-red-700">
+          {runs.error.message}
+        </p>
       ) : runs.data.data.length === 0 ? (
         <EmptyState title="Aucun run">Un run exécute un agent ; chaque appel d’outil y devient une étape.</EmptyState>
       ) : (
         <>
           <Table caption="Runs de l’organisation">
-            <thead><tr><Th>Run</Th><Th>Agent</Th><Th>Statut</Th><Th>Capacités</Th><Th>Outils</Th><Th>Créé</Th><Th><span className="sr-only">Ouvrir</span></Th></tr></thead>
+            <thead>
+              <tr>
+                <Th>Run</Th>
+                <Th>Agent</Th>
+                <Th>Statut</Th>
+                <Th>Capacités</Th>
+                <Th>Outils</Th>
+                <Th>Créé</Th>
+                <Th>
+                  <span className="sr-only">Ouvrir</span>
+                </Th>
+              </tr>
+            </thead>
             <tbody className="divide-y divide-slate-100">
               {runs.data.data.map((run) => {
                 const status = runStatusLabels[run.status] ?? { label: run.status, tone: "neutral" as const };
                 return (
                   <tr key={run.id}>
-                    <Td><code className="text-xs">{run.id}</code></Td>
-                    <Td className={run.agent === null ? "italic text-slate-500" : undefined}>{agentName(run.agent)}</Td>
-                    <Td><Badge tone={status.tone}>{status.label}</Badge>{run.debug && <span className="ml-1"><Badge tone="warning">débogage</Badge></span>}</Td>
+                    <Td>
+                      <code className="text-xs">{run.id}</code>
+                    </Td>
+                    <Td className={run.agent === null ? "text-slate-500 italic" : undefined}>{agentName(run.agent)}</Td>
+                    <Td>
+                      <Badge tone={status.tone}>{status.label}</Badge>
+                      {run.debug && (
+                        <span className="ml-1">
+                          <Badge tone="warning">débogage</Badge>
+                        </span>
+                      )}
+                    </Td>
                     <Td>{capabilityLabels[run.capabilities]}</Td>
-                    <Td className="tabular-nums">{run.capability_set.length}{run.warnings.length > 0 && <span className="ml-1 text-xs text-amber-700">({run.warnings.length} écarté{run.warnings.length > 1 ? "s" : ""})</span>}</Td>
+                    <Td className="tabular-nums">
+                      {run.capability_set.length}
+                      {run.warnings.length > 0 && (
+                        <span className="ml-1 text-xs text-amber-700">
+                          ({run.warnings.length} écarté{run.warnings.length > 1 ? "s" : ""})
+                        </span>
+                      )}
+                    </Td>
                     <Td className="whitespace-nowrap text-slate-600">{dateTime.format(new Date(run.created_at))}</Td>
-                    <Td className="text-right"><Button variant="secondary" onClick={() => setOpened(run.id)} aria-label={`Étapes du run ${run.id}`}>Étapes</Button></Td>
+                    <Td className="text-right">
+                      <Button
+                        variant="secondary"
+                        onClick={() => setOpened(run.id)}
+                        aria-label={`Étapes du run ${run.id}`}
+                      >
+                        Étapes
+                      </Button>
+                    </Td>
                   </tr>
                 );
               })}
             </tbody>
           </Table>
           <div className="flex gap-2">
-            {cursor && <Button variant="ghost" onClick={() => setCursor(undefined)}>Plus récents</Button>}
-            {runs.data.next_cursor && <Button variant="ghost" onClick={() => setCursor(runs.data.next_cursor ?? undefined)}>Plus anciens</Button>}
+            {cursor && (
+              <Button variant="ghost" onClick={() => setCursor(undefined)}>
+                Plus récents
+              </Button>
+            )}
+            {runs.data.next_cursor && (
+              <Button variant="ghost" onClick={() => setCursor(runs.data.next_cursor ?? undefined)}>
+                Plus anciens
+              </Button>
+            )}
           </div>
         </>
       )}
       {opened && <RunDrawer runId={opened} agentName={agentName} canWrite={canWrite} onClose={() => setOpened(null)} />}
-      {creating && <NewRunDrawer agents={agents.data ?? []} onClose={() => setCreating(false)} onCreated={(id) => { setCreating(false); setOpened(id); }} />}
+      {creating && (
+        <NewRunDrawer
+          agents={agents.data ?? []}
+          onClose={() => setCreating(false)}
+          onCreated={(id) => {
+            setCreating(false);
+            setOpened(id);
+          }}
+        />
+      )}
     </section>
   );
 }

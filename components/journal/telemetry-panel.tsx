@@ -20,12 +20,23 @@ function Kpi({ label, value }: { label: string; value: number }) {
 export function TelemetryPanel() {
   const telemetry = useTelemetry(24);
   if (telemetry.isPending) return <p className="text-sm text-slate-500">Chargement de la télémétrie…</p>;
-  if (telemetry.isError) return <p role="alert" className="text-sm text-red-700">{telemetry.error.message}</p>;
+  if (telemetry.isError)
+    return (
+      <p role="alert" className="text-sm text-red-700">
+        {telemetry.error.message}
+      </p>
+    );
   const data = telemetry.data;
-  const series = data.series.map((p) => ({ heure: hourFormat.format(new Date(p.bucket)), succès: p.calls - p.errors, erreurs: p.errors }));
+  const series = data.series.map((p) => ({
+    heure: hourFormat.format(new Date(p.bucket)),
+    succès: p.calls - p.errors,
+    erreurs: p.errors,
+  }));
   return (
     <section aria-labelledby="telemetry-title" className="space-y-4">
-      <h2 id="telemetry-title" className="text-lg font-semibold">Télémétrie des dernières 24 heures</h2>
+      <h2 id="telemetry-title" className="text-lg font-semibold">
+        Télémétrie des dernières 24 heures
+      </h2>
       <div className="grid grid-cols-2 gap-3 md:grid-cols-5">
         <Kpi label="Appels" value={data.totals.calls} />
         <Kpi label="Erreurs" value={data.totals.errors} />
@@ -36,7 +47,11 @@ export function TelemetryPanel() {
       <div className="grid gap-4 lg:grid-cols-2">
         <figure className="rounded-lg border border-slate-200 bg-white p-4" data-testid="telemetry-calls-chart">
           <figcaption className="mb-2 text-sm font-medium">Appels par heure</figcaption>
-          <div style={{ height: 220 }} role="img" aria-label={`Appels par heure : ${data.totals.calls} appels, ${data.totals.errors} erreurs`}>
+          <div
+            style={{ height: 220 }}
+            role="img"
+            aria-label={`Appels par heure : ${data.totals.calls} appels, ${data.totals.errors} erreurs`}
+          >
             <ResponsiveContainer width="100%" height="100%">
               <BarChart data={series}>
                 <CartesianGrid strokeDasharray="3 3" stroke="#e2e8f0" />
@@ -55,7 +70,11 @@ export function TelemetryPanel() {
           {data.errors_by_code.length === 0 ? (
             <p className="text-sm text-slate-500">Aucune erreur sur la période.</p>
           ) : (
-            <div style={{ height: 220 }} role="img" aria-label={`Erreurs par code : ${data.errors_by_code.map((e) => `${e.code} ${e.count}`).join(", ")}`}>
+            <div
+              style={{ height: 220 }}
+              role="img"
+              aria-label={`Erreurs par code : ${data.errors_by_code.map((e) => `${e.code} ${e.count}`).join(", ")}`}
+            >
               <ResponsiveContainer width="100%" height="100%">
                 <BarChart data={data.errors_by_code} layout="vertical" margin={{ left: 60 }}>
                   <CartesianGrid strokeDasharray="3 3" stroke="#e2e8f0" />
@@ -71,11 +90,19 @@ export function TelemetryPanel() {
       </div>
       {data.calls.length > 0 && (
         <Table caption="Appels par outil et version">
-          <thead><tr><Th>Outil</Th><Th className="text-right">Appels</Th><Th className="text-right">Erreurs</Th></tr></thead>
+          <thead>
+            <tr>
+              <Th>Outil</Th>
+              <Th className="text-right">Appels</Th>
+              <Th className="text-right">Erreurs</Th>
+            </tr>
+          </thead>
           <tbody className="divide-y divide-slate-100">
             {data.calls.map((c) => (
               <tr key={`${c.tool}@${c.version}`}>
-                <Td><code className="text-xs">{c.tool ? `${c.tool}@${c.version}` : "(nom inconnu)"}</code></Td>
+                <Td>
+                  <code className="text-xs">{c.tool ? `${c.tool}@${c.version}` : "(nom inconnu)"}</code>
+                </Td>
                 <Td className="text-right tabular-nums">{c.calls}</Td>
                 <Td className="text-right tabular-nums">{c.errors}</Td>
               </tr>
@@ -85,13 +112,26 @@ export function TelemetryPanel() {
       )}
       {data.validation_errors.length > 0 && (
         <Table caption="Arguments refusés par code et champ">
-          <thead><tr><Th>Outil</Th><Th>Code</Th><Th>Champ</Th><Th className="text-right">Nombre</Th></tr></thead>
+          <thead>
+            <tr>
+              <Th>Outil</Th>
+              <Th>Code</Th>
+              <Th>Champ</Th>
+              <Th className="text-right">Nombre</Th>
+            </tr>
+          </thead>
           <tbody className="divide-y divide-slate-100">
             {data.validation_errors.slice(0, 20).map((v) => (
               <tr key={`${v.tool}@${v.version}|${v.code}|${v.field}`}>
-                <Td><code className="text-xs">{v.tool ? `${v.tool}@${v.version}` : "—"}</code></Td>
-                <Td><code className="text-xs">{v.code}</code></Td>
-                <Td><code className="text-xs">{v.field || "—"}</code></Td>
+                <Td>
+                  <code className="text-xs">{v.tool ? `${v.tool}@${v.version}` : "—"}</code>
+                </Td>
+                <Td>
+                  <code className="text-xs">{v.code}</code>
+                </Td>
+                <Td>
+                  <code className="text-xs">{v.field || "—"}</code>
+                </Td>
                 <Td className="text-right tabular-nums">{v.count}</Td>
               </tr>
             ))}

@@ -45,23 +45,54 @@ export function ToolCallForm({ runId, tools, onCalled }: { runId: string; tools:
       <Field label="Outil">
         {({ id }) => (
           <select id={id} name="tool" className="block w-full rounded-md border border-slate-300 px-3 py-2 text-sm">
-            {tools.map((tool) => <option key={tool} value={tool}>{tool}</option>)}
+            {tools.map((tool) => (
+              <option key={tool} value={tool}>
+                {tool}
+              </option>
+            ))}
           </select>
         )}
       </Field>
       <Field label="Arguments (JSON)" error={argumentsError}>
-        {({ id, describedBy, invalid }) => <TextArea id={id} name="arguments" rows={4} defaultValue="{}" spellCheck={false} className="font-mono" aria-describedby={describedBy} invalid={invalid} />}
+        {({ id, describedBy, invalid }) => (
+          <TextArea
+            id={id}
+            name="arguments"
+            rows={4}
+            defaultValue="{}"
+            spellCheck={false}
+            className="font-mono"
+            aria-describedby={describedBy}
+            invalid={invalid}
+          />
+        )}
       </Field>
-      <Button type="submit" disabled={call.isPending}>{call.isPending ? "Appel…" : "Appeler"}</Button>
+      <Button type="submit" disabled={call.isPending}>
+        {call.isPending ? "Appel…" : "Appeler"}
+      </Button>
       {envelope && (
         <div className="space-y-2" data-testid="tool-envelope">
           {envelope.ok ? (
-            <p className="text-sm text-emerald-800">Réussi ({String(envelope.evidence.tool)}, {String(envelope.evidence.duration_ms)} ms). Données non fiables : à lire, jamais à exécuter.</p>
+            <p className="text-sm text-emerald-800">
+              Réussi ({String(envelope.evidence.tool)}, {String(envelope.evidence.duration_ms)} ms). Données non fiables
+              : à lire, jamais à exécuter.
+            </p>
           ) : (
-            <p role="alert" className="text-sm text-red-700"><code>{envelope.error.code}</code>{envelope.error.field ? <> sur <code>{envelope.error.field}</code></> : null} : {envelope.error.message}</p>
+            <p role="alert" className="text-sm text-red-700">
+              <code>{envelope.error.code}</code>
+              {envelope.error.field ? (
+                <>
+                  {" "}
+                  sur <code>{envelope.error.field}</code>
+                </>
+              ) : null}{" "}
+              : {envelope.error.message}
+            </p>
           )}
           {isChartData(chart) && <ChartView chart={chart} />}
-          <pre className="max-h-64 overflow-auto rounded bg-slate-50 p-2 text-xs">{JSON.stringify(envelope, null, 2)}</pre>
+          <pre className="max-h-64 overflow-auto rounded bg-slate-50 p-2 text-xs">
+            {JSON.stringify(envelope, null, 2)}
+          </pre>
         </div>
       )}
     </form>

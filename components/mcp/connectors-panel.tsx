@@ -34,8 +34,11 @@ export function ConnectorsPanel() {
       refresh();
     },
     onError: (error) => {
-      const code = error instanceof ApiClientError ? (error.reason?.code as keyof typeof syncErrorLabels | undefined) : undefined;
-      toast.error(`Échec de la synchronisation${code ? ` — ${syncErrorLabels[code]}` : ""}. Rien n’a été modifié.`, { description: error.message });
+      const code =
+        error instanceof ApiClientError ? (error.reason?.code as keyof typeof syncErrorLabels | undefined) : undefined;
+      toast.error(`Échec de la synchronisation${code ? ` — ${syncErrorLabels[code]}` : ""}. Rien n’a été modifié.`, {
+        description: error.message,
+      });
       refresh();
     },
   });
@@ -56,49 +59,108 @@ export function ConnectorsPanel() {
   return (
     <div className="grid gap-8 xl:grid-cols-[1fr_22rem]">
       <section aria-labelledby="servers-title">
-        <h2 id="servers-title" className="sr-only">Serveurs connectés</h2>
-        <QueryState query={servers} isEmpty={(list) => list.length === 0} empty={<EmptyState title="Aucun connecteur">Ajoutez un serveur MCP pour proposer ses outils à vos agents.</EmptyState>}>
+        <h2 id="servers-title" className="sr-only">
+          Serveurs connectés
+        </h2>
+        <QueryState
+          query={servers}
+          isEmpty={(list) => list.length === 0}
+          empty={
+            <EmptyState title="Aucun connecteur">
+              Ajoutez un serveur MCP pour proposer ses outils à vos agents.
+            </EmptyState>
+          }
+        >
           {(list) => (
-          <Table caption="Connecteurs MCP">
-            <thead><tr><Th>Serveur</Th><Th>Authentification</Th><Th>Outils</Th><Th>Synchronisation</Th><Th><span className="sr-only">Actions</span></Th></tr></thead>
-            <tbody className="divide-y divide-slate-100">
-              {list.map((server) => (
-                <tr key={server.id} data-server={server.name}>
-                  <Td>
-                    <p className="flex items-center gap-2 font-medium">{server.name} {server.active ? <Badge tone="success">Actif</Badge> : <Badge>Inactif</Badge>}</p>
-                    <code className="break-all text-xs text-slate-500">{server.url}</code>
-                  </Td>
-                  <Td className="whitespace-nowrap">{authLabels[server.auth]}{server.has_token && " · jeton enregistré"}</Td>
-                  <Td className="whitespace-nowrap">
-                    {server.tool_count} outil{server.tool_count > 1 ? "s" : ""}
-                    {server.tools_needing_review > 0 && <div><Badge tone="warning">{server.tools_needing_review} à revoir</Badge></div>}
-                  </Td>
-                  <Td className="text-xs text-slate-600">
-                    {server.last_synced_at ? dateFormat.format(new Date(server.last_synced_at)) : "Jamais"}
-                    {server.last_sync_error && (
-                      <p role="status" className="mt-1 max-w-xs text-red-700">Dernier échec : {syncErrorLabels[server.last_sync_error.code]}</p>
-                    )}
-                  </Td>
-                  <Td>
-                    <div className="flex flex-wrap justify-end gap-2">
-                      <Button variant="secondary" onClick={() => sync.mutate(server.id)} disabled={sync.isPending && sync.variables === server.id} aria-label={`Synchroniser ${server.name}`}>
-                        <RefreshCw size={14} aria-hidden /> {sync.isPending && sync.variables === server.id ? "Synchronisation…" : "Synchroniser"}
-                      </Button>
-                      <Button variant="secondary" onClick={() => setReviewing(server)} disabled={server.tool_count === 0} aria-label={`Outils et revue de ${server.name}`}>Outils et revue</Button>
-                      <Button variant="ghost" onClick={() => update.mutate({ id: server.id, active: !server.active })}>{server.active ? "Désactiver" : "Activer"}</Button>
-                      <Button variant="ghost" onClick={() => { if (window.confirm(`Supprimer « ${server.name} » ? Ses outils disparaîtront du catalogue.`)) remove.mutate(server.id); }}>Supprimer</Button>
-                    </div>
-                  </Td>
+            <Table caption="Connecteurs MCP">
+              <thead>
+                <tr>
+                  <Th>Serveur</Th>
+                  <Th>Authentification</Th>
+                  <Th>Outils</Th>
+                  <Th>Synchronisation</Th>
+                  <Th>
+                    <span className="sr-only">Actions</span>
+                  </Th>
                 </tr>
-              ))}
-            </tbody>
-          </Table>
+              </thead>
+              <tbody className="divide-y divide-slate-100">
+                {list.map((server) => (
+                  <tr key={server.id} data-server={server.name}>
+                    <Td>
+                      <p className="flex items-center gap-2 font-medium">
+                        {server.name} {server.active ? <Badge tone="success">Actif</Badge> : <Badge>Inactif</Badge>}
+                      </p>
+                      <code className="text-xs break-all text-slate-500">{server.url}</code>
+                    </Td>
+                    <Td className="whitespace-nowrap">
+                      {authLabels[server.auth]}
+                      {server.has_token && " · jeton enregistré"}
+                    </Td>
+                    <Td className="whitespace-nowrap">
+                      {server.tool_count} outil{server.tool_count > 1 ? "s" : ""}
+                      {server.tools_needing_review > 0 && (
+                        <div>
+                          <Badge tone="warning">{server.tools_needing_review} à revoir</Badge>
+                        </div>
+                      )}
+                    </Td>
+                    <Td className="text-xs text-slate-600">
+                      {server.last_synced_at ? dateFormat.format(new Date(server.last_synced_at)) : "Jamais"}
+                      {server.last_sync_error && (
+                        <p role="status" className="mt-1 max-w-xs text-red-700">
+                          Dernier échec : {syncErrorLabels[server.last_sync_error.code]}
+                        </p>
+                      )}
+                    </Td>
+                    <Td>
+                      <div className="flex flex-wrap justify-end gap-2">
+                        <Button
+                          variant="secondary"
+                          onClick={() => sync.mutate(server.id)}
+                          disabled={sync.isPending && sync.variables === server.id}
+                          aria-label={`Synchroniser ${server.name}`}
+                        >
+                          <RefreshCw size={14} aria-hidden />{" "}
+                          {sync.isPending && sync.variables === server.id ? "Synchronisation…" : "Synchroniser"}
+                        </Button>
+                        <Button
+                          variant="secondary"
+                          onClick={() => setReviewing(server)}
+                          disabled={server.tool_count === 0}
+                          aria-label={`Outils et revue de ${server.name}`}
+                        >
+                          Outils et revue
+                        </Button>
+                        <Button
+                          variant="ghost"
+                          onClick={() => update.mutate({ id: server.id, active: !server.active })}
+                        >
+                          {server.active ? "Désactiver" : "Activer"}
+                        </Button>
+                        <Button
+                          variant="ghost"
+                          onClick={() => {
+                            if (window.confirm(`Supprimer « ${server.name} » ? Ses outils disparaîtront du catalogue.`))
+                              remove.mutate(server.id);
+                          }}
+                        >
+                          Supprimer
+                        </Button>
+                      </div>
+                    </Td>
+                  </tr>
+                ))}
+              </tbody>
+            </Table>
           )}
         </QueryState>
       </section>
 
       <section aria-labelledby="new-server-title" className="h-fit rounded-lg border border-slate-200 bg-white p-5">
-        <h2 id="new-server-title" className="flex items-center gap-2 font-semibold"><Plug size={16} aria-hidden /> Nouveau connecteur</h2>
+        <h2 id="new-server-title" className="flex items-center gap-2 font-semibold">
+          <Plug size={16} aria-hidden /> Nouveau connecteur
+        </h2>
         <ServerForm />
       </section>
       <ToolReview server={reviewing} onClose={() => setReviewing(undefined)} onChanged={refresh} />

@@ -5,7 +5,10 @@ import { privateOrigins } from "@/lib/network/private-origins";
 export function PrivateOriginsNote() {
   const { origins } = privateOrigins();
   return (
-    <p className="rounded-lg border border-slate-200 bg-white px-5 py-3 text-sm text-slate-700" data-testid="private-origins">
+    <p
+      className="rounded-lg border border-slate-200 bg-white px-5 py-3 text-sm text-slate-700"
+      data-testid="private-origins"
+    >
       <span className="font-medium text-slate-900">Adresses privées autorisées par l’opérateur : </span>
       {origins.length === 0 ? (
         <span>aucune. Les connecteurs doivent avoir une adresse publique.</span>
@@ -17,7 +20,10 @@ export function PrivateOriginsNote() {
               <code className="rounded bg-slate-100 px-1 py-0.5 text-xs">{origin}</code>
             </span>
           ))}
-          <span>. Seuls les connecteurs et le moteur de recherche choisis par l’opérateur peuvent les joindre ; jamais une adresse choisie par un agent.</span>
+          <span>
+            . Seuls les connecteurs et le moteur de recherche choisis par l’opérateur peuvent les joindre ; jamais une
+            adresse choisie par un agent.
+          </span>
         </>
       )}
     </p>

@@ -24,13 +24,17 @@ export const mcpKeys = {
 };
 
 export function useMcpServers() {
-  return useQuery({ queryKey: mcpKeys.list(), queryFn: ({ signal }) => call(listMcpServersEndpoint, { signal }).then((page) => page.data) });
+  return useQuery({
+    queryKey: mcpKeys.list(),
+    queryFn: ({ signal }) => call(listMcpServersEndpoint, { signal }).then((page) => page.data),
+  });
 }
 
 export function useMcpTools(serverId: number | undefined) {
   return useQuery({
     queryKey: mcpKeys.tools(serverId ?? 0),
-    queryFn: ({ signal }) => call(listMcpToolsEndpoint, { params: { server: String(serverId) }, signal }).then((page) => page.data),
+    queryFn: ({ signal }) =>
+      call(listMcpToolsEndpoint, { params: { server: String(serverId) }, signal }).then((page) => page.data),
     enabled: serverId !== undefined,
   });
 }

@@ -30,32 +30,85 @@ export function ServerForm() {
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    const body = { name: String(form.get("name") ?? ""), url: String(form.get("url") ?? ""), auth, ...(auth === "org_token" ? { token: String(form.get("token") ?? "") } : {}) };
+    const body = {
+      name: String(form.get("name") ?? ""),
+      url: String(form.get("url") ?? ""),
+      auth,
+      ...(auth === "org_token" ? { token: String(form.get("token") ?? "") } : {}),
+    };
     create.mutate(body, { onSuccess: () => (event.target as HTMLFormElement).reset() });
   }
 
   return (
     <form onSubmit={onSubmit} className="mt-4 space-y-4" noValidate aria-label="Nouveau connecteur">
       <Field label="Nom" error={error?.fieldMessage("name")}>
-        {({ id, describedBy, invalid }) => <TextInput id={id} name="name" maxLength={100} placeholder="CRM Acme" aria-describedby={describedBy} invalid={invalid} />}
+        {({ id, describedBy, invalid }) => (
+          <TextInput
+            id={id}
+            name="name"
+            maxLength={100}
+            placeholder="CRM Acme"
+            aria-describedby={describedBy}
+            invalid={invalid}
+          />
+        )}
       </Field>
-      <Field label="URL MCP (Streamable HTTP)" error={urlRefusal ? (urlRefusalLabels[urlRefusal] ?? error?.message) : error?.fieldMessage("url")} hint="Par exemple https://crm.example.com/mcp. Les adresses internes et de métadonnées sont refusées.">
-        {({ id, describedBy, invalid }) => <TextInput id={id} name="url" type="url" placeholder="https://…/mcp" aria-describedby={describedBy} invalid={invalid} />}
+      <Field
+        label="URL MCP (Streamable HTTP)"
+        error={urlRefusal ? (urlRefusalLabels[urlRefusal] ?? error?.message) : error?.fieldMessage("url")}
+        hint="Par exemple https://crm.example.com/mcp. Les adresses internes et de métadonnées sont refusées."
+      >
+        {({ id, describedBy, invalid }) => (
+          <TextInput
+            id={id}
+            name="url"
+            type="url"
+            placeholder="https://…/mcp"
+            aria-describedby={describedBy}
+            invalid={invalid}
+          />
+        )}
       </Field>
       <Field label="Authentification" error={error?.fieldMessage("auth")}>
         {({ id, describedBy }) => (
-          <select id={id} name="auth" value={auth} onChange={(e) => setAuth(e.target.value as McpServerObject["auth"])} aria-describedby={describedBy} className="block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm">
-            {Object.entries(authLabels).map(([value, label]) => <option key={value} value={value}>{label}</option>)}
+          <select
+            id={id}
+            name="auth"
+            value={auth}
+            onChange={(e) => setAuth(e.target.value as McpServerObject["auth"])}
+            aria-describedby={describedBy}
+            className="block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm"
+          >
+            {Object.entries(authLabels).map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
           </select>
         )}
       </Field>
       {auth === "org_token" && (
         <Field label="Jeton" error={error?.fieldMessage("token")} hint="Chiffré au repos, jamais réaffiché.">
-          {({ id, describedBy, invalid }) => <TextInput id={id} name="token" type="password" autoComplete="off" aria-describedby={describedBy} invalid={invalid} />}
+          {({ id, describedBy, invalid }) => (
+            <TextInput
+              id={id}
+              name="token"
+              type="password"
+              autoComplete="off"
+              aria-describedby={describedBy}
+              invalid={invalid}
+            />
+          )}
         </Field>
       )}
-      {error && !error.errors.length && <p role="alert" className="text-sm text-red-700">{error.message}</p>}
-      <Button type="submit" disabled={create.isPending}>{create.isPending ? "Ajout…" : "Ajouter le connecteur"}</Button>
+      {error && !error.errors.length && (
+        <p role="alert" className="text-sm text-red-700">
+          {error.message}
+        </p>
+      )}
+      <Button type="submit" disabled={create.isPending}>
+        {create.isPending ? "Ajout…" : "Ajouter le connecteur"}
+      </Button>
     </form>
   );
 }

@@ -19,18 +19,40 @@ const fieldLabels: Record<McpToolObject["changes"][number]["field"], string> = {
 };
 
 /** A server's tools: what changed since the last review, and the reviewer's decisions. */
-export function ToolReview({ server, onClose, onChanged }: { server?: McpServerObject; onClose: () => void; onChanged: () => void }) {
+export function ToolReview({
+  server,
+  onClose,
+  onChanged,
+}: {
+  server?: McpServerObject;
+  onClose: () => void;
+  onChanged: () => void;
+}) {
   const tools = useMcpTools(server?.id);
   const listed = (tools.data ?? []).filter((tool) => !tool.removed_at);
   return (
-    <Drawer open={Boolean(server)} onOpenChange={(open) => !open && onClose()} title={`Outils de ${server?.name ?? ""}`} description="Un outil nouveau ou modifié reste indisponible tant qu’une personne ne l’a pas revu.">
+    <Drawer
+      open={Boolean(server)}
+      onOpenChange={(open) => !open && onClose()}
+      title={`Outils de ${server?.name ?? ""}`}
+      description="Un outil nouveau ou modifié reste indisponible tant qu’une personne ne l’a pas revu."
+    >
       {tools.isPending ? (
         <p className="text-sm text-slate-500">Chargement…</p>
       ) : tools.isError ? (
-        <p role="alert" className="text-sm text-red-700">{tools.error.message}</p>
+        <p role="alert" className="text-sm text-red-700">
+          {tools.error.message}
+        </p>
       ) : (
         <ul className="space-y-3">
-          {listed.map((tool) => <ToolCard key={`${tool.name}:${tool.fingerprint}`} serverId={server!.id} tool={tool} onChanged={onChanged} />)}
+          {listed.map((tool) => (
+            <ToolCard
+              key={`${tool.name}:${tool.fingerprint}`}
+              serverId={server!.id}
+              tool={tool}
+              onChanged={onChanged}
+            />
+          ))}
         </ul>
       )}
     </Drawer>
@@ -45,12 +67,18 @@ function ToolCard({ serverId, tool, onChanged }: { serverId: number; tool: McpTo
   const patch = useMutation({
     mutationFn: (body: z.input<typeof McpToolUpdateBody>) => updateMcpTool(serverId, tool.name, body),
     onSuccess: ({ data }) => {
-      toast.success(data.status === "reviewed" && needsReview ? `« ${tool.name} » revu.` : `« ${tool.name} » mis à jour.`);
+      toast.success(
+        data.status === "reviewed" && needsReview ? `« ${tool.name} » revu.` : `« ${tool.name} » mis à jour.`,
+      );
       void queryClient.invalidateQueries({ queryKey: mcpKeys.tools(serverId) });
       onChanged();
     },
     onError: (error) => {
-      toast.error(error instanceof ApiClientError && error.code === "mcp_tool_changed" ? "L’outil a changé entre-temps : relisez la nouvelle version." : error.message);
+      toast.error(
+        error instanceof ApiClientError && error.code === "mcp_tool_changed"
+          ? "L’outil a changé entre-temps : relisez la nouvelle version."
+          : error.message,
+      );
       void queryClient.invalidateQueries({ queryKey: mcpKeys.tools(serverId) });
     },
   });
@@ -59,7 +87,9 @@ function ToolCard({ serverId, tool, onChanged }: { serverId: number; tool: McpTo
   return (
     <li className="rounded-lg border border-slate-200 p-4" aria-labelledby={headingId} data-tool-name={tool.name}>
       <div className="flex flex-wrap items-center justify-between gap-2">
-        <h3 id={headingId} className="font-mono text-sm font-semibold">{tool.name}</h3>
+        <h3 id={headingId} className="font-mono text-sm font-semibold">
+          {tool.name}
+        </h3>
         <div className="flex gap-2">
           {needsReview ? <Badge tone="warning">À revoir</Badge> : <Badge tone="success">Revu</Badge>}
           {!tool.enabled && <Badge>Désactivé</Badge>}
@@ -70,13 +100,28 @@ function ToolCard({ serverId, tool, onChanged }: { serverId: number; tool: McpTo
 
       {needsReview && (
         <section className="mt-3 space-y-3" aria-label={`Changements de ${tool.name}`}>
-          <p className="text-sm font-medium">{tool.reviewed_at ? "Ce qui a changé depuis la dernière revue" : "Nouvel outil : tout est à lire"}</p>
+          <p className="text-sm font-medium">
+            {tool.reviewed_at ? "Ce qui a changé depuis la dernière revue" : "Nouvel outil : tout est à lire"}
+          </p>
           {tool.changes.map((change) => (
             <div key={change.field} className="space-y-1">
-              <p className="text-xs font-semibold uppercase tracking-wide text-slate-500">{fieldLabels[change.field]}</p>
+              <p className="text-xs font-semibold tracking-wide text-slate-500 uppercase">
+                {fieldLabels[change.field]}
+              </p>
               <div className={`grid min-w-0 gap-2 ${tool.reviewed_at ? "md:grid-cols-2" : ""}`}>
-                {tool.reviewed_at && <div><p className="text-xs text-slate-500">Avant</p><JsonBlock label={`${fieldLabels[change.field]} avant`} value={change.before} /></div>}
-                <div>{tool.reviewed_at && <p className="text-xs text-slate-500">Après</p>}<JsonBlock label={`${fieldLabels[change.field]} ${tool.reviewed_at ? "après" : ""}`} value={change.after} /></div>
+                {tool.reviewed_at && (
+                  <div>
+                    <p className="text-xs text-slate-500">Avant</p>
+                    <JsonBlock label={`${fieldLabels[change.field]} avant`} value={change.before} />
+                  </div>
+                )}
+                <div>
+                  {tool.reviewed_at && <p className="text-xs text-slate-500">Après</p>}
+                  <JsonBlock
+                    label={`${fieldLabels[change.field]} ${tool.reviewed_at ? "après" : ""}`}
+                    value={change.after}
+                  />
+                </div>
               </div>
             </div>
           ))}
@@ -90,7 +135,8 @@ function ToolCard({ serverId, tool, onChanged }: { serverId: number; tool: McpTo
           <span>
             Cet outil modifie des données (écriture)
             <span className="block text-xs text-slate-500">
-              Les annotations du serveur suggèrent : {tool.suggested_writes_data ? "écriture" : "lecture seule"}. Ce n’est qu’un indice : c’est vous qui décidez.
+              Les annotations du serveur suggèrent : {tool.suggested_writes_data ? "écriture" : "lecture seule"}. Ce
+              n’est qu’un indice : c’est vous qui décidez.
             </span>
           </span>
         </label>
@@ -100,11 +146,20 @@ function ToolCard({ serverId, tool, onChanged }: { serverId: number; tool: McpTo
       </fieldset>
       <div className="mt-3 flex gap-2">
         {needsReview ? (
-          <Button onClick={() => patch.mutate({ reviewed: true, fingerprint: tool.fingerprint, writes_data: writes, enabled })} disabled={patch.isPending}>
+          <Button
+            onClick={() =>
+              patch.mutate({ reviewed: true, fingerprint: tool.fingerprint, writes_data: writes, enabled })
+            }
+            disabled={patch.isPending}
+          >
             Valider la revue
           </Button>
         ) : (
-          <Button variant="secondary" onClick={() => patch.mutate({ writes_data: writes, enabled })} disabled={patch.isPending || (writes === tool.writes_data && enabled === tool.enabled)}>
+          <Button
+            variant="secondary"
+            onClick={() => patch.mutate({ writes_data: writes, enabled })}
+            disabled={patch.isPending || (writes === tool.writes_data && enabled === tool.enabled)}
+          >
             Enregistrer
           </Button>
         )}

@@ -15,7 +15,8 @@ export const operationKeys = {
 export function useUnknownOperations() {
   return useQuery({
     queryKey: operationKeys.unknown(),
-    queryFn: ({ signal }) => call(listOperationsEndpoint, { query: { status: "unknown", limit: 100 }, signal }).then((p) => p.data),
+    queryFn: ({ signal }) =>
+      call(listOperationsEndpoint, { query: { status: "unknown", limit: 100 }, signal }).then((p) => p.data),
     refetchInterval: 5_000,
   });
 }
@@ -31,7 +32,8 @@ export function useRecentOperations() {
 export function useResolve(id: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (body: { outcome: "succeeded" | "failed"; reason: string }) => call(resolveOperationEndpoint, { params: { operation: id }, body }),
+    mutationFn: (body: { outcome: "succeeded" | "failed"; reason: string }) =>
+      call(resolveOperationEndpoint, { params: { operation: id }, body }),
     onSuccess: () => {
       void client.invalidateQueries({ queryKey: operationKeys.all });
       void client.invalidateQueries({ queryKey: proposalKeys.all });

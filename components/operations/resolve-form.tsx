@@ -21,25 +21,71 @@ export function ResolveForm({ operationId }: { operationId: string }) {
     if (!reason.trim()) next.reason = "Indiquez ce que vous avez vérifié (écran, référence, personne contactée).";
     setErrors(next);
     if (next.outcome || next.reason || !outcome) return;
-    resolve.mutate({ outcome, reason: reason.trim() }, {
-      onSuccess: () => toast.success(outcome === "succeeded" ? "Résolue : l’écriture a eu lieu, la proposition est consommée." : "Résolue : l’écriture n’a pas eu lieu."),
-      onError: (error) => setErrors({ form: error instanceof ApiClientError ? error.message : String(error) }),
-    });
+    resolve.mutate(
+      { outcome, reason: reason.trim() },
+      {
+        onSuccess: () =>
+          toast.success(
+            outcome === "succeeded"
+              ? "Résolue : l’écriture a eu lieu, la proposition est consommée."
+              : "Résolue : l’écriture n’a pas eu lieu.",
+          ),
+        onError: (error) => setErrors({ form: error instanceof ApiClientError ? error.message : String(error) }),
+      },
+    );
   }
 
   return (
     <form onSubmit={submit} className="space-y-3" noValidate aria-label={`Résoudre ${operationId}`}>
       <fieldset className="space-y-1">
         <legend className="text-sm font-medium text-slate-800">Constat dans le service</legend>
-        <label className="flex items-center gap-2 text-sm"><input type="radio" name={`outcome-${operationId}`} value="succeeded" checked={outcome === "succeeded"} onChange={() => setOutcome("succeeded")} /> L’écriture a bien eu lieu</label>
-        <label className="flex items-center gap-2 text-sm"><input type="radio" name={`outcome-${operationId}`} value="failed" checked={outcome === "failed"} onChange={() => setOutcome("failed")} /> L’écriture n’a pas eu lieu</label>
-        {errors.outcome && <p role="alert" className="text-xs font-medium text-red-700">{errors.outcome}</p>}
+        <label className="flex items-center gap-2 text-sm">
+          <input
+            type="radio"
+            name={`outcome-${operationId}`}
+            value="succeeded"
+            checked={outcome === "succeeded"}
+            onChange={() => setOutcome("succeeded")}
+          />{" "}
+          L’écriture a bien eu lieu
+        </label>
+        <label className="flex items-center gap-2 text-sm">
+          <input
+            type="radio"
+            name={`outcome-${operationId}`}
+            value="failed"
+            checked={outcome === "failed"}
+            onChange={() => setOutcome("failed")}
+          />{" "}
+          L’écriture n’a pas eu lieu
+        </label>
+        {errors.outcome && (
+          <p role="alert" className="text-xs font-medium text-red-700">
+            {errors.outcome}
+          </p>
+        )}
       </fieldset>
       <Field label="Ce que vous avez vérifié" error={errors.reason}>
-        {({ id, describedBy, invalid }) => <TextArea id={id} aria-describedby={describedBy} invalid={invalid} rows={2} maxLength={1000} value={reason} onChange={(e) => setReason(e.target.value)} />}
+        {({ id, describedBy, invalid }) => (
+          <TextArea
+            id={id}
+            aria-describedby={describedBy}
+            invalid={invalid}
+            rows={2}
+            maxLength={1000}
+            value={reason}
+            onChange={(e) => setReason(e.target.value)}
+          />
+        )}
       </Field>
-      {errors.form && <p role="alert" className="text-sm font-medium text-red-700">{errors.form}</p>}
-      <Button type="submit" disabled={resolve.isPending}>Résoudre</Button>
+      {errors.form && (
+        <p role="alert" className="text-sm font-medium text-red-700">
+          {errors.form}
+        </p>
+      )}
+      <Button type="submit" disabled={resolve.isPending}>
+        Résoudre
+      </Button>
     </form>
   );
 }

@@ -4,9 +4,19 @@ import { formatMoney } from "@/lib/proposals/money";
 
 // A rule's conditions and decision in words, for the table people read.
 
-const actionLabels: Record<string, string> = { create: "création", update: "modification", delete: "suppression", payment: "paiement", message: "message" };
+const actionLabels: Record<string, string> = {
+  create: "création",
+  update: "modification",
+  delete: "suppression",
+  payment: "paiement",
+  message: "message",
+};
 
-export const decisionLabels: Record<PolicyRuleObject["decision"], string> = { allow: "Autoriser", require_approval: "Approbation", deny: "Refuser" };
+export const decisionLabels: Record<PolicyRuleObject["decision"], string> = {
+  allow: "Autoriser",
+  require_approval: "Approbation",
+  deny: "Refuser",
+};
 export const decisionTones = { allow: "success", require_approval: "warning", deny: "danger" } as const;
 
 export function describeMatch(match: PolicyRuleObject["match"]): string[] {
@@ -16,11 +26,17 @@ export function describeMatch(match: PolicyRuleObject["match"]): string[] {
   if (match.environments) parts.push(`environnement : ${match.environments.join(", ")}`);
   if (match.actions) parts.push(match.actions.map((a) => actionLabels[a] ?? a).join(" ou "));
   if (match.amount_at_least) {
-    parts.push(`montant ≥ ${Object.entries(match.amount_at_least).map(([currency, value]) => formatMoney({ value_minor: value, currency })).join(" / ")}`);
+    parts.push(
+      `montant ≥ ${Object.entries(match.amount_at_least)
+        .map(([currency, value]) => formatMoney({ value_minor: value, currency }))
+        .join(" / ")}`,
+    );
   }
-  if (match.records_at_least !== undefined) parts.push(`≥ ${match.records_at_least.toLocaleString("fr-FR")} enregistrements`);
+  if (match.records_at_least !== undefined)
+    parts.push(`≥ ${match.records_at_least.toLocaleString("fr-FR")} enregistrements`);
   if (match.irreversible !== undefined) parts.push(match.irreversible ? "irréversible" : "réversible");
-  if (match.external_message !== undefined) parts.push(match.external_message ? "message externe" : "sans message externe");
+  if (match.external_message !== undefined)
+    parts.push(match.external_message ? "message externe" : "sans message externe");
   return parts.length ? parts : ["toute opération"];
 }
 

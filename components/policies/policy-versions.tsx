@@ -16,11 +16,18 @@ export function PolicyVersions({ currentVersion }: { currentVersion: number }) {
   const selected = older.find((v) => v.version === shown);
   return (
     <section aria-labelledby="versions-title" className="space-y-3">
-      <h2 id="versions-title" className="text-lg font-semibold">Versions précédentes</h2>
+      <h2 id="versions-title" className="text-lg font-semibold">
+        Versions précédentes
+      </h2>
       <ul className="flex flex-wrap gap-2">
         {older.map((v) => (
           <li key={v.version}>
-            <Button variant={shown === v.version ? "primary" : "secondary"} className="px-2 py-1 text-xs" onClick={() => setShown(shown === v.version ? null : v.version)} aria-pressed={shown === v.version}>
+            <Button
+              variant={shown === v.version ? "primary" : "secondary"}
+              className="px-2 py-1 text-xs"
+              onClick={() => setShown(shown === v.version ? null : v.version)}
+              aria-pressed={shown === v.version}
+            >
               v{v.version} · {dateFormat.format(new Date(v.created_at))}
             </Button>
           </li>

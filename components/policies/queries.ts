@@ -14,11 +14,17 @@ export const policyKeys = {
 };
 
 export function usePolicy() {
-  return useQuery({ queryKey: policyKeys.current(), queryFn: ({ signal }) => call(getPolicyEndpoint, { signal }).then((r) => r.data) });
+  return useQuery({
+    queryKey: policyKeys.current(),
+    queryFn: ({ signal }) => call(getPolicyEndpoint, { signal }).then((r) => r.data),
+  });
 }
 
 export function usePolicyVersions() {
-  return useQuery({ queryKey: policyKeys.versions(), queryFn: ({ signal }) => call(listPolicyVersionsEndpoint, { query: { limit: 50 }, signal }).then((r) => r.data) });
+  return useQuery({
+    queryKey: policyKeys.versions(),
+    queryFn: ({ signal }) => call(listPolicyVersionsEndpoint, { query: { limit: 50 }, signal }).then((r) => r.data),
+  });
 }
 
 /** `rules` is the JSON the person typed: the server validates every row and answers field by field. */

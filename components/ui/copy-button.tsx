@@ -10,11 +10,25 @@ const noSubscription = () => () => undefined;
 
 /** The origin the console is served from, for ready-to-paste URLs (a placeholder while rendering on the server). */
 export function usePageOrigin(): string {
-  return useSyncExternalStore(noSubscription, () => window.location.origin, () => "https://guichet.example");
+  return useSyncExternalStore(
+    noSubscription,
+    () => window.location.origin,
+    () => "https://guichet.example",
+  );
 }
 
 /** Copies `text` to the clipboard and says so with `confirmation` (French, e.g. « Commande copiée. »). */
-export function CopyButton({ text, confirmation, label = "Copier", ariaLabel }: { text: string; confirmation: string; label?: ReactNode; ariaLabel?: string }) {
+export function CopyButton({
+  text,
+  confirmation,
+  label = "Copier",
+  ariaLabel,
+}: {
+  text: string;
+  confirmation: string;
+  label?: ReactNode;
+  ariaLabel?: string;
+}) {
   return (
     <Button
       variant="secondary"

@@ -2,14 +2,24 @@ import type { UseQueryResult } from "@tanstack/react-query";
 import type { ReactNode } from "react";
 
 /** The loading, error and empty states every list shares; `children` renders the data. */
-export function QueryState<T>({ query, isEmpty, empty, children }: {
+export function QueryState<T>({
+  query,
+  isEmpty,
+  empty,
+  children,
+}: {
   query: UseQueryResult<T>;
   isEmpty?: (data: T) => boolean;
   empty?: ReactNode;
   children: (data: T) => ReactNode;
 }) {
   if (query.isPending) return <p className="text-sm text-slate-500">Chargement…</p>;
-  if (query.isError) return <p role="alert" className="text-sm text-red-700">{query.error.message}</p>;
+  if (query.isError)
+    return (
+      <p role="alert" className="text-sm text-red-700">
+        {query.error.message}
+      </p>
+    );
   if (isEmpty?.(query.data)) return <>{empty}</>;
   return <>{children(query.data)}</>;
 }

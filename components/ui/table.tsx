@@ -12,7 +12,13 @@ export function Table({ caption, children }: { caption: string; children: ReactN
 }
 
 export function Th({ className = "", ...props }: ThHTMLAttributes<HTMLTableCellElement>) {
-  return <th scope="col" className={`bg-slate-50 px-4 py-2 text-left text-xs font-semibold uppercase tracking-wide text-slate-600 ${className}`} {...props} />;
+  return (
+    <th
+      scope="col"
+      className={`bg-slate-50 px-4 py-2 text-left text-xs font-semibold tracking-wide text-slate-600 uppercase ${className}`}
+      {...props}
+    />
+  );
 }
 
 export function Td({ className = "", ...props }: TdHTMLAttributes<HTMLTableCellElement>) {

@@ -29,9 +29,13 @@ function resolveDestination(customer: Customer, d: Destination): Address {
   }
   const saved = customer.saved_addresses.find((a) => a.address_id === d.address_id);
   if (!saved) {
-    throw new ToolError("NOT_FOUND", `Le client ${customer.customer_id} n’a pas d’adresse enregistrée ${d.address_id}`, {
-      field: "/destination/address_id",
-    });
+    throw new ToolError(
+      "NOT_FOUND",
+      `Le client ${customer.customer_id} n’a pas d’adresse enregistrée ${d.address_id}`,
+      {
+        field: "/destination/address_id",
+      },
+    );
   }
   return { line1: saved.line1, city: saved.city, postal_code: saved.postal_code, country: saved.country };
 }

@@ -1,14 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  call,
-  control,
-  errorOf,
-  fails,
-  key,
-  ok,
-  setUpTestCrm,
-  state,
-} from "./test-helpers";
+import { call, control, errorOf, fails, key, ok, setUpTestCrm, state } from "./test-helpers";
 
 const crm = setUpTestCrm();
 
@@ -20,7 +11,8 @@ const commitArgs = (idempotency_key: string, extra: Record<string, unknown> = {}
   idempotency_key,
   ...extra,
 });
-const customer = async (id = "C-1842") => (await state(crm.t.crm.baseUrl)).customers.find((c: any) => c.customer_id === id);
+const customer = async (id = "C-1842") =>
+  (await state(crm.t.crm.baseUrl)).customers.find((c: any) => c.customer_id === id);
 
 describe("commit_address_change", () => {
   it("commits the previewed change: 17 → 18 and the stored address changes", async () => {

@@ -36,13 +36,19 @@ function typeOf(schema: JsonSchema): string | undefined {
 /** A value of another JSON type than the schema asks for. */
 function wrongType(type: string | undefined, example: unknown): unknown {
   switch (type) {
-    case "string": return 12345;
+    case "string":
+      return 12345;
     case "integer":
-    case "number": return String(example);
-    case "boolean": return "true";
-    case "array": return "not-an-array";
-    case "object": return "not-an-object";
-    default: return undefined;
+    case "number":
+      return String(example);
+    case "boolean":
+      return "true";
+    case "array":
+      return "not-an-array";
+    case "object":
+      return "not-an-object";
+    default:
+      return undefined;
   }
 }
 
@@ -50,7 +56,11 @@ function matches(schema: JsonSchema, value: string): boolean {
   return typeof schema.pattern !== "string" || new RegExp(schema.pattern, "u").test(value);
 }
 
-function stringCases(schema: JsonSchema, example: string, push: (label: string, value: unknown, expect: ContractCase["expect"]) => void) {
+function stringCases(
+  schema: JsonSchema,
+  example: string,
+  push: (label: string, value: unknown, expect: ContractCase["expect"]) => void,
+) {
   const min = typeof schema.minLength === "number" ? schema.minLength : 0;
   const max = typeof schema.maxLength === "number" ? schema.maxLength : undefined;
   // Filling with "x" keeps most patterns satisfied, so the length is what is tested; when it does not, the bound is skipped.
@@ -62,18 +72,31 @@ function stringCases(schema: JsonSchema, example: string, push: (label: string, 
   }
   if (max !== undefined) {
     push(`${max + 1} characters (maxLength ${max})`, filled(max + 1), "invalid");
-    if (matches(schema, filled(max)) && schema.format === undefined) push(`exactly maxLength ${max}`, filled(max), "accepted");
+    if (matches(schema, filled(max)) && schema.format === undefined)
+      push(`exactly maxLength ${max}`, filled(max), "accepted");
   }
   if (typeof schema.pattern === "string") {
-    const candidates = [example.toLowerCase(), `${example}!`, ` ${example}`, filled(Math.max(min, 1)), " ".repeat(Math.max(min, 1))];
-    const outside = candidates.find((c) => !matches(schema, c) && c.length >= min && (max === undefined || c.length <= max));
+    const candidates = [
+      example.toLowerCase(),
+      `${example}!`,
+      ` ${example}`,
+      filled(Math.max(min, 1)),
+      " ".repeat(Math.max(min, 1)),
+    ];
+    const outside = candidates.find(
+      (c) => !matches(schema, c) && c.length >= min && (max === undefined || c.length <= max),
+    );
     if (outside !== undefined) push(`outside pattern ${schema.pattern}`, outside, "invalid");
   }
   if (schema.format === "email") push("not an e-mail address", "not-an-email", "invalid");
-  if (Array.isArray(schema.enum) || schema.const !== undefined) push("outside the allowed values", "not-an-allowed-value", "invalid");
+  if (Array.isArray(schema.enum) || schema.const !== undefined)
+    push("outside the allowed values", "not-an-allowed-value", "invalid");
 }
 
-function numberCases(schema: JsonSchema, push: (label: string, value: unknown, expect: ContractCase["expect"]) => void) {
+function numberCases(
+  schema: JsonSchema,
+  push: (label: string, value: unknown, expect: ContractCase["expect"]) => void,
+) {
   if (schema.type === "integer") push("not an integer", 1.5, "invalid");
   if (typeof schema.minimum === "number") {
     push(`exactly minimum ${schema.minimum}`, schema.minimum, "accepted");
@@ -85,20 +108,33 @@ function numberCases(schema: JsonSchema, push: (label: string, value: unknown, e
   }
 }
 
-function arrayCases(schema: JsonSchema, example: unknown[], push: (label: string, value: unknown, expect: ContractCase["expect"]) => void) {
+function arrayCases(
+  schema: JsonSchema,
+  example: unknown[],
+  push: (label: string, value: unknown, expect: ContractCase["expect"]) => void,
+) {
   const min = typeof schema.minItems === "number" ? schema.minItems : 0;
   if (min > 0) push("empty array", [], "invalid");
   if (typeof schema.maxItems === "number" && example.length > 0) {
-    push(`${schema.maxItems + 1} items (maxItems ${schema.maxItems})`, Array.from({ length: schema.maxItems + 1 }, () => example[0]), "invalid");
+    push(
+      `${schema.maxItems + 1} items (maxItems ${schema.maxItems})`,
+      Array.from({ length: schema.maxItems + 1 }, () => example[0]),
+      "invalid",
+    );
   }
   if (schema.uniqueItems === true && example.length > 0) push("duplicate items", [example[0], example[0]], "invalid");
 }
 
 /** The union branch the example takes, found by the branches' `const` discriminant. */
-function unionBranch(branches: JsonSchema[], example: Record<string, unknown>): { branch: JsonSchema; discriminant: string } | null {
+function unionBranch(
+  branches: JsonSchema[],
+  example: Record<string, unknown>,
+): { branch: JsonSchema; discriminant: string } | null {
   for (const branch of branches) {
     const props = (branch.properties ?? {}) as Record<string, JsonSchema>;
-    const discriminant = Object.keys(props).find((key) => props[key].const !== undefined && props[key].const === example[key]);
+    const discriminant = Object.keys(props).find(
+      (key) => props[key].const !== undefined && props[key].const === example[key],
+    );
     if (discriminant) return { branch, discriminant };
   }
   return null;
@@ -110,7 +146,12 @@ export function contractCases(schema: JsonSchema, example: Record<string, unknow
   function walk(node: JsonSchema, value: unknown, path: Path) {
     const at = pointerOf(path);
     const push = (label: string, replacement: unknown, expect: ContractCase["expect"], target: Path = path) =>
-      cases.push({ label: `${at || "/"}: ${label}`, args: setAt(example, target, replacement), expect, pointer: pointerOf(target) });
+      cases.push({
+        label: `${at || "/"}: ${label}`,
+        args: setAt(example, target, replacement),
+        expect,
+        pointer: pointerOf(target),
+      });
 
     if (Array.isArray(node.oneOf)) {
       const branches = node.oneOf as JsonSchema[];
@@ -120,11 +161,22 @@ export function contractCases(schema: JsonSchema, example: Record<string, unknow
       const { branch, discriminant } = found;
       push("unknown discriminant", { ...record, [discriminant]: "unknown_kind" }, "invalid", path);
       cases[cases.length - 1].pointer = `${at}/${discriminant}`;
-      cases.push({ label: `${at}: missing discriminant`, args: setAt(example, [...path, discriminant], undefined, true), expect: "invalid", pointer: `${at}/${discriminant}` });
+      cases.push({
+        label: `${at}: missing discriminant`,
+        args: setAt(example, [...path, discriminant], undefined, true),
+        expect: "invalid",
+        pointer: `${at}/${discriminant}`,
+      });
       const own = Object.keys((branch.properties ?? {}) as object);
       for (const other of branches.filter((b) => b !== branch)) {
         const foreign = Object.keys((other.properties ?? {}) as object).find((key) => !own.includes(key));
-        if (foreign) cases.push({ label: `${at}: branch mixed with the other branch's ${foreign}`, args: setAt(example, [...path, foreign], "x"), expect: "invalid", pointer: `${at}/${foreign}` });
+        if (foreign)
+          cases.push({
+            label: `${at}: branch mixed with the other branch's ${foreign}`,
+            args: setAt(example, [...path, foreign], "x"),
+            expect: "invalid",
+            pointer: `${at}/${foreign}`,
+          });
       }
       walk(branch, value, path);
       return;
@@ -139,17 +191,24 @@ export function contractCases(schema: JsonSchema, example: Record<string, unknow
       const props = (node.properties ?? {}) as Record<string, JsonSchema>;
       const required = (node.required ?? []) as string[];
       for (const key of required) {
-        cases.push({ label: `${pointerOf([...path, key])}: missing`, args: setAt(example, [...path, key], undefined, true), expect: "invalid", pointer: pointerOf([...path, key]) });
+        cases.push({
+          label: `${pointerOf([...path, key])}: missing`,
+          args: setAt(example, [...path, key], undefined, true),
+          expect: "invalid",
+          pointer: pointerOf([...path, key]),
+        });
       }
       if (node.additionalProperties === false) push("undeclared field", "x", "invalid", [...path, "unexpected_field"]);
-      for (const [key, sub] of Object.entries(props)) if (key in record && sub.const === undefined) walk(sub, record[key], [...path, key]);
+      for (const [key, sub] of Object.entries(props))
+        if (key in record && sub.const === undefined) walk(sub, record[key], [...path, key]);
     } else if (type === "string" && typeof value === "string") {
       stringCases(node, value, push);
     } else if ((type === "integer" || type === "number") && typeof value === "number") {
       numberCases(node, push);
     } else if (type === "array" && Array.isArray(value)) {
       arrayCases(node, value, push);
-      if (value.length > 0 && node.items && typeof node.items === "object") walk(node.items as JsonSchema, value[0], [...path, 0]);
+      if (value.length > 0 && node.items && typeof node.items === "object")
+        walk(node.items as JsonSchema, value[0], [...path, 0]);
     }
   }
 

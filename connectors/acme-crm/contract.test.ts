@@ -14,16 +14,46 @@ const examples: Record<string, Record<string, unknown>[]> = {
   list_orders: [{ customer_id: "C-1842", limit: 10 }],
   preview_address_change: [
     { customer_id: "C-1842", destination: { kind: "saved", address_id: "ADDR-2" } },
-    { customer_id: "C-1842", destination: { kind: "new", line1: "1 rue X", city: "Lyon", postal_code: "69001", country: "FR" } },
+    {
+      customer_id: "C-1842",
+      destination: { kind: "new", line1: "1 rue X", city: "Lyon", postal_code: "69001", country: "FR" },
+    },
   ],
   commit_address_change: [
-    { customer_id: "C-1842", destination: { kind: "saved", address_id: "ADDR-2" }, expected_version: 17, idempotency_key: "contract-commit-0001" },
-    { customer_id: "C-1842", destination: { kind: "new", line1: "1 rue X", city: "Lyon", postal_code: "69001", country: "FR" }, expected_version: 17, idempotency_key: "contract-commit-0002" },
+    {
+      customer_id: "C-1842",
+      destination: { kind: "saved", address_id: "ADDR-2" },
+      expected_version: 17,
+      idempotency_key: "contract-commit-0001",
+    },
+    {
+      customer_id: "C-1842",
+      destination: { kind: "new", line1: "1 rue X", city: "Lyon", postal_code: "69001", country: "FR" },
+      expected_version: 17,
+      idempotency_key: "contract-commit-0002",
+    },
   ],
   get_operation_status: [{ idempotency_key: "contract-commit-0001" }],
-  send_email: [{ to: ["camille.martin@example.com"], subject: "Votre commande", body: "Bonjour", customer_id: "C-1842", idempotency_key: "contract-mail-0001" }],
-  refund_payment: [{ payment_id: "PAY-9001", amount: { value_minor: 100, currency: "EUR" }, reason: "Geste commercial", idempotency_key: "contract-refund-0001" }],
-  suspend_invoice_delivery: [{ customer_id: "C-1842", invoice_ids: ["INV-1842-001"], idempotency_key: "contract-suspend-0001" }],
+  send_email: [
+    {
+      to: ["camille.martin@example.com"],
+      subject: "Votre commande",
+      body: "Bonjour",
+      customer_id: "C-1842",
+      idempotency_key: "contract-mail-0001",
+    },
+  ],
+  refund_payment: [
+    {
+      payment_id: "PAY-9001",
+      amount: { value_minor: 100, currency: "EUR" },
+      reason: "Geste commercial",
+      idempotency_key: "contract-refund-0001",
+    },
+  ],
+  suspend_invoice_delivery: [
+    { customer_id: "C-1842", invoice_ids: ["INV-1842-001"], idempotency_key: "contract-suspend-0001" },
+  ],
   suspend_all_invoice_delivery: [{ customer_id: "C-1842", idempotency_key: "contract-suspend-all-0001" }],
   get_job_status: [{ job_id: "job_0123456789abcdef" }],
   cancel_job: [{ job_id: "job_0123456789abcdef", idempotency_key: "contract-cancel-0001" }],
@@ -47,7 +77,10 @@ describe("the generated contract cases", () => {
   });
 
   it("include each kind of case where the schema calls for it", () => {
-    const labels = (tool: string) => casesOf(tool).map((c) => c.label).join("\n");
+    const labels = (tool: string) =>
+      casesOf(tool)
+        .map((c) => c.label)
+        .join("\n");
     expect(labels("commit_address_change")).toMatch(/\/destination: unknown discriminant/);
     expect(labels("commit_address_change")).toMatch(/\/destination: missing discriminant/);
     expect(labels("commit_address_change")).toMatch(/\/destination: branch mixed with the other branch's line1/);

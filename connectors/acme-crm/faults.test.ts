@@ -1,17 +1,7 @@
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
-import {
-  call,
-  control,
-  errorOf,
-  key,
-  ok,
-  outputValidator,
-  setFaults,
-  setUpTestCrm,
-  state,
-} from "./test-helpers";
+import { call, control, errorOf, key, ok, outputValidator, setFaults, setUpTestCrm, state } from "./test-helpers";
 
 const crm = setUpTestCrm();
 
@@ -48,7 +38,9 @@ describe("cut_after_commit", () => {
     await setFaults(crm.t.crm.baseUrl, { cut_after_commit: true });
     const k = key("cut");
     // A transport error (undici: "fetch failed", cause "other side closed"), no tool result.
-    await expect(call(crm.client, "commit_address_change", commitArgs(k))).rejects.toThrow(/fetch failed|terminated|socket/i);
+    await expect(call(crm.client, "commit_address_change", commitArgs(k))).rejects.toThrow(
+      /fetch failed|terminated|socket/i,
+    );
 
     // The service did write, exactly once.
     const s = await state(crm.t.crm.baseUrl);
@@ -61,7 +53,11 @@ describe("cut_after_commit", () => {
     const status = await ok(crm.client, "get_operation_status", { idempotency_key: k });
     expect(status).toMatchObject({ status: "succeeded", tool: "commit_address_change", error: null });
     expect(crm.checkOutput("commit_address_change", status.result)).toBeNull();
-    expect(status.result).toMatchObject({ previous_version: 17, new_version: 18, operation_id: s.operations[0].operation_id });
+    expect(status.result).toMatchObject({
+      previous_version: 17,
+      new_version: 18,
+      operation_id: s.operations[0].operation_id,
+    });
 
     // Once the connection behaves, a retry with the same key returns the same stored result.
     await setFaults(crm.t.crm.baseUrl, { cut_after_commit: false });
@@ -116,7 +112,8 @@ describe("hold_writes", () => {
     await setFaults(crm.t.crm.baseUrl, { hold_writes: true });
     const pending = ok(crm.client, "commit_address_change", commitArgs(k));
     // Waits for the CRM to say it holds the write: no timing assumption.
-    while ((await control(crm.t.crm.baseUrl, "GET", "/__control/held")).writes !== 1) await new Promise((r) => setImmediate(r));
+    while ((await control(crm.t.crm.baseUrl, "GET", "/__control/held")).writes !== 1)
+      await new Promise((r) => setImmediate(r));
     expect((await ok(crm.client, "get_operation_status", { idempotency_key: k })).status).toBe("not_found");
     expect((await ok(crm.client, "get_customer", { customer_id: "C-1842" })).version).toBe(17);
     await setFaults(crm.t.crm.baseUrl, { hold_writes: false });

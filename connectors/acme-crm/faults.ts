@@ -82,7 +82,10 @@ async function readJsonObject(req: IncomingMessage, schema: Record<string, unkno
 }
 
 class ControlError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }

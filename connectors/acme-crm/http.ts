@@ -13,7 +13,12 @@ export async function readBody(req: IncomingMessage, limitBytes: number): Promis
   return Buffer.concat(chunks).toString("utf8");
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   if (res.headersSent) {
     res.end();
     return;

@@ -23,7 +23,16 @@ export interface Job {
   result: { suspended_count: number } | null;
 }
 
-interface JobRow { job_id: string; operation_id: string; customer_id: string; status: JobStatus; accepted_at: string; finish_after: string; finished_at: string | null; result: string | null }
+interface JobRow {
+  job_id: string;
+  operation_id: string;
+  customer_id: string;
+  status: JobStatus;
+  accepted_at: string;
+  finish_after: string;
+  finished_at: string | null;
+  result: string | null;
+}
 
 export const JOBS_SCHEMA = `
 CREATE TABLE IF NOT EXISTS jobs (
@@ -44,35 +53,56 @@ function toJob(row: JobRow): Job {
   };
 }
 
-export interface SuspendAllArgs { customer_id: string; idempotency_key: string }
+export interface SuspendAllArgs {
+  customer_id: string;
+  idempotency_key: string;
+}
 
 export function suspendAllInvoiceDelivery(store: Store, args: SuspendAllArgs) {
-  return runIdempotent(store, "suspend_all_invoice_delivery", args.idempotency_key, { customer_id: args.customer_id }, (operationId, now) => {
-    if (!store.getCustomer(args.customer_id)) throw notFound("Customer", args.customer_id, "/customer_id");
-    const jobId = newId("job_");
-    const finishAfter = new Date(Date.parse(now) + JOB_DURATION_MS).toISOString();
-    store.db
-      .prepare(`INSERT INTO jobs (job_id, operation_id, customer_id, status, accepted_at, finish_after) VALUES (?, ?, ?, 'running', ?, ?)`)
-      .run(jobId, operationId, args.customer_id, now, finishAfter);
-    return { operation_id: operationId, job_id: jobId, customer_id: args.customer_id, status: "running", accepted_at: now };
-  });
+  return runIdempotent(
+    store,
+    "suspend_all_invoice_delivery",
+    args.idempotency_key,
+    { customer_id: args.customer_id },
+    (operationId, now) => {
+      if (!store.getCustomer(args.customer_id)) throw notFound("Customer", args.customer_id, "/customer_id");
+      const jobId = newId("job_");
+      const finishAfter = new Date(Date.parse(now) + JOB_DURATION_MS).toISOString();
+      store.db
+        .prepare(
+          `INSERT INTO jobs (job_id, operation_id, customer_id, status, accepted_at, finish_after) VALUES (?, ?, ?, 'running', ?, ?)`,
+        )
+        .run(jobId, operationId, args.customer_id, now, finishAfter);
+      return {
+        operation_id: operationId,
+        job_id: jobId,
+        customer_id: args.customer_id,
+        status: "running",
+        accepted_at: now,
+      };
+    },
+  );
 }
 
 /** The job as it stands now: a running job whose time has come does its work first (one transaction). */
 export function readJob(store: Store, jobId: string, holdJobs: boolean): Job | null {
-  return store.db.transaction((): Job | null => {
-    const row = store.db.prepare(`SELECT * FROM jobs WHERE job_id = ?`).get(jobId) as JobRow | undefined;
-    if (!row) return null;
-    const now = new Date().toISOString();
-    if (row.status !== "running" || holdJobs || now < row.finish_after) return toJob(row);
-    const suspended = store.db
-      .prepare(`UPDATE invoices SET delivery_suspended = 1, suspended_at = ?, suspended_by = ? WHERE customer_id = ? AND delivery_suspended = 0`)
-      .run(now, row.operation_id, row.customer_id).changes;
-    store.db
-      .prepare(`UPDATE jobs SET status = 'succeeded', finished_at = ?, result = ? WHERE job_id = ?`)
-      .run(now, JSON.stringify({ suspended_count: suspended }), jobId);
-    return toJob(store.db.prepare(`SELECT * FROM jobs WHERE job_id = ?`).get(jobId) as JobRow);
-  }).immediate();
+  return store.db
+    .transaction((): Job | null => {
+      const row = store.db.prepare(`SELECT * FROM jobs WHERE job_id = ?`).get(jobId) as JobRow | undefined;
+      if (!row) return null;
+      const now = new Date().toISOString();
+      if (row.status !== "running" || holdJobs || now < row.finish_after) return toJob(row);
+      const suspended = store.db
+        .prepare(
+          `UPDATE invoices SET delivery_suspended = 1, suspended_at = ?, suspended_by = ? WHERE customer_id = ? AND delivery_suspended = 0`,
+        )
+        .run(now, row.operation_id, row.customer_id).changes;
+      store.db
+        .prepare(`UPDATE jobs SET status = 'succeeded', finished_at = ?, result = ? WHERE job_id = ?`)
+        .run(now, JSON.stringify({ suspended_count: suspended }), jobId);
+      return toJob(store.db.prepare(`SELECT * FROM jobs WHERE job_id = ?`).get(jobId) as JobRow);
+    })
+    .immediate();
 }
 
 export function jobStatus(store: Store, jobId: string, holdJobs: boolean) {
@@ -81,7 +111,10 @@ export function jobStatus(store: Store, jobId: string, holdJobs: boolean) {
   return { job_id: job.job_id, status: job.status, result: job.result, finished_at: job.finished_at };
 }
 
-export interface CancelJobArgs { job_id: string; idempotency_key: string }
+export interface CancelJobArgs {
+  job_id: string;
+  idempotency_key: string;
+}
 
 /** Stops a running job before it does its work; a finished one is reported as such, unchanged. */
 export function cancelJob(store: Store, args: CancelJobArgs, holdJobs: boolean) {
@@ -90,7 +123,8 @@ export function cancelJob(store: Store, args: CancelJobArgs, holdJobs: boolean) 
   return runIdempotent(store, "cancel_job", args.idempotency_key, { job_id: args.job_id }, (operationId, now) => {
     const row = store.db.prepare(`SELECT * FROM jobs WHERE job_id = ?`).get(args.job_id) as JobRow | undefined;
     if (!row) throw notFound("Job", args.job_id, "/job_id");
-    if (row.status !== "running") return { operation_id: operationId, job_id: row.job_id, outcome: "already_finished", status: row.status };
+    if (row.status !== "running")
+      return { operation_id: operationId, job_id: row.job_id, outcome: "already_finished", status: row.status };
     store.db.prepare(`UPDATE jobs SET status = 'cancelled', finished_at = ? WHERE job_id = ?`).run(now, row.job_id);
     return { operation_id: operationId, job_id: row.job_id, outcome: "cancelled", status: "cancelled" };
   });

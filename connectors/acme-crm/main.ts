@@ -6,7 +6,8 @@ import { startAcmeCrm } from "./server";
 
 async function main() {
   const port = Number(process.env.CRM_PORT ?? 4010);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`CRM_PORT is not a port: ${process.env.CRM_PORT}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`CRM_PORT is not a port: ${process.env.CRM_PORT}`);
   const crm = await startAcmeCrm({
     port,
     host: process.env.CRM_HOST || "127.0.0.1",

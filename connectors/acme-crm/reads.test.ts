@@ -85,7 +85,11 @@ describe("catalog", () => {
     for (const name of ["get_customer", "list_orders", "preview_address_change", "get_operation_status"]) {
       expect(ann[name]?.readOnlyHint, name).toBe(true);
     }
-    expect(ann.commit_address_change).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: true });
+    expect(ann.commit_address_change).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: true,
+    });
     expect(ann.send_email).toMatchObject({ readOnlyHint: false, destructiveHint: true, openWorldHint: true });
     expect(ann.refund_payment).toMatchObject({ readOnlyHint: false, destructiveHint: true });
     expect(ann.suspend_invoice_delivery).toMatchObject({ readOnlyHint: false, idempotentHint: true });
@@ -103,7 +107,12 @@ describe("get_customer", () => {
     const c = await ok(client, "get_customer", { customer_id: "C-1842" });
     expect(checkOutput("get_customer", c)).toBeNull();
     expect(c).toMatchObject({ customer_id: "C-1842", name: "Camille Martin", version: 17 });
-    expect(c.shipping_address).toEqual({ line1: "8 rue des Lilas", city: "Paris", postal_code: "75011", country: "FR" });
+    expect(c.shipping_address).toEqual({
+      line1: "8 rue des Lilas",
+      city: "Paris",
+      postal_code: "75011",
+      country: "FR",
+    });
     expect(c.saved_addresses.map((a: any) => a.address_id)).toEqual(["ADDR-1", "ADDR-2", "ADDR-3"]);
   });
 
@@ -146,9 +155,10 @@ describe("list_orders", () => {
     expect(page.orders).toHaveLength(25);
     expect(page.next_cursor).toBeNull();
     const first = await ok(client, "list_orders", { customer_id: "C-1842", limit: 1 });
-    expect(
-      await fails(client, "list_orders", { customer_id: "C-2001", cursor: first.next_cursor }),
-    ).toMatchObject({ code: "INVALID_ARGUMENTS", field: "/cursor" });
+    expect(await fails(client, "list_orders", { customer_id: "C-2001", cursor: first.next_cursor })).toMatchObject({
+      code: "INVALID_ARGUMENTS",
+      field: "/cursor",
+    });
   });
 });
 
@@ -176,7 +186,13 @@ describe("preview_address_change", () => {
   it("normalises a new address and writes nothing", async () => {
     const p = await ok(client, "preview_address_change", {
       customer_id: "C-1842",
-      destination: { kind: "new", line1: "  3   rue du Port ", city: " Marseille", postal_code: " 13002", country: "FR" },
+      destination: {
+        kind: "new",
+        line1: "  3   rue du Port ",
+        city: " Marseille",
+        postal_code: " 13002",
+        country: "FR",
+      },
     });
     expect(p.arguments.destination).toEqual({
       kind: "new",

@@ -27,7 +27,12 @@ interface Case {
 }
 
 const cases: Record<string, Case> = {
-  get_customer: { success: { customer_id: "C-1842" }, error: { customer_id: "C-9999" }, code: "NOT_FOUND", field: "/customer_id" },
+  get_customer: {
+    success: { customer_id: "C-1842" },
+    error: { customer_id: "C-9999" },
+    code: "NOT_FOUND",
+    field: "/customer_id",
+  },
   list_orders: {
     success: { customer_id: "C-1842", limit: 5 },
     error: { customer_id: "C-1842", cursor: "not-a-cursor" },
@@ -40,17 +45,40 @@ const cases: Record<string, Case> = {
     code: "NOT_FOUND",
     field: "/destination/address_id",
   },
-  commit_address_change: { success: commit(17), error: commit(3), code: "VERSION_CONFLICT", field: "/expected_version" },
-  get_operation_status: { success: { idempotency_key: key("sdk-unknown") }, error: { idempotency_key: "short" }, code: "INVALID_ARGUMENTS", field: "/idempotency_key" },
+  commit_address_change: {
+    success: commit(17),
+    error: commit(3),
+    code: "VERSION_CONFLICT",
+    field: "/expected_version",
+  },
+  get_operation_status: {
+    success: { idempotency_key: key("sdk-unknown") },
+    error: { idempotency_key: "short" },
+    code: "INVALID_ARGUMENTS",
+    field: "/idempotency_key",
+  },
   send_email: {
-    success: { to: ["camille.martin@example.com"], subject: "Votre commande", body: "Bonjour", idempotency_key: key("sdk-mail") },
+    success: {
+      to: ["camille.martin@example.com"],
+      subject: "Votre commande",
+      body: "Bonjour",
+      idempotency_key: key("sdk-mail"),
+    },
     error: { to: ["not-an-address"], subject: "Votre commande", body: "Bonjour", idempotency_key: key("sdk-mail") },
     code: "INVALID_ARGUMENTS",
     field: "/to/0",
   },
   refund_payment: {
-    success: { payment_id: "PAY-9002", amount: { value_minor: 100, currency: "EUR" }, idempotency_key: key("sdk-refund") },
-    error: { payment_id: "PAY-9002", amount: { value_minor: 100_000_000, currency: "EUR" }, idempotency_key: key("sdk-refund") },
+    success: {
+      payment_id: "PAY-9002",
+      amount: { value_minor: 100, currency: "EUR" },
+      idempotency_key: key("sdk-refund"),
+    },
+    error: {
+      payment_id: "PAY-9002",
+      amount: { value_minor: 100_000_000, currency: "EUR" },
+      idempotency_key: key("sdk-refund"),
+    },
     code: "AMOUNT_EXCEEDS_REMAINING",
     field: "/amount/value_minor",
   },
@@ -66,7 +94,12 @@ const cases: Record<string, Case> = {
     code: "NOT_FOUND",
     field: "/customer_id",
   },
-  get_job_status: { success: async () => ({ job_id: await startJob() }), error: { job_id: "job_0000000000000000" }, code: "NOT_FOUND", field: "/job_id" },
+  get_job_status: {
+    success: async () => ({ job_id: await startJob() }),
+    error: { job_id: "job_0000000000000000" },
+    code: "NOT_FOUND",
+    field: "/job_id",
+  },
   cancel_job: {
     success: async () => ({ job_id: await startJob(), idempotency_key: key("sdk-cancel") }),
     error: { job_id: "job_0000000000000000", idempotency_key: key("sdk-cancel") },
@@ -76,7 +109,10 @@ const cases: Record<string, Case> = {
 };
 
 async function startJob(): Promise<string> {
-  const result = (await crm.client.callTool({ name: "suspend_all_invoice_delivery", arguments: { customer_id: "C-2001", idempotency_key: key("sdk-job") } })) as CallToolResult;
+  const result = (await crm.client.callTool({
+    name: "suspend_all_invoice_delivery",
+    arguments: { customer_id: "C-2001", idempotency_key: key("sdk-job") },
+  })) as CallToolResult;
   return (result.structuredContent as { job_id: string }).job_id;
 }
 
@@ -103,7 +139,9 @@ describe("the official SDK client's callTool", () => {
 
   it("a recorded refusal replayed with the same key is the same typed error", async () => {
     const args = commit(5);
-    const first = errorOf((await crm.client.callTool({ name: "commit_address_change", arguments: args })) as CallToolResult);
+    const first = errorOf(
+      (await crm.client.callTool({ name: "commit_address_change", arguments: args })) as CallToolResult,
+    );
     const again = (await crm.client.callTool({ name: "commit_address_change", arguments: args })) as CallToolResult;
     expect(errorOf(again)).toEqual(first);
   });

@@ -4,7 +4,15 @@ import type { Database } from "./sqlite";
 // it again on an existing database changes nothing (versions, refunds and
 // suspensions made since are kept).
 
-interface SeedAddress { id: string; customer: string; label: string; line1: string; city: string; postal: string | null; country: string }
+interface SeedAddress {
+  id: string;
+  customer: string;
+  label: string;
+  line1: string;
+  city: string;
+  postal: string | null;
+  country: string;
+}
 
 const CUSTOMERS = [
   { id: "C-1842", name: "Camille Martin", email: "camille.martin@example.com", version: 17, home: "ADDR-1" },
@@ -14,13 +22,69 @@ const CUSTOMERS = [
 ];
 
 const ADDRESSES: SeedAddress[] = [
-  { id: "ADDR-1", customer: "C-1842", label: "Domicile", line1: "8 rue des Lilas", city: "Paris", postal: "75011", country: "FR" },
-  { id: "ADDR-2", customer: "C-1842", label: "Bureau", line1: "24 quai Saint-Antoine", city: "Lyon", postal: "69002", country: "FR" },
-  { id: "ADDR-3", customer: "C-1842", label: "Parents", line1: "12 rue Sainte-Catherine", city: "Bordeaux", postal: "33000", country: "FR" },
-  { id: "ADDR-4", customer: "C-2001", label: "Domicile", line1: "3 place du Capitole", city: "Toulouse", postal: "31000", country: "FR" },
-  { id: "ADDR-5", customer: "C-2001", label: "Atelier", line1: "Rue du Marché 40", city: "Genève", postal: "1204", country: "CH" },
-  { id: "ADDR-6", customer: "C-2002", label: "Domicile", line1: "5 allée des Tilleuls", city: "Nantes", postal: "44000", country: "FR" },
-  { id: "ADDR-7", customer: "C-3003", label: "Domicile", line1: "Avenue Louise 120", city: "Bruxelles", postal: "1050", country: "BE" },
+  {
+    id: "ADDR-1",
+    customer: "C-1842",
+    label: "Domicile",
+    line1: "8 rue des Lilas",
+    city: "Paris",
+    postal: "75011",
+    country: "FR",
+  },
+  {
+    id: "ADDR-2",
+    customer: "C-1842",
+    label: "Bureau",
+    line1: "24 quai Saint-Antoine",
+    city: "Lyon",
+    postal: "69002",
+    country: "FR",
+  },
+  {
+    id: "ADDR-3",
+    customer: "C-1842",
+    label: "Parents",
+    line1: "12 rue Sainte-Catherine",
+    city: "Bordeaux",
+    postal: "33000",
+    country: "FR",
+  },
+  {
+    id: "ADDR-4",
+    customer: "C-2001",
+    label: "Domicile",
+    line1: "3 place du Capitole",
+    city: "Toulouse",
+    postal: "31000",
+    country: "FR",
+  },
+  {
+    id: "ADDR-5",
+    customer: "C-2001",
+    label: "Atelier",
+    line1: "Rue du Marché 40",
+    city: "Genève",
+    postal: "1204",
+    country: "CH",
+  },
+  {
+    id: "ADDR-6",
+    customer: "C-2002",
+    label: "Domicile",
+    line1: "5 allée des Tilleuls",
+    city: "Nantes",
+    postal: "44000",
+    country: "FR",
+  },
+  {
+    id: "ADDR-7",
+    customer: "C-3003",
+    label: "Domicile",
+    line1: "Avenue Louise 120",
+    city: "Bruxelles",
+    postal: "1050",
+    country: "BE",
+  },
 ];
 
 const ORDER_STATUSES = ["delivered", "delivered", "shipped", "paid", "cancelled", "refunded", "pending"];
@@ -71,7 +135,14 @@ export function seed(db: Database): void {
       for (let i = 1; i <= count; i++) {
         const status = ORDER_STATUSES[(i + num.length) % ORDER_STATUSES.length];
         const total = 1500 + ((i * 3719 + Number(num)) % 20000);
-        insOrder.run(`ORD-${num}-${String(i).padStart(3, "0")}`, customer, status, total, "EUR", isoDay("2025-01-05", i * 3));
+        insOrder.run(
+          `ORD-${num}-${String(i).padStart(3, "0")}`,
+          customer,
+          status,
+          total,
+          "EUR",
+          isoDay("2025-01-05", i * 3),
+        );
       }
     }
 
@@ -80,7 +151,13 @@ export function seed(db: Database): void {
     for (const [customer, count] of Object.entries(invoiceCounts)) {
       const num = customer.slice(2);
       for (let i = 1; i <= count; i++) {
-        insInvoice.run(`INV-${num}-${String(i).padStart(3, "0")}`, customer, 2000 + i * 250, "EUR", isoDay("2025-01-01", i * 30));
+        insInvoice.run(
+          `INV-${num}-${String(i).padStart(3, "0")}`,
+          customer,
+          2000 + i * 250,
+          "EUR",
+          isoDay("2025-01-01", i * 30),
+        );
       }
     }
 

@@ -65,7 +65,11 @@ describe("HTTP surface", () => {
     try {
       const get = await fetch(t.crm.url, { headers: { accept: "text/event-stream" } });
       expect(get.status).toBe(405);
-      const bad = await fetch(t.crm.url, { method: "POST", headers: { "content-type": "application/json" }, body: "{" });
+      const bad = await fetch(t.crm.url, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: "{",
+      });
       expect(bad.status).toBe(400);
       expect((await bad.json()).error.code).toBe(-32700);
       const init = await post(t.crm.url, initialize);

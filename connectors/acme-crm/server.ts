@@ -58,7 +58,11 @@ function hostHeaderName(host: string | undefined): string | null {
 function callsTool(body: unknown, name: string): boolean {
   const msgs = Array.isArray(body) ? body : [body];
   return msgs.some(
-    (m) => m && typeof m === "object" && m.method === "tools/call" && (m as { params?: { name?: unknown } }).params?.name === name,
+    (m) =>
+      m &&
+      typeof m === "object" &&
+      m.method === "tools/call" &&
+      (m as { params?: { name?: unknown } }).params?.name === name,
   );
 }
 
@@ -118,7 +122,9 @@ export async function startAcmeCrm(opts: AcmeCrmOptions): Promise<AcmeCrmServer>
 
   async function handleMcp(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (opts.token && !bearerMatches(req.headers.authorization, opts.token)) {
-      return sendJson(res, 401, jsonRpcError(-32001, "Unauthorized"), { "www-authenticate": 'Bearer realm="acme-crm"' });
+      return sendJson(res, 401, jsonRpcError(-32001, "Unauthorized"), {
+        "www-authenticate": 'Bearer realm="acme-crm"',
+      });
     }
     if (req.method !== "POST") {
       // Stateless server: no GET event stream, no session to DELETE.

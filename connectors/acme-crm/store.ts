@@ -7,9 +7,20 @@ import { openDatabase, type Database } from "./sqlite";
 // The CRM Acme service's own database (SQLite, WAL). Nothing here knows about
 // Guichet: this stands for a customer's system of record.
 
-export interface Address { line1: string; city: string; postal_code: string | null; country: string }
-export interface SavedAddress extends Address { address_id: string; label: string }
-export interface Money { value_minor: number; currency: string }
+export interface Address {
+  line1: string;
+  city: string;
+  postal_code: string | null;
+  country: string;
+}
+export interface SavedAddress extends Address {
+  address_id: string;
+  label: string;
+}
+export interface Money {
+  value_minor: number;
+  currency: string;
+}
 export interface Customer {
   customer_id: string;
   name: string;
@@ -19,8 +30,19 @@ export interface Customer {
   saved_addresses: SavedAddress[];
   updated_at: string;
 }
-export interface Order { order_id: string; status: string; total: Money; created_at: string }
-export interface Payment { payment_id: string; customer_id: string; amount: Money; refunded_total: Money; created_at: string }
+export interface Order {
+  order_id: string;
+  status: string;
+  total: Money;
+  created_at: string;
+}
+export interface Payment {
+  payment_id: string;
+  customer_id: string;
+  amount: Money;
+  refunded_total: Money;
+  created_at: string;
+}
 export interface Invoice {
   invoice_id: string;
   customer_id: string;
@@ -71,22 +93,89 @@ CREATE TABLE IF NOT EXISTS operations (
   result TEXT, error TEXT, created_at TEXT NOT NULL);
 `;
 
-const DATA_TABLES = ["jobs", "operations", "outbox", "refunds", "payments", "invoices", "orders", "saved_addresses", "customers"];
+const DATA_TABLES = [
+  "jobs",
+  "operations",
+  "outbox",
+  "refunds",
+  "payments",
+  "invoices",
+  "orders",
+  "saved_addresses",
+  "customers",
+];
 
 // Raw rows as SQLite returns them.
-interface CustomerRow { customer_id: string; name: string; email: string; version: number; shipping_address: string; updated_at: string }
-interface AddressRow { address_id: string; customer_id: string; label: string; line1: string; city: string; postal_code: string | null; country: string }
-interface OrderRow { order_id: string; customer_id: string; status: string; total_minor: number; currency: string; created_at: string }
-interface InvoiceRow {
-  invoice_id: string; customer_id: string; amount_minor: number; currency: string; issued_at: string;
-  delivery_suspended: number; suspended_at: string | null; suspended_by: string | null;
+interface CustomerRow {
+  customer_id: string;
+  name: string;
+  email: string;
+  version: number;
+  shipping_address: string;
+  updated_at: string;
 }
-interface PaymentRow { payment_id: string; customer_id: string; amount_minor: number; currency: string; refunded_minor: number; created_at: string }
-interface RefundRow { refund_id: string; payment_id: string; amount_minor: number; currency: string; reason: string | null; operation_id: string | null; created_at: string }
-interface OutboxRow { message_id: string; operation_id: string; customer_id: string | null; recipients: string; subject: string; body: string; queued_at: string }
+interface AddressRow {
+  address_id: string;
+  customer_id: string;
+  label: string;
+  line1: string;
+  city: string;
+  postal_code: string | null;
+  country: string;
+}
+interface OrderRow {
+  order_id: string;
+  customer_id: string;
+  status: string;
+  total_minor: number;
+  currency: string;
+  created_at: string;
+}
+interface InvoiceRow {
+  invoice_id: string;
+  customer_id: string;
+  amount_minor: number;
+  currency: string;
+  issued_at: string;
+  delivery_suspended: number;
+  suspended_at: string | null;
+  suspended_by: string | null;
+}
+interface PaymentRow {
+  payment_id: string;
+  customer_id: string;
+  amount_minor: number;
+  currency: string;
+  refunded_minor: number;
+  created_at: string;
+}
+interface RefundRow {
+  refund_id: string;
+  payment_id: string;
+  amount_minor: number;
+  currency: string;
+  reason: string | null;
+  operation_id: string | null;
+  created_at: string;
+}
+interface OutboxRow {
+  message_id: string;
+  operation_id: string;
+  customer_id: string | null;
+  recipients: string;
+  subject: string;
+  body: string;
+  queued_at: string;
+}
 interface OpRow {
-  idempotency_key: string; operation_id: string; tool: string; arguments_sha256: string;
-  status: "succeeded" | "failed"; result: string | null; error: string | null; created_at: string;
+  idempotency_key: string;
+  operation_id: string;
+  tool: string;
+  arguments_sha256: string;
+  status: "succeeded" | "failed";
+  result: string | null;
+  error: string | null;
+  created_at: string;
 }
 
 export class Store {
@@ -201,7 +290,9 @@ export class Store {
   dumpState() {
     const all = <R>(sql: string) => this.db.prepare(sql).all() as R[];
     return {
-      customers: all<{ customer_id: string }>(`SELECT customer_id FROM customers ORDER BY customer_id`).map((r) => this.getCustomer(r.customer_id)!),
+      customers: all<{ customer_id: string }>(`SELECT customer_id FROM customers ORDER BY customer_id`).map((r) =>
+        this.getCustomer(r.customer_id)!,
+      ),
       orders: all<OrderRow>(`SELECT * FROM orders ORDER BY customer_id, created_at DESC, order_id DESC`).map((r) => ({
         order_id: r.order_id,
         customer_id: r.customer_id,
@@ -210,7 +301,9 @@ export class Store {
         created_at: r.created_at,
       })),
       invoices: all<InvoiceRow>(`SELECT * FROM invoices ORDER BY invoice_id`).map(toInvoice),
-      payments: all<{ payment_id: string }>(`SELECT payment_id FROM payments ORDER BY payment_id`).map((r) => this.getPayment(r.payment_id)!),
+      payments: all<{ payment_id: string }>(`SELECT payment_id FROM payments ORDER BY payment_id`).map((r) =>
+        this.getPayment(r.payment_id)!,
+      ),
       refunds: all<RefundRow>(`SELECT * FROM refunds ORDER BY created_at, refund_id`).map((r) => ({
         refund_id: r.refund_id,
         payment_id: r.payment_id,

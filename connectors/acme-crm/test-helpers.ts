@@ -72,7 +72,8 @@ export function errorOf(result: CallToolResult): any {
   if (!result.isError) throw new Error(`expected an error result, got ${JSON.stringify(result.structuredContent)}`);
   if (result.structuredContent !== undefined) throw new Error("an error result must not carry structuredContent");
   const [block] = result.content;
-  if (result.content.length !== 1 || block.type !== "text") throw new Error(`expected one text block, got ${JSON.stringify(result.content)}`);
+  if (result.content.length !== 1 || block.type !== "text")
+    throw new Error(`expected one text block, got ${JSON.stringify(result.content)}`);
   return (JSON.parse(block.text) as { error: unknown }).error;
 }
 

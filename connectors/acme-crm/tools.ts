@@ -51,9 +51,13 @@ function decodeCursor(cursor: string, customerId: string) {
   } catch {
     /* fall through */
   }
-  throw new ToolError("INVALID_ARGUMENTS", "Arguments invalides en /cursor : ce n’est pas un next_cursor des commandes de ce client", {
-    field: "/cursor",
-  });
+  throw new ToolError(
+    "INVALID_ARGUMENTS",
+    "Arguments invalides en /cursor : ce n’est pas un next_cursor des commandes de ce client",
+    {
+      field: "/cursor",
+    },
+  );
 }
 
 function buildTools(variant: 1 | 2): ToolDef[] {
@@ -74,14 +78,17 @@ function buildTools(variant: 1 | 2): ToolDef[] {
         const c = store.getCustomer(args.customer_id);
         if (!c) throw notFound("Client", args.customer_id, "/customer_id");
         if (!args.include?.includes("orders_count")) return c;
-        const row = store.db.prepare(`SELECT count(*) AS n FROM orders WHERE customer_id = ?`).get(c.customer_id) as { n: number };
+        const row = store.db.prepare(`SELECT count(*) AS n FROM orders WHERE customer_id = ?`).get(c.customer_id) as {
+          n: number;
+        };
         return { ...c, orders_count: row.n };
       },
     },
     {
       name: "list_orders",
       title: "List orders",
-      description: "List a customer's orders, newest first, one bounded page at a time. Pass next_cursor back as cursor for the next page.",
+      description:
+        "List a customer's orders, newest first, one bounded page at a time. Pass next_cursor back as cursor for the next page.",
       annotations: { title: "List orders", ...READ },
       inputSchema: S.listOrdersIn,
       outputSchema: S.listOrdersOut,
@@ -96,7 +103,9 @@ function buildTools(variant: 1 | 2): ToolDef[] {
         const last = orders[orders.length - 1];
         const next_cursor =
           rows.length > limit && last
-            ? Buffer.from(JSON.stringify({ c: args.customer_id, t: last.created_at, o: last.order_id })).toString("base64url")
+            ? Buffer.from(JSON.stringify({ c: args.customer_id, t: last.created_at, o: last.order_id })).toString(
+                "base64url",
+              )
             : null;
         return { orders, next_cursor };
       },
@@ -221,7 +230,8 @@ function buildTools(variant: 1 | 2): ToolDef[] {
     {
       name: "cancel_job",
       title: "Cancel a job",
-      description: "Stop a running job before it does its work; a job that already finished is reported as such and left unchanged. Idempotent by idempotency_key.",
+      description:
+        "Stop a running job before it does its work; a job that already finished is reported as such and left unchanged. Idempotent by idempotency_key.",
       annotations: { title: "Cancel a job", ...write(false, false) },
       inputSchema: S.cancelJobIn,
       outputSchema: S.cancelJobOut,
@@ -292,9 +302,7 @@ export function dispatch(store: Store, variant: 1 | 2, name: string, args: unkno
     assertValid(def.inputSchema, args);
     reachedWrite = def.write;
     const out = def.run(store, args);
-    const { result, replayed } = def.write
-      ? (out as IdempotentOutcome<object>)
-      : { result: out, replayed: false };
+    const { result, replayed } = def.write ? (out as IdempotentOutcome<object>) : { result: out, replayed: false };
     const problem = outputProblem(def.outputSchema, result);
     if (problem) {
       console.error(`[acme-crm] ${name} produced an output that does not match its schema: ${problem}`);

@@ -59,7 +59,10 @@ export function describeErrors(errors: ErrorObject[]): { field: string; message:
   );
   if (relevant.length === 0 && discriminantErrors.length > 0) {
     const allowed = discriminantErrors.map((e) => JSON.stringify((e.params as { allowedValue: unknown }).allowedValue));
-    return { field: discriminantErrors[0].instancePath, message: `doit valoir l’une des valeurs ${allowed.join(", ")}` };
+    return {
+      field: discriminantErrors[0].instancePath,
+      message: `doit valoir l’une des valeurs ${allowed.join(", ")}`,
+    };
   }
   const e = relevant[0] ?? errors[0];
   if (!e) return { field: "", message: "arguments invalides" };

@@ -45,7 +45,12 @@ const cases: Array<[string, string, Record<string, unknown>, string]> = [
     { customer_id: "C-1842", destination: { kind: "saved", address_id: "ADDR-2", line1: "1 rue X" } },
     "/destination/line1",
   ],
-  ["new branch with address_id", "preview_address_change", newAddr({ address_id: "ADDR-2" }), "/destination/address_id"],
+  [
+    "new branch with address_id",
+    "preview_address_change",
+    newAddr({ address_id: "ADDR-2" }),
+    "/destination/address_id",
+  ],
   [
     "unknown discriminant",
     "preview_address_change",
@@ -58,29 +63,69 @@ const cases: Array<[string, string, Record<string, unknown>, string]> = [
     { customer_id: "C-1842", destination: { address_id: "ADDR-2" } },
     "/destination/kind",
   ],
-  ["destination not an object", "preview_address_change", { customer_id: "C-1842", destination: "ADDR-2" }, "/destination"],
-  ["new branch missing city", "preview_address_change", { customer_id: "C-1842", destination: { kind: "new", line1: "1 rue X", country: "FR" } }, "/destination/city"],
+  [
+    "destination not an object",
+    "preview_address_change",
+    { customer_id: "C-1842", destination: "ADDR-2" },
+    "/destination",
+  ],
+  [
+    "new branch missing city",
+    "preview_address_change",
+    { customer_id: "C-1842", destination: { kind: "new", line1: "1 rue X", country: "FR" } },
+    "/destination/city",
+  ],
   ["country in lower case", "preview_address_change", newAddr({ country: "fr" }), "/destination/country"],
   ["country alpha-3", "preview_address_change", newAddr({ country: "FRA" }), "/destination/country"],
   ["line1 too long", "preview_address_change", newAddr({ line1: "x".repeat(201) }), "/destination/line1"],
   ["line1 blank", "preview_address_change", newAddr({ line1: "   " }), "/destination/line1"],
   ["city too long", "preview_address_change", newAddr({ city: "y".repeat(101) }), "/destination/city"],
-  ["postal_code too long", "preview_address_change", newAddr({ postal_code: "1".repeat(21) }), "/destination/postal_code"],
+  [
+    "postal_code too long",
+    "preview_address_change",
+    newAddr({ postal_code: "1".repeat(21) }),
+    "/destination/postal_code",
+  ],
   ["missing expected_version", "commit_address_change", commit({ expected_version: undefined }), "/expected_version"],
   ["expected_version 0", "commit_address_change", commit({ expected_version: 0 }), "/expected_version"],
   ["expected_version as string", "commit_address_change", commit({ expected_version: "17" }), "/expected_version"],
   ["missing idempotency key", "commit_address_change", commit({ idempotency_key: undefined }), "/idempotency_key"],
   ["idempotency key too short", "commit_address_change", commit({ idempotency_key: "abc" }), "/idempotency_key"],
-  ["idempotency key too long", "commit_address_change", commit({ idempotency_key: "k".repeat(201) }), "/idempotency_key"],
-  ["idempotency key with spaces", "commit_address_change", commit({ idempotency_key: "has spaces 123" }), "/idempotency_key"],
+  [
+    "idempotency key too long",
+    "commit_address_change",
+    commit({ idempotency_key: "k".repeat(201) }),
+    "/idempotency_key",
+  ],
+  [
+    "idempotency key with spaces",
+    "commit_address_change",
+    commit({ idempotency_key: "has spaces 123" }),
+    "/idempotency_key",
+  ],
   ["extra field on commit", "commit_address_change", commit({ proposal_id: "p_7f31" }), "/proposal_id"],
   ["status key too short", "get_operation_status", { idempotency_key: "short" }, "/idempotency_key"],
   ["refund amount 0", "refund_payment", refund({ value_minor: 0, currency: "EUR" }), "/amount/value_minor"],
   ["refund amount fractional", "refund_payment", refund({ value_minor: 12.5, currency: "EUR" }), "/amount/value_minor"],
-  ["refund amount as string", "refund_payment", refund({ value_minor: "1000", currency: "EUR" }), "/amount/value_minor"],
+  [
+    "refund amount as string",
+    "refund_payment",
+    refund({ value_minor: "1000", currency: "EUR" }),
+    "/amount/value_minor",
+  ],
   ["refund currency lower case", "refund_payment", refund({ value_minor: 100, currency: "eur" }), "/amount/currency"],
-  ["refund amount extra field", "refund_payment", refund({ value_minor: 100, currency: "EUR", decimals: 2 }), "/amount/decimals"],
-  ["refund reason too long", "refund_payment", { ...refund({ value_minor: 100, currency: "EUR" }), reason: "r".repeat(501) }, "/reason"],
+  [
+    "refund amount extra field",
+    "refund_payment",
+    refund({ value_minor: 100, currency: "EUR", decimals: 2 }),
+    "/amount/decimals",
+  ],
+  [
+    "refund reason too long",
+    "refund_payment",
+    { ...refund({ value_minor: 100, currency: "EUR" }), reason: "r".repeat(501) },
+    "/reason",
+  ],
   ["no recipients", "send_email", email({ to: [] }), "/to"],
   ["11 recipients", "send_email", email({ to: Array.from({ length: 11 }, (_, i) => `u${i}@example.com`) }), "/to"],
   ["duplicate recipients", "send_email", email({ to: ["a@example.com", "a@example.com"] }), "/to"],
@@ -90,7 +135,12 @@ const cases: Array<[string, string, Record<string, unknown>, string]> = [
   ["body too long", "send_email", email({ body: "b".repeat(10_001) }), "/body"],
   ["no invoices", "suspend_invoice_delivery", invoices([]), "/invoice_ids"],
   ["duplicate invoices", "suspend_invoice_delivery", invoices(["INV-1842-001", "INV-1842-001"]), "/invoice_ids"],
-  ["501 invoices", "suspend_invoice_delivery", invoices(Array.from({ length: 501 }, (_, i) => `INV-1842-${i + 1}`)), "/invoice_ids"],
+  [
+    "501 invoices",
+    "suspend_invoice_delivery",
+    invoices(Array.from({ length: 501 }, (_, i) => `INV-1842-${i + 1}`)),
+    "/invoice_ids",
+  ],
   ["bad invoice id", "suspend_invoice_delivery", invoices(["INV-1842-001", "1842-2"]), "/invoice_ids/1"],
 ];
 
@@ -113,7 +163,11 @@ describe("server-side input validation", () => {
   it("accepts the boundaries themselves", async () => {
     await ok(crm.client, "list_orders", { customer_id: "C-1842", limit: 1 });
     await ok(crm.client, "list_orders", { customer_id: "C-1842", limit: 50 });
-    await ok(crm.client, "preview_address_change", newAddr({ line1: "x".repeat(200), city: "y".repeat(100), postal_code: "1".repeat(20) }));
+    await ok(
+      crm.client,
+      "preview_address_change",
+      newAddr({ line1: "x".repeat(200), city: "y".repeat(100), postal_code: "1".repeat(20) }),
+    );
     await ok(crm.client, "get_operation_status", { idempotency_key: "k".repeat(8) });
     await ok(crm.client, "get_operation_status", { idempotency_key: "k".repeat(200) });
   });

@@ -1,12 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  call,
-  fails,
-  key,
-  ok,
-  setUpTestCrm,
-  state,
-} from "./test-helpers";
+import { call, fails, key, ok, setUpTestCrm, state } from "./test-helpers";
 
 const crm = setUpTestCrm();
 
@@ -79,8 +72,15 @@ describe("refund_payment", () => {
   });
 
   it("a retried refund (same key) does not refund twice", async () => {
-    const args = { payment_id: "PAY-9002", amount: { value_minor: 990, currency: "EUR" }, idempotency_key: key("twice") };
-    const [a, b] = await Promise.all([call(crm.client, "refund_payment", args), call(crm.client, "refund_payment", args)]);
+    const args = {
+      payment_id: "PAY-9002",
+      amount: { value_minor: 990, currency: "EUR" },
+      idempotency_key: key("twice"),
+    };
+    const [a, b] = await Promise.all([
+      call(crm.client, "refund_payment", args),
+      call(crm.client, "refund_payment", args),
+    ]);
     expect(a.structuredContent).toEqual(b.structuredContent);
     expect((await payment("PAY-9002")).refunded_total.value_minor).toBe(990);
   });
@@ -144,7 +144,12 @@ describe("suspend_invoice_delivery", () => {
       idempotency_key: key("bulk"),
     });
     expect(crm.checkOutput("suspend_invoice_delivery", r)).toBeNull();
-    expect(r).toMatchObject({ customer_id: "C-1842", suspended_count: 10, already_suspended: ids.slice(0, 2), invoice_ids: ids });
+    expect(r).toMatchObject({
+      customer_id: "C-1842",
+      suspended_count: 10,
+      already_suspended: ids.slice(0, 2),
+      invoice_ids: ids,
+    });
     const inv = (await state(crm.t.crm.baseUrl)).invoices.filter((i: any) => i.customer_id === "C-1842");
     expect(inv.every((i: any) => i.delivery_suspended)).toBe(true);
     expect(inv.filter((i: any) => i.suspended_by_operation === r.operation_id)).toHaveLength(10);

@@ -5,9 +5,24 @@ import type { Money, Store } from "./store";
 // The other write tools of the service. All go through runIdempotent: the
 // idempotency key and the result are stored in the write's transaction.
 
-export interface RefundArgs { payment_id: string; amount: Money; reason?: string; idempotency_key: string }
-export interface SendEmailArgs { to: string[]; subject: string; body: string; customer_id?: string; idempotency_key: string }
-export interface SuspendArgs { customer_id: string; invoice_ids: string[]; idempotency_key: string }
+export interface RefundArgs {
+  payment_id: string;
+  amount: Money;
+  reason?: string;
+  idempotency_key: string;
+}
+export interface SendEmailArgs {
+  to: string[];
+  subject: string;
+  body: string;
+  customer_id?: string;
+  idempotency_key: string;
+}
+export interface SuspendArgs {
+  customer_id: string;
+  invoice_ids: string[];
+  idempotency_key: string;
+}
 
 export function refundPayment(store: Store, args: RefundArgs) {
   const reason = args.reason?.trim();
@@ -27,7 +42,10 @@ export function refundPayment(store: Store, args: RefundArgs) {
       throw new ToolError(
         "AMOUNT_EXCEEDS_REMAINING",
         `Le remboursement de ${args.amount.value_minor} dépasse les ${remaining} ${payment.amount.currency} (en centimes) encore remboursables sur ${payment.payment_id}`,
-        { field: "/amount/value_minor", details: { remaining: { value_minor: remaining, currency: payment.amount.currency } } },
+        {
+          field: "/amount/value_minor",
+          details: { remaining: { value_minor: remaining, currency: payment.amount.currency } },
+        },
       );
     }
     const refundId = newId("rf_");
@@ -36,7 +54,15 @@ export function refundPayment(store: Store, args: RefundArgs) {
         `INSERT INTO refunds (refund_id, payment_id, amount_minor, currency, reason, operation_id, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(refundId, payment.payment_id, args.amount.value_minor, args.amount.currency, reason ?? null, operationId, now);
+      .run(
+        refundId,
+        payment.payment_id,
+        args.amount.value_minor,
+        args.amount.currency,
+        reason ?? null,
+        operationId,
+        now,
+      );
     store.db
       .prepare(`UPDATE payments SET refunded_minor = refunded_minor + ? WHERE payment_id = ?`)
       .run(args.amount.value_minor, payment.payment_id);
@@ -81,7 +107,9 @@ export function suspendInvoiceDelivery(store: Store, args: SuspendArgs) {
     args.invoice_ids.forEach((id, i) => {
       const inv = store.getInvoice(id);
       if (!inv || inv.customer_id !== args.customer_id) {
-        throw new ToolError("NOT_FOUND", `Le client ${args.customer_id} n’a pas de facture ${id}`, { field: `/invoice_ids/${i}` });
+        throw new ToolError("NOT_FOUND", `Le client ${args.customer_id} n’a pas de facture ${id}`, {
+          field: `/invoice_ids/${i}`,
+        });
       }
       (inv.delivery_suspended ? already : toSuspend).push(id);
     });

@@ -9,8 +9,11 @@ import { startModelSim } from "./server";
 
 async function main() {
   const port = Number(process.env.SIM_PORT ?? 4020);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`SIM_PORT is not a port: ${process.env.SIM_PORT}`);
-  const defaultScript = process.env.SIM_SCRIPT ? ScriptBody.parse(JSON.parse(readFileSync(process.env.SIM_SCRIPT, "utf8"))) : undefined;
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`SIM_PORT is not a port: ${process.env.SIM_PORT}`);
+  const defaultScript = process.env.SIM_SCRIPT
+    ? ScriptBody.parse(JSON.parse(readFileSync(process.env.SIM_SCRIPT, "utf8")))
+    : undefined;
   const sim = await startModelSim({
     port,
     host: process.env.SIM_HOST || "127.0.0.1",
@@ -19,7 +22,11 @@ async function main() {
     enableControl: process.env.SIM_ENABLE_CONTROL === "1",
   });
   console.log(`model-sim (OpenAI-compatible chat completions) on ${sim.url}`);
-  const stop = () => sim.close().then(() => process.exit(0), () => process.exit(1));
+  const stop = () =>
+    sim.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);
 }

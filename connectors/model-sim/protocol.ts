@@ -60,45 +60,65 @@ const ResponseFormat = z.discriminatedUnion("type", [
 ]);
 
 // Loose on purpose at the top level: providers ignore sampling options they do not know.
-export const ChatRequest = z.object({
-  model: z.string().min(1),
-  messages: z.array(Message).min(1),
-  tools: z.array(Tool).max(128).optional(),
-  tool_choice: ToolChoice.optional(),
-  parallel_tool_calls: z.boolean().optional(),
-  response_format: ResponseFormat.optional(),
-  stream: z.boolean().nullable().optional(),
-  stream_options: z.object({ include_usage: z.boolean().optional() }).nullable().optional(),
-  temperature: z.number().min(0).max(2).nullable().optional(),
-  max_tokens: z.number().int().positive().nullable().optional(),
-  max_completion_tokens: z.number().int().positive().nullable().optional(),
-}).superRefine((request, ctx) => {
-  // Every tool message answers a tool call of an earlier assistant message, as providers require.
-  const open = new Set<string>();
-  request.messages.forEach((message, index) => {
-    if (message.role === "assistant") for (const call of message.tool_calls ?? []) open.add(call.id);
-    if (message.role === "tool" && !open.has(message.tool_call_id)) {
-      ctx.addIssue({ code: "custom", path: ["messages", index, "tool_call_id"], message: `no earlier tool call has id ${message.tool_call_id}` });
+export const ChatRequest = z
+  .object({
+    model: z.string().min(1),
+    messages: z.array(Message).min(1),
+    tools: z.array(Tool).max(128).optional(),
+    tool_choice: ToolChoice.optional(),
+    parallel_tool_calls: z.boolean().optional(),
+    response_format: ResponseFormat.optional(),
+    stream: z.boolean().nullable().optional(),
+    stream_options: z.object({ include_usage: z.boolean().optional() }).nullable().optional(),
+    temperature: z.number().min(0).max(2).nullable().optional(),
+    max_tokens: z.number().int().positive().nullable().optional(),
+    max_completion_tokens: z.number().int().positive().nullable().optional(),
+  })
+  .superRefine((request, ctx) => {
+    // Every tool message answers a tool call of an earlier assistant message, as providers require.
+    const open = new Set<string>();
+    request.messages.forEach((message, index) => {
+      if (message.role === "assistant") for (const call of message.tool_calls ?? []) open.add(call.id);
+      if (message.role === "tool" && !open.has(message.tool_call_id)) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["messages", index, "tool_call_id"],
+          message: `no earlier tool call has id ${message.tool_call_id}`,
+        });
+      }
+    });
+    if (
+      request.tool_choice &&
+      request.tool_choice !== "none" &&
+      request.tool_choice !== "auto" &&
+      !request.tools?.length
+    ) {
+      ctx.addIssue({ code: "custom", path: ["tool_choice"], message: "tool_choice needs tools" });
     }
   });
-  if (request.tool_choice && request.tool_choice !== "none" && request.tool_choice !== "auto" && !request.tools?.length) {
-    ctx.addIssue({ code: "custom", path: ["tool_choice"], message: "tool_choice needs tools" });
-  }
-});
 export type ChatRequest = z.infer<typeof ChatRequest>;
 
 /** The provider error body: `{error: {message, type, param, code}}`. */
 export function errorBody(status: number, message: string, param: string | null = null) {
-  const type = status === 401 ? "authentication_error" : status === 429 ? "rate_limit_error" : status >= 500 ? "server_error" : "invalid_request_error";
+  const type =
+    status === 401
+      ? "authentication_error"
+      : status === 429
+        ? "rate_limit_error"
+        : status >= 500
+          ? "server_error"
+          : "invalid_request_error";
   return { error: { message, type, param, code: null } };
 }
 
 /** All text of the conversation, to look for a script marker. */
 export function conversationText(messages: ChatMessage[]): string {
-  return messages.map((message) => {
-    const content = message.content;
-    if (typeof content === "string") return content;
-    if (Array.isArray(content)) return content.map((part) => part.text).join("\n");
-    return "";
-  }).join("\n");
+  return messages
+    .map((message) => {
+      const content = message.content;
+      if (typeof content === "string") return content;
+      if (Array.isArray(content)) return content.map((part) => part.text).join("\n");
+      return "";
+    })
+    .join("\n");
 }

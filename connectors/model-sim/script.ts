@@ -21,7 +21,10 @@ export const Turn = z.union([
   z.strictObject({ json: z.unknown(), ...Common }),
   z.strictObject({ tool_calls: z.array(ScriptedToolCall).min(1).max(16), text: z.string().optional(), ...Common }),
   /** An HTTP error answer instead of a completion, in the provider's error shape. */
-  z.strictObject({ error: z.strictObject({ status: z.number().int().min(400).max(599), message: z.string().optional() }), delay_ms: Common.delay_ms }),
+  z.strictObject({
+    error: z.strictObject({ status: z.number().int().min(400).max(599), message: z.string().optional() }),
+    delay_ms: Common.delay_ms,
+  }),
 ]);
 export type Turn = z.infer<typeof Turn>;
 

@@ -18,7 +18,16 @@ afterAll(async () => sim.close());
 
 const weatherTool = {
   type: "function" as const,
-  function: { name: "get_weather", description: "Weather of a city", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"], additionalProperties: false } },
+  function: {
+    name: "get_weather",
+    description: "Weather of a city",
+    parameters: {
+      type: "object",
+      properties: { city: { type: "string" } },
+      required: ["city"],
+      additionalProperties: false,
+    },
+  },
 };
 
 async function scripted(turns: ScriptBody["turns"]) {
@@ -30,7 +39,10 @@ describe("model-sim speaks chat completions", () => {
     const script = await scripted([{ text: "Bonjour !", usage: { prompt_tokens: 11, completion_tokens: 3 } }]);
     const completion = await client.chat.completions.create({
       model: "model-sim",
-      messages: [{ role: "system", content: `Tu es poli. ${script.marker}` }, { role: "user", content: "Salut" }],
+      messages: [
+        { role: "system", content: `Tu es poli. ${script.marker}` },
+        { role: "user", content: "Salut" },
+      ],
     });
     expect(completion.object).toBe("chat.completion");
     expect(completion.choices[0].message).toMatchObject({ role: "assistant", content: "Bonjour !" });
@@ -42,15 +54,23 @@ describe("model-sim speaks chat completions", () => {
   });
 
   it("answers tool calls, then reads the tool result in the next turn", async () => {
-    const script = await scripted([{ tool_calls: [{ name: "get_weather", arguments: { city: "Lyon" } }] }, { text: "Il fait beau à Lyon." }]);
+    const script = await scripted([
+      { tool_calls: [{ name: "get_weather", arguments: { city: "Lyon" } }] },
+      { text: "Il fait beau à Lyon." },
+    ]);
     const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [{ role: "user", content: `Météo ? ${script.marker}` }];
-    const first = await client.chat.completions.create({ model: "model-sim", messages, tools: [weatherTool], tool_choice: "auto" });
+    const first = await client.chat.completions.create({
+      model: "model-sim",
+      messages,
+      tools: [weatherTool],
+      tool_choice: "auto",
+    });
     const call = first.choices[0].message.tool_calls?.[0];
     expect(first.choices[0].finish_reason).toBe("tool_calls");
     expect(call?.type).toBe("function");
     if (call?.type !== "function") throw new Error("no function call");
     expect(JSON.parse(call.function.arguments)).toEqual({ city: "Lyon" });
-    messages.push(first.choices[0].message, { role: "tool", tool_call_id: call.id, content: "{\"sky\":\"clear\"}" });
+    messages.push(first.choices[0].message, { role: "tool", tool_call_id: call.id, content: '{"sky":"clear"}' });
     const second = await client.chat.completions.create({ model: "model-sim", messages, tools: [weatherTool] });
     expect(second.choices[0].message.content).toBe("Il fait beau à Lyon.");
     const record = await scriptRecord(sim.baseUrl, script.id);
@@ -59,9 +79,17 @@ describe("model-sim speaks chat completions", () => {
   });
 
   it("streams text and tool calls in chunks the client's accumulator rebuilds, usage last", async () => {
-    const script = await scripted([{ text: "Une réponse assez longue pour plusieurs morceaux.", tool_calls: [{ name: "get_weather", arguments: { city: "Nantes" } }] }]);
+    const script = await scripted([
+      {
+        text: "Une réponse assez longue pour plusieurs morceaux.",
+        tool_calls: [{ name: "get_weather", arguments: { city: "Nantes" } }],
+      },
+    ]);
     const stream = client.chat.completions.stream({
-      model: "model-sim", messages: [{ role: "user", content: `Go ${script.marker}` }], tools: [weatherTool], stream_options: { include_usage: true },
+      model: "model-sim",
+      messages: [{ role: "user", content: `Go ${script.marker}` }],
+      tools: [weatherTool],
+      stream_options: { include_usage: true },
     });
     const deltas: string[] = [];
     stream.on("content.delta", ({ delta }) => deltas.push(delta));
@@ -79,7 +107,10 @@ describe("model-sim speaks chat completions", () => {
   it("streams raw chunks ending with a usage-only chunk when asked", async () => {
     const script = await scripted([{ text: "ok" }]);
     const stream = await client.chat.completions.create({
-      model: "model-sim", messages: [{ role: "user", content: script.marker }], stream: true, stream_options: { include_usage: true },
+      model: "model-sim",
+      messages: [{ role: "user", content: script.marker }],
+      stream: true,
+      stream_options: { include_usage: true },
     });
     const chunks: OpenAI.Chat.ChatCompletionChunk[] = [];
     for await (const chunk of stream) chunks.push(chunk);
@@ -94,7 +125,19 @@ describe("model-sim speaks chat completions", () => {
     const completion = await client.chat.completions.parse({
       model: "model-sim",
       messages: [{ role: "user", content: script.marker }],
-      response_format: { type: "json_schema", json_schema: { name: "weather", strict: true, schema: { type: "object", properties: { city: { type: "string" }, temperature: { type: "number" } }, required: ["city", "temperature"], additionalProperties: false } } },
+      response_format: {
+        type: "json_schema",
+        json_schema: {
+          name: "weather",
+          strict: true,
+          schema: {
+            type: "object",
+            properties: { city: { type: "string" }, temperature: { type: "number" } },
+            required: ["city", "temperature"],
+            additionalProperties: false,
+          },
+        },
+      },
     });
     expect(completion.choices[0].message.parsed).toEqual({ city: "Lyon", temperature: 21 });
     const record = await scriptRecord(sim.baseUrl, script.id);
@@ -102,17 +145,22 @@ describe("model-sim speaks chat completions", () => {
   });
 
   it("sends malformed tool-call arguments verbatim", async () => {
-    const script = await scripted([{ tool_calls: [{ name: "get_weather", raw_arguments: "{\"city\": \"Ly" }] }]);
-    const completion = await client.chat.completions.create({ model: "model-sim", messages: [{ role: "user", content: script.marker }], tools: [weatherTool] });
+    const script = await scripted([{ tool_calls: [{ name: "get_weather", raw_arguments: '{"city": "Ly' }] }]);
+    const completion = await client.chat.completions.create({
+      model: "model-sim",
+      messages: [{ role: "user", content: script.marker }],
+      tools: [weatherTool],
+    });
     const call = completion.choices[0].message.tool_calls?.[0];
     if (call?.type !== "function") throw new Error("no function call");
-    expect(call.function.arguments).toBe("{\"city\": \"Ly");
+    expect(call.function.arguments).toBe('{"city": "Ly');
     expect(() => JSON.parse(call.function.arguments)).toThrow();
   });
 
   it("answers scripted HTTP errors in the provider's error shape", async () => {
     const script = await scripted([{ error: { status: 500, message: "upstream down" } }, { error: { status: 429 } }]);
-    const ask = () => client.chat.completions.create({ model: "model-sim", messages: [{ role: "user", content: script.marker }] });
+    const ask = () =>
+      client.chat.completions.create({ model: "model-sim", messages: [{ role: "user", content: script.marker }] });
     await expect(ask()).rejects.toMatchObject({ status: 500, message: expect.stringContaining("upstream down") });
     await expect(ask()).rejects.toBeInstanceOf(OpenAI.RateLimitError);
     // The script is spent: a further request is a loud error, never an invented answer.
@@ -122,28 +170,48 @@ describe("model-sim speaks chat completions", () => {
   it("makes a slow turn slow, and the client's timeout fires", async () => {
     const script = await scripted([{ text: "trop tard", delay_ms: 2_000 }]);
     const impatient = new OpenAI({ baseURL: sim.url, apiKey: "sk-sim-test", maxRetries: 0, timeout: 200 });
-    await expect(impatient.chat.completions.create({ model: "model-sim", messages: [{ role: "user", content: script.marker }] })).rejects.toBeInstanceOf(OpenAI.APIConnectionTimeoutError);
+    await expect(
+      impatient.chat.completions.create({ model: "model-sim", messages: [{ role: "user", content: script.marker }] }),
+    ).rejects.toBeInstanceOf(OpenAI.APIConnectionTimeoutError);
   });
 
   it("refuses what a provider refuses: wrong key, unselected script, a tool message without its call", async () => {
     const wrongKey = new OpenAI({ baseURL: sim.url, apiKey: "sk-wrong", maxRetries: 0 });
-    await expect(wrongKey.chat.completions.create({ model: "m", messages: [{ role: "user", content: "x" }] })).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
-    await expect(client.chat.completions.create({ model: "m", messages: [{ role: "user", content: "no marker" }] })).rejects.toMatchObject({ status: 400 });
+    await expect(
+      wrongKey.chat.completions.create({ model: "m", messages: [{ role: "user", content: "x" }] }),
+    ).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
+    await expect(
+      client.chat.completions.create({ model: "m", messages: [{ role: "user", content: "no marker" }] }),
+    ).rejects.toMatchObject({ status: 400 });
     const script = await scripted([{ text: "never" }]);
-    await expect(client.chat.completions.create({
-      model: "m", messages: [{ role: "user", content: script.marker }, { role: "tool", tool_call_id: "call_nope", content: "{}" }],
-    })).rejects.toMatchObject({ status: 400, message: expect.stringContaining("tool_call_id") });
+    await expect(
+      client.chat.completions.create({
+        model: "m",
+        messages: [
+          { role: "user", content: script.marker },
+          { role: "tool", tool_call_id: "call_nope", content: "{}" },
+        ],
+      }),
+    ).rejects.toMatchObject({ status: 400, message: expect.stringContaining("tool_call_id") });
     expect((await scriptRecord(sim.baseUrl, script.id)).served).toBe(0);
   });
 
   it("lists models, and replays a by_conversation script from its first turn for each new conversation", async () => {
     const models = await client.models.list();
     expect(models.data.map((model) => model.id)).toEqual(["model-sim"]);
-    const script = await createScript(sim.baseUrl, { turns: [{ text: "un" }, { text: "deux" }], replay: "by_conversation" });
-    const ask = (messages: OpenAI.Chat.ChatCompletionMessageParam[]) => client.chat.completions.create({ model: "m", messages });
+    const script = await createScript(sim.baseUrl, {
+      turns: [{ text: "un" }, { text: "deux" }],
+      replay: "by_conversation",
+    });
+    const ask = (messages: OpenAI.Chat.ChatCompletionMessageParam[]) =>
+      client.chat.completions.create({ model: "m", messages });
     expect((await ask([{ role: "user", content: script.marker }])).choices[0].message.content).toBe("un");
     expect((await ask([{ role: "user", content: script.marker }])).choices[0].message.content).toBe("un");
-    const next = await ask([{ role: "user", content: script.marker }, { role: "assistant", content: "un" }, { role: "user", content: "et ?" }]);
+    const next = await ask([
+      { role: "user", content: script.marker },
+      { role: "assistant", content: "un" },
+      { role: "user", content: "et ?" },
+    ]);
     expect(next.choices[0].message.content).toBe("deux");
   });
 });

@@ -31,7 +31,12 @@ export interface ModelSimServer {
   close(): Promise<void>;
 }
 
-interface Script { id: string; body: ScriptBody; served: number; requests: ChatRequest[] }
+interface Script {
+  id: string;
+  body: ScriptBody;
+  served: number;
+  requests: ChatRequest[];
+}
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 const MAX_RECORDED = 200;
@@ -61,22 +66,31 @@ function bearerMatches(header: string | undefined, key: string): boolean {
 
 export async function startModelSim(options: ModelSimOptions = {}): Promise<ModelSimServer> {
   const scripts = new Map<string, Script>();
-  const fallback: Script | null = options.defaultScript ? { id: "default", body: options.defaultScript, served: 0, requests: [] } : null;
+  const fallback: Script | null = options.defaultScript
+    ? { id: "default", body: options.defaultScript, served: 0, requests: [] }
+    : null;
   const models = options.models ?? ["model-sim"];
   const timers = new Set<() => void>();
 
   /** A delay that ends early when the client goes away or the server closes. */
-  const delay = (ms: number, res: ServerResponse) => new Promise<void>((resolve) => {
-    const done = () => { clearTimeout(timer); timers.delete(done); res.off("close", done); resolve(); };
-    const timer = setTimeout(done, ms);
-    timers.add(done);
-    res.on("close", done);
-  });
+  const delay = (ms: number, res: ServerResponse) =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        timers.delete(done);
+        res.off("close", done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      timers.add(done);
+      res.on("close", done);
+    });
 
   function nextTurn(script: Script, request: ChatRequest): Turn | null {
-    const index = script.body.replay === "by_conversation"
-      ? request.messages.filter((message) => message.role === "assistant").length
-      : script.served;
+    const index =
+      script.body.replay === "by_conversation"
+        ? request.messages.filter((message) => message.role === "assistant").length
+        : script.served;
     script.served += 1;
     return script.body.turns[index] ?? null;
   }
@@ -91,22 +105,47 @@ export async function startModelSim(options: ModelSimOptions = {}): Promise<Mode
     const parsed = ChatRequest.safeParse(raw);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      return send(res, 400, errorBody(400, `Invalid request at ${issue.path.join(".") || "/"}: ${issue.message}`, issue.path.join(".") || null));
+      return send(
+        res,
+        400,
+        errorBody(
+          400,
+          `Invalid request at ${issue.path.join(".") || "/"}: ${issue.message}`,
+          issue.path.join(".") || null,
+        ),
+      );
     }
     const request = parsed.data;
     const marker = SCRIPT_MARKER.exec(conversationText(request.messages))?.[1];
     const script = marker ? scripts.get(marker) : fallback;
-    if (!script) return send(res, 400, errorBody(400, marker ? `No script ${marker}.` : "No script selected: put sim:<id> in a message, or start model-sim with a default script."));
+    if (!script)
+      return send(
+        res,
+        400,
+        errorBody(
+          400,
+          marker
+            ? `No script ${marker}.`
+            : "No script selected: put sim:<id> in a message, or start model-sim with a default script.",
+        ),
+      );
     if (script.requests.length < MAX_RECORDED) script.requests.push(request);
     const turn = nextTurn(script, request);
-    if (!turn) return send(res, 500, errorBody(500, `Script ${script.id} has no turn left (${script.served - 1} served).`));
+    if (!turn)
+      return send(res, 500, errorBody(500, `Script ${script.id} has no turn left (${script.served - 1} served).`));
     if (turn.delay_ms) await delay(turn.delay_ms, res);
     if (res.destroyed) return;
-    if ("error" in turn) return send(res, turn.error.status, errorBody(turn.error.status, turn.error.message ?? `Scripted error ${turn.error.status}.`));
+    if ("error" in turn)
+      return send(
+        res,
+        turn.error.status,
+        errorBody(turn.error.status, turn.error.message ?? `Scripted error ${turn.error.status}.`),
+      );
     const completion = renderTurn(request, turn);
     if (!request.stream) return send(res, 200, completionObject(completion));
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
-    for (const chunk of completionChunks(completion, request.stream_options?.include_usage === true)) res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+    for (const chunk of completionChunks(completion, request.stream_options?.include_usage === true))
+      res.write(`data: ${JSON.stringify(chunk)}\n\n`);
     res.end("data: [DONE]\n\n");
   }
 
@@ -119,14 +158,18 @@ export async function startModelSim(options: ModelSimOptions = {}): Promise<Mode
         return send(res, 400, { error: "invalid JSON" });
       }
       const parsed = ScriptBody.safeParse(raw);
-      if (!parsed.success) return send(res, 400, { error: parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ") });
+      if (!parsed.success)
+        return send(res, 400, {
+          error: parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; "),
+        });
       const id = `scr_${randomBytes(6).toString("hex")}`;
       scripts.set(id, { id, body: parsed.data, served: 0, requests: [] });
       return send(res, 201, { id, marker: `sim:${id}` });
     }
     const match = /^\/__control\/scripts\/([a-z0-9_]+)$/.exec(path);
     const script = match ? (match[1] === "default" ? fallback : scripts.get(match[1])) : undefined;
-    if (req.method === "GET" && script) return send(res, 200, { id: script.id, served: script.served, requests: script.requests });
+    if (req.method === "GET" && script)
+      return send(res, 200, { id: script.id, served: script.served, requests: script.requests });
     return send(res, 404, { error: "not found" });
   }
 
@@ -142,7 +185,10 @@ export async function startModelSim(options: ModelSimOptions = {}): Promise<Mode
       }
       if (req.method === "POST" && path === "/v1/chat/completions") return chatCompletion(req, res);
       if (req.method === "GET" && path === "/v1/models") {
-        return send(res, 200, { object: "list", data: models.map((id) => ({ id, object: "model", created: 0, owned_by: "model-sim" })) });
+        return send(res, 200, {
+          object: "list",
+          data: models.map((id) => ({ id, object: "model", created: 0, owned_by: "model-sim" })),
+        });
       }
       return send(res, 404, errorBody(404, `Unknown route ${req.method} ${path}.`));
     };
@@ -157,10 +203,11 @@ export async function startModelSim(options: ModelSimOptions = {}): Promise<Mode
   return {
     url: `${baseUrl}/v1`,
     baseUrl,
-    close: () => new Promise<void>((resolve) => {
-      for (const wake of [...timers]) wake();
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const wake of [...timers]) wake();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -40,7 +40,11 @@ function parseJson(text: string): unknown {
 
 class RunState {
   readonly usage: RunUsage;
-  constructor(readonly run: RunRow, readonly messages: Message[], usage: RunUsage | null) {
+  constructor(
+    readonly run: RunRow,
+    readonly messages: Message[],
+    usage: RunUsage | null,
+  ) {
     this.usage = usage ?? { input_tokens: 0, output_tokens: 0, model_calls: [] };
   }
 
@@ -51,12 +55,23 @@ class RunState {
   }
 
   private progress() {
-    return { transcript: this.messages as unknown as Prisma.InputJsonArray, usage: this.usage as unknown as Prisma.InputJsonObject };
+    return {
+      transcript: this.messages as unknown as Prisma.InputJsonArray,
+      usage: this.usage as unknown as Prisma.InputJsonObject,
+    };
   }
 
   /** Saves the conversation so far; false when the run is no longer active (cancelled, expired). */
   async save(): Promise<boolean> {
-    const saved = await db.run.updateMany({ where: { id: this.run.id, organizationId: this.run.organizationId, status: "active", expiresAt: { gt: new Date() } }, data: this.progress() });
+    const saved = await db.run.updateMany({
+      where: {
+        id: this.run.id,
+        organizationId: this.run.organizationId,
+        status: "active",
+        expiresAt: { gt: new Date() },
+      },
+      data: this.progress(),
+    });
     return saved.count === 1;
   }
 
@@ -64,16 +79,26 @@ class RunState {
   async pause(action: RequiredAction): Promise<void> {
     await db.run.updateMany({
       where: { id: this.run.id, organizationId: this.run.organizationId, status: "active" },
-      data: { status: "requires_action", requiredAction: action as unknown as Prisma.InputJsonObject, ...this.progress() },
+      data: {
+        status: "requires_action",
+        requiredAction: action as unknown as Prisma.InputJsonObject,
+        ...this.progress(),
+      },
     });
   }
 
   /** Ends the run, unless something else ended it first (a cancel wins). */
-  async finish(end: { status: "completed"; output: RunOutput } | { status: "failed"; failure: RunFailure }): Promise<void> {
-    const data = end.status === "completed"
-      ? { status: "completed", output: end.output as Prisma.InputJsonObject }
-      : { status: "failed", failure: end.failure as unknown as Prisma.InputJsonObject };
-    await db.run.updateMany({ where: { id: this.run.id, organizationId: this.run.organizationId, status: "active" }, data: { ...data, ...this.progress() } });
+  async finish(
+    end: { status: "completed"; output: RunOutput } | { status: "failed"; failure: RunFailure },
+  ): Promise<void> {
+    const data =
+      end.status === "completed"
+        ? { status: "completed", output: end.output as Prisma.InputJsonObject }
+        : { status: "failed", failure: end.failure as unknown as Prisma.InputJsonObject };
+    await db.run.updateMany({
+      where: { id: this.run.id, organizationId: this.run.organizationId, status: "active" },
+      data: { ...data, ...this.progress() },
+    });
   }
 }
 
@@ -85,14 +110,25 @@ function outputViolation(schema: Record<string, unknown>, text: string): { field
 }
 
 function clientFunctionTool(tool: ClientToolDefinition): OpenAI.Chat.ChatCompletionFunctionTool {
-  return { type: "function", function: { name: tool.name, description: tool.description, parameters: tool.parameters } };
+  return {
+    type: "function",
+    function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+  };
 }
 
 /** A client tool's arguments are checked against its `parameters` before the API client ever sees them. */
 function clientCallRefusal(tool: ClientToolDefinition, args: unknown): ToolEnvelope | null {
   const violation = checkAgainst(tool.parameters, args, "lenient");
   if (!violation) return null;
-  return { ok: false, error: { code: "INVALID_ARGUMENTS", message: `Invalid arguments for ${tool.name} at ${violation.field || "/"}: ${violation.message}.`, retryable: false, field: violation.field || null } };
+  return {
+    ok: false,
+    error: {
+      code: "INVALID_ARGUMENTS",
+      message: `Invalid arguments for ${tool.name} at ${violation.field || "/"}: ${violation.message}.`,
+      retryable: false,
+      field: violation.field || null,
+    },
+  };
 }
 
 /** Runs the loop until the run completes, fails or stops being active; answers the run as stored then. */
@@ -111,8 +147,13 @@ export async function driveManagedRun(run: RunRow, messages: Message[], settings
     for (let step = 0; step < env.GUICHET_RUN_MAX_STEPS; step += 1) {
       if (!(await state.save())) return getRun(run.organizationId, run.id);
       const turn = await callModel({
-        route: settings.route, messages: state.messages, tools, temperature: settings.temperature, outputSchema: settings.outputSchema,
-        timeoutMs: Math.max(1, Math.min(env.GUICHET_MODEL_TIMEOUT_MS, deadline - Date.now())), signal,
+        route: settings.route,
+        messages: state.messages,
+        tools,
+        temperature: settings.temperature,
+        outputSchema: settings.outputSchema,
+        timeoutMs: Math.max(1, Math.min(env.GUICHET_MODEL_TIMEOUT_MS, deadline - Date.now())),
+        signal,
       });
       state.addUsage(turn.usage);
       const calls = (turn.message.tool_calls ?? []).filter((call) => call.type === "function");
@@ -121,7 +162,12 @@ export async function driveManagedRun(run: RunRow, messages: Message[], settings
         const malformed = parsed.findIndex((value) => value === NOT_JSON);
         if (malformed >= 0) {
           // Nothing ran yet: asking the model again is safe, once.
-          if (malformedRetried) throw new ModelFailure("model_error", `The model sent arguments for ${calls[malformed].function.name} that are not JSON, twice.`, `tool_calls[${malformed}].arguments`);
+          if (malformedRetried)
+            throw new ModelFailure(
+              "model_error",
+              `The model sent arguments for ${calls[malformed].function.name} that are not JSON, twice.`,
+              `tool_calls[${malformed}].arguments`,
+            );
           malformedRetried = true;
           continue;
         }
@@ -131,11 +177,18 @@ export async function driveManagedRun(run: RunRow, messages: Message[], settings
           const client = clientTools.get(call.function.name);
           if (client) {
             const refusal = clientCallRefusal(client, parsed[index]);
-            if (refusal) state.messages.push({ role: "tool", tool_call_id: call.id, content: toolMessageContent(refusal) });
+            if (refusal)
+              state.messages.push({ role: "tool", tool_call_id: call.id, content: toolMessageContent(refusal) });
             else pending.push({ id: call.id, name: call.function.name, arguments: parsed[index] });
             continue;
           }
-          const envelope = await dispatchToolCall({ organizationId: run.organizationId, runId: run.id, tool: call.function.name, arguments: parsed[index], signal });
+          const envelope = await dispatchToolCall({
+            organizationId: run.organizationId,
+            runId: run.id,
+            tool: call.function.name,
+            arguments: parsed[index],
+            signal,
+          });
           state.messages.push({ role: "tool", tool_call_id: call.id, content: toolMessageContent(envelope) });
         }
         if (pending.length) {
@@ -155,16 +208,28 @@ export async function driveManagedRun(run: RunRow, messages: Message[], settings
         await state.finish({ status: "completed", output: { text, json: JSON.parse(text) } });
         return getRun(run.organizationId, run.id);
       }
-      if (outputRetried) throw new ModelFailure("output_invalid", `The answer does not match the agent's output_schema at ${violation.field}: ${violation.message}.`, violation.field);
+      if (outputRetried)
+        throw new ModelFailure(
+          "output_invalid",
+          `The answer does not match the agent's output_schema at ${violation.field}: ${violation.message}.`,
+          violation.field,
+        );
       outputRetried = true;
-      state.messages.push({ role: "user", content: `Your answer does not match the expected JSON Schema at ${violation.field}: ${violation.message}. Answer again with JSON that matches the schema.` });
+      state.messages.push({
+        role: "user",
+        content: `Your answer does not match the expected JSON Schema at ${violation.field}: ${violation.message}. Answer again with JSON that matches the schema.`,
+      });
     }
-    throw new ModelFailure("max_steps_exceeded", `The run reached its limit of ${env.GUICHET_RUN_MAX_STEPS} model calls without a final answer.`);
+    throw new ModelFailure(
+      "max_steps_exceeded",
+      `The run reached its limit of ${env.GUICHET_RUN_MAX_STEPS} model calls without a final answer.`,
+    );
   } catch (error) {
     if (!(error instanceof ModelFailure)) throw error;
-    const failure = budget.aborted && error.failure.code === "model_timeout"
-      ? { ...error.failure, message: "The run ran out of time before the model's final answer." }
-      : error.failure;
+    const failure =
+      budget.aborted && error.failure.code === "model_timeout"
+        ? { ...error.failure, message: "The run ran out of time before the model's final answer." }
+        : error.failure;
     await state.finish({ status: "failed", failure });
     return getRun(run.organizationId, run.id);
   } finally {

@@ -36,14 +36,22 @@ export interface ModelRequest {
 const short = (text: string) => (text.length > 300 ? `${text.slice(0, 300)}…` : text);
 
 function failureOf(error: unknown, route: ModelRoute, signal: AbortSignal): ModelFailure {
-  if (error instanceof OpenAI.APIConnectionTimeoutError) return new ModelFailure("model_timeout", `${route.modelName} did not answer in time.`);
-  if (error instanceof OpenAI.APIUserAbortError || signal.aborted) return new ModelFailure("model_timeout", "The model call was stopped: the run ended or ran out of time.");
+  if (error instanceof OpenAI.APIConnectionTimeoutError)
+    return new ModelFailure("model_timeout", `${route.modelName} did not answer in time.`);
+  if (error instanceof OpenAI.APIUserAbortError || signal.aborted)
+    return new ModelFailure("model_timeout", "The model call was stopped: the run ended or ran out of time.");
   if (error instanceof OpenAI.APIError && error.status !== undefined) {
-    return new ModelFailure("model_error", `The provider of ${route.modelName} answered HTTP ${error.status}: ${short(error.message)}`);
+    return new ModelFailure(
+      "model_error",
+      `The provider of ${route.modelName} answered HTTP ${error.status}: ${short(error.message)}`,
+    );
   }
   const cause = error instanceof Error ? error.cause : undefined;
   if (cause instanceof UrlNotAllowedError) {
-    return new ModelFailure("model_error", `The provider URL of ${route.modelName} is refused by the network policy (${cause.reason}): a loopback or private provider needs its origin in GUICHET_PRIVATE_ORIGINS.`);
+    return new ModelFailure(
+      "model_error",
+      `The provider URL of ${route.modelName} is refused by the network policy (${cause.reason}): a loopback or private provider needs its origin in GUICHET_PRIVATE_ORIGINS.`,
+    );
   }
   return new ModelFailure("model_error", `The provider of ${route.modelName} could not be reached.`);
 }
@@ -52,15 +60,26 @@ export async function callModel(request: ModelRequest): Promise<ModelTurn> {
   const client = providerClient(request.route, request.timeoutMs);
   const started = performance.now();
   try {
-    const completion = await client.chat.completions.create({
-      model: request.route.apiModel,
-      messages: request.messages,
-      temperature: request.temperature,
-      ...(request.tools.length ? { tools: request.tools, tool_choice: "auto" as const } : {}),
-      ...(request.outputSchema ? { response_format: { type: "json_schema" as const, json_schema: { name: "output", schema: request.outputSchema } } } : {}),
-    }, { signal: request.signal });
+    const completion = await client.chat.completions.create(
+      {
+        model: request.route.apiModel,
+        messages: request.messages,
+        temperature: request.temperature,
+        ...(request.tools.length ? { tools: request.tools, tool_choice: "auto" as const } : {}),
+        ...(request.outputSchema
+          ? {
+              response_format: {
+                type: "json_schema" as const,
+                json_schema: { name: "output", schema: request.outputSchema },
+              },
+            }
+          : {}),
+      },
+      { signal: request.signal },
+    );
     const choice = completion.choices[0];
-    if (!choice) throw new ModelFailure("model_error", `The provider of ${request.route.modelName} answered no choice.`);
+    if (!choice)
+      throw new ModelFailure("model_error", `The provider of ${request.route.modelName} answered no choice.`);
     return {
       message: choice.message,
       usage: {

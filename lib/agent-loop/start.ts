@@ -18,28 +18,48 @@ import { systemMessage } from "./prompt";
 // reach its model is refused, not created to fail.
 
 /** The agent's settings a managed run's loop uses; `modelId` is the run's own once it has one. */
-export async function loopSettingsFor(organizationId: string, agentId: string, modelId?: string | null): Promise<{ active: boolean; settings: LoopSettings }> {
-  const agent = await db.agent.findFirst({ where: { id: agentId, organizationId }, select: { active: true, modelId: true, temperatureCenti: true, outputSchema: true, clientTools: true } });
+export async function loopSettingsFor(
+  organizationId: string,
+  agentId: string,
+  modelId?: string | null,
+): Promise<{ active: boolean; settings: LoopSettings }> {
+  const agent = await db.agent.findFirst({
+    where: { id: agentId, organizationId },
+    select: { active: true, modelId: true, temperatureCenti: true, outputSchema: true, clientTools: true },
+  });
   if (!agent) throw notFound("Agent");
   const route = await modelRouteFor(organizationId, modelId ?? agent.modelId);
   return {
     active: agent.active,
-    settings: { route, temperature: centiToTemperature(agent.temperatureCenti), outputSchema: StoredSchema.parse(agent.outputSchema), clientTools: StoredClientTools.parse(agent.clientTools) },
+    settings: {
+      route,
+      temperature: centiToTemperature(agent.temperatureCenti),
+      outputSchema: StoredSchema.parse(agent.outputSchema),
+      clientTools: StoredClientTools.parse(agent.clientTools),
+    },
   };
 }
 
 function inputMessages(input: NonNullable<RunCreateBody["input"]>): OpenAI.Chat.ChatCompletionMessageParam[] {
-  return typeof input === "string" ? [{ role: "user", content: input }] : input.map((message) => ({ role: message.role, content: message.content }));
+  return typeof input === "string"
+    ? [{ role: "user", content: input }]
+    : input.map((message) => ({ role: message.role, content: message.content }));
 }
 
-export async function startManagedRun(principal: Principal, body: RunCreateBody & { input: NonNullable<RunCreateBody["input"]> }): Promise<{ run: RunRow; warnings: RunWarning[] }> {
+export async function startManagedRun(
+  principal: Principal,
+  body: RunCreateBody & { input: NonNullable<RunCreateBody["input"]> },
+): Promise<{ run: RunRow; warnings: RunWarning[] }> {
   const { organizationId } = principal;
   const agent = await db.agent.findFirst({ where: { id: body.agent, organizationId }, select: { active: true } });
   if (!agent) throw notFound("Agent");
   if (!agent.active) throw new ApiError("agent_inactive", "This agent is inactive: it refuses every run.");
   const { settings } = await loopSettingsFor(organizationId, body.agent);
   const { run, warnings } = await createRun(principal, body);
-  const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [{ role: "system", content: await systemMessage(run) }, ...inputMessages(body.input)];
+  const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [
+    { role: "system", content: await systemMessage(run) },
+    ...inputMessages(body.input),
+  ];
   const managed = await db.run.update({
     where: { id: run.id },
     data: { modelId: settings.route.modelId, transcript: messages as unknown as Prisma.InputJsonArray },

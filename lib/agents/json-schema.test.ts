@@ -3,11 +3,18 @@ import { jsonSchemaProblem } from "./json-schema";
 
 describe("jsonSchemaProblem", () => {
   it("accepts valid 2020-12 schemas, with or without $id, again and again", () => {
-    const schema = { $id: "https://example.test/answer", type: "object", properties: { answer: { type: "string" } }, required: ["answer"] };
+    const schema = {
+      $id: "https://example.test/answer",
+      type: "object",
+      properties: { answer: { type: "string" } },
+      required: ["answer"],
+    };
     expect(jsonSchemaProblem(schema)).toBeNull();
     expect(jsonSchemaProblem(schema)).toBeNull();
     expect(jsonSchemaProblem({ type: "object", "x-ui": "tolerated" })).toBeNull();
-    expect(jsonSchemaProblem({ type: "object", $defs: { a: { type: "number" } }, properties: { a: { $ref: "#/$defs/a" } } })).toBeNull();
+    expect(
+      jsonSchemaProblem({ type: "object", $defs: { a: { type: "number" } }, properties: { a: { $ref: "#/$defs/a" } } }),
+    ).toBeNull();
   });
 
   it.each([
@@ -52,8 +59,16 @@ describe("hostile schemas", () => {
   });
 
   it("accepts recursive schemas that describe a value at each step (a tree)", () => {
-    const tree = { type: "object", properties: { label: { type: "string" }, children: { type: "array", items: { $ref: "#" } } } };
+    const tree = {
+      type: "object",
+      properties: { label: { type: "string" }, children: { type: "array", items: { $ref: "#" } } },
+    };
     expect(jsonSchemaProblem(tree)).toBeNull();
-    expect(jsonSchemaProblem({ $defs: { "a/b": { type: "string" } }, properties: { x: { $ref: "#/$defs/a~1b" }, y: { $ref: "#/$defs/%ff" } } })).not.toBeNull();
+    expect(
+      jsonSchemaProblem({
+        $defs: { "a/b": { type: "string" } },
+        properties: { x: { $ref: "#/$defs/a~1b" }, y: { $ref: "#/$defs/%ff" } },
+      }),
+    ).not.toBeNull();
   });
 });

@@ -42,7 +42,9 @@ function inPlaceChildren(root: unknown, node: Record<string, unknown>): unknown[
   if (typeof node.$ref === "string") children.push(resolveLocalRef(root, node.$ref));
   for (const keyword of IN_PLACE_ONE) children.push(node[keyword]);
   for (const keyword of IN_PLACE_MANY) if (Array.isArray(node[keyword])) children.push(...(node[keyword] as unknown[]));
-  return children.filter((child): child is Record<string, unknown> => child !== null && typeof child === "object" && !Array.isArray(child));
+  return children.filter(
+    (child): child is Record<string, unknown> => child !== null && typeof child === "object" && !Array.isArray(child),
+  );
 }
 
 /** True when some subschema reaches itself again through $ref and in-place keywords only (`{"$ref": "#"}`, a → b → a). */
@@ -69,8 +71,10 @@ export function hasRefCycle(root: unknown): boolean {
 
 /** Why a schema does not compile, or null when it does. */
 export function jsonSchemaProblem(schema: Record<string, unknown>): string | null {
-  if (depthExceeds(schema, MAX_SCHEMA_DEPTH)) return `The schema nests objects and arrays deeper than ${MAX_SCHEMA_DEPTH} levels.`;
-  if (hasRefCycle(schema)) return "The schema refers to itself in a loop ($ref, allOf, anyOf, oneOf, not, if/then/else) without describing any value.";
+  if (depthExceeds(schema, MAX_SCHEMA_DEPTH))
+    return `The schema nests objects and arrays deeper than ${MAX_SCHEMA_DEPTH} levels.`;
+  if (hasRefCycle(schema))
+    return "The schema refers to itself in a loop ($ref, allOf, anyOf, oneOf, not, if/then/else) without describing any value.";
   // A schema with $id registers itself by id: compile it on a throwaway instance so
   // a second schema with the same id, or a failed compile, leaves nothing behind.
   const withIds = JSON.stringify(schema).includes('"$id"');

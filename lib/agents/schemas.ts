@@ -25,8 +25,17 @@ export type ClientToolDefinition = z.infer<typeof ClientToolDefinition>;
 const agentFields = {
   name: z.string().trim().min(1).max(agentLimits.name),
   instructions: z.string().max(agentLimits.instructions).nullable(),
-  model: z.string().min(1).max(64).nullable().meta({ description: "A model id from GET /v1/models; null: the plan's default model." }),
-  temperature: z.number().min(0).max(2).meta({ description: "0 to 2, rounded half-up to two decimals on its decimal digits (0.125 → 0.13)." }),
+  model: z
+    .string()
+    .min(1)
+    .max(64)
+    .nullable()
+    .meta({ description: "A model id from GET /v1/models; null: the plan's default model." }),
+  temperature: z
+    .number()
+    .min(0)
+    .max(2)
+    .meta({ description: "0 to 2, rounded half-up to two decimals on its decimal digits (0.125 → 0.13)." }),
   // The limit of 40 applies once forced tools and duplicates are removed (checked by the service).
   tools: z.array(z.string().min(1).max(200)).max(100),
   active: z.boolean(),
@@ -50,7 +59,10 @@ export const AgentUpdateBody = AgentCreateBody.partial();
 export type AgentUpdateBody = z.infer<typeof AgentUpdateBody>;
 
 export const AgentParams = z.strictObject({ agent: z.string().min(1).max(64) });
-export const AgentDocumentParams = z.strictObject({ agent: z.string().min(1).max(64), file: z.string().min(1).max(64) });
+export const AgentDocumentParams = z.strictObject({
+  agent: z.string().min(1).max(64),
+  file: z.string().min(1).max(64),
+});
 
 export const AgentObject = z.object({
   id: z.string(),
@@ -62,9 +74,10 @@ export const AgentObject = z.object({
   active: z.boolean(),
   output_schema: z.record(z.string(), z.unknown()).nullable(),
   client_tools: z.array(ClientToolDefinition),
-  unavailable_tools: z.array(z.string()).meta({ description: "Keys of `tools` that are unavailable now; runs go on without them, with a warning." }),
+  unavailable_tools: z
+    .array(z.string())
+    .meta({ description: "Keys of `tools` that are unavailable now; runs go on without them, with a warning." }),
   created_at: z.string(),
   updated_at: z.string(),
 });
 export type AgentObject = z.infer<typeof AgentObject>;
-

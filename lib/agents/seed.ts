@@ -18,13 +18,19 @@ const demoAgents = (crmTools: string[]): AgentCreateBody[] => [
     instructions: "Chaque lundi, résume les commandes de la semaine passée.",
     temperature: 0.1,
     active: false,
-    output_schema: { type: "object", properties: { summary: { type: "string" }, orders: { type: "integer" } }, required: ["summary", "orders"] },
+    output_schema: {
+      type: "object",
+      properties: { summary: { type: "string" }, orders: { type: "integer" } },
+      required: ["summary", "orders"],
+    },
   },
 ];
 
 export async function seedDemoAgents(organizationId: string): Promise<void> {
   const catalog = await catalogIndex(organizationId);
-  const crmTools = [...catalog.values()].filter((t) => t.kind === "mcp" && t.available && !t.writes_data && /_(get_customer|list_orders)$/.test(t.key)).map((t) => t.key);
+  const crmTools = [...catalog.values()]
+    .filter((t) => t.kind === "mcp" && t.available && !t.writes_data && /_(get_customer|list_orders)$/.test(t.key))
+    .map((t) => t.key);
   for (const agent of demoAgents(crmTools)) {
     const exists = await db.agent.findFirst({ where: { organizationId, name: agent.name }, select: { id: true } });
     if (!exists) await createAgent(organizationId, agent);

@@ -15,8 +15,17 @@ import { centiToTemperature, DEFAULT_TEMPERATURE_CENTI, temperatureToCenti } fro
 import { assertToolsAddable, normalizeTools, unavailableTools } from "./tools";
 
 const agentSelect = {
-  id: true, name: true, instructions: true, modelId: true, temperatureCenti: true, tools: true, active: true,
-  outputSchema: true, clientTools: true, createdAt: true, updatedAt: true,
+  id: true,
+  name: true,
+  instructions: true,
+  modelId: true,
+  temperatureCenti: true,
+  tools: true,
+  active: true,
+  outputSchema: true,
+  clientTools: true,
+  createdAt: true,
+  updatedAt: true,
 } as const;
 export type AgentRow = Prisma.AgentGetPayload<{ select: typeof agentSelect }>;
 
@@ -62,11 +71,22 @@ function schemaProblems(body: AgentUpdateBody, catalog: Map<string, CatalogEntry
   }
   const names = new Set<string>();
   (body.client_tools ?? []).forEach((tool, index) => {
-    if (names.has(tool.name)) problems.push({ field: `client_tools[${index}].name`, code: "duplicate", message: `Client tool names must be unique: ${tool.name} is repeated.` });
-    else if (catalog.has(tool.name)) problems.push({ field: `client_tools[${index}].name`, code: "reserved_name", message: `${tool.name} is a catalog tool; give the client tool another name.` });
+    if (names.has(tool.name))
+      problems.push({
+        field: `client_tools[${index}].name`,
+        code: "duplicate",
+        message: `Client tool names must be unique: ${tool.name} is repeated.`,
+      });
+    else if (catalog.has(tool.name))
+      problems.push({
+        field: `client_tools[${index}].name`,
+        code: "reserved_name",
+        message: `${tool.name} is a catalog tool; give the client tool another name.`,
+      });
     names.add(tool.name);
     const problem = jsonSchemaProblem(tool.parameters);
-    if (problem) problems.push({ field: `client_tools[${index}].parameters`, code: "invalid_json_schema", message: problem });
+    if (problem)
+      problems.push({ field: `client_tools[${index}].parameters`, code: "invalid_json_schema", message: problem });
   });
   return problems;
 }
@@ -77,23 +97,35 @@ function schemaProblems(body: AgentUpdateBody, catalog: Map<string, CatalogEntry
  * output schema needs a model with structured output — checked when the schema
  * or the model is sent, so a PATCH touching neither cannot fail because of it.
  */
-async function resolveModel(organizationId: string, body: AgentUpdateBody, saved: AgentRow | null, tx: DbOrTx): Promise<string | null> {
+async function resolveModel(
+  organizationId: string,
+  body: AgentUpdateBody,
+  saved: AgentRow | null,
+  tx: DbOrTx,
+): Promise<string | null> {
   const modelId = body.model === undefined ? (saved?.modelId ?? null) : body.model;
   if (body.model === undefined && body.output_schema === undefined) return modelId;
   const planModels = await modelsForOrganization(organizationId, tx);
   if (body.model && body.model !== saved?.modelId && !planModels.some((m) => m.id === body.model)) {
     const message = `The model ${body.model} is not in your plan; see GET /v1/models.`;
-    throw new ApiError("model_unavailable", message, { errors: [{ field: "model", code: "model_unavailable", message }] });
+    throw new ApiError("model_unavailable", message, {
+      errors: [{ field: "model", code: "model_unavailable", message }],
+    });
   }
   const outputSchema = body.output_schema === undefined ? saved?.outputSchema : body.output_schema;
   if (outputSchema && (body.output_schema !== undefined || body.model !== undefined)) {
-    const model = modelId === null
-      ? planModels.find((m) => m.isDefault)
-      : (planModels.find((m) => m.id === modelId) ?? (await tx.model.findUnique({ where: { id: modelId }, select: { name: true, structuredOutput: true } })));
+    const model =
+      modelId === null
+        ? planModels.find((m) => m.isDefault)
+        : (planModels.find((m) => m.id === modelId) ??
+          (await tx.model.findUnique({ where: { id: modelId }, select: { name: true, structuredOutput: true } })));
     if (!model?.structuredOutput) {
       const field = body.output_schema !== undefined ? "output_schema" : "model";
       const message = `${model?.name ?? "This model"} does not guarantee structured output; remove output_schema or choose a model with structured_output.`;
-      throw new ApiError("output_schema_unsupported", message, { errors: [{ field, code: "output_schema_unsupported", message }], reason: { model: modelId } });
+      throw new ApiError("output_schema_unsupported", message, {
+        errors: [{ field, code: "output_schema_unsupported", message }],
+        reason: { model: modelId },
+      });
     }
   }
   return modelId;
@@ -104,7 +136,11 @@ async function agentData(organizationId: string, body: AgentUpdateBody, saved: A
   const catalog = await catalogIndex(organizationId, tx);
   const problems = schemaProblems(body, catalog);
   if (problems.length) {
-    throw new ApiError("invalid_parameter", problems.length === 1 ? problems[0].message : "Some parameters are invalid.", { errors: problems });
+    throw new ApiError(
+      "invalid_parameter",
+      problems.length === 1 ? problems[0].message : "Some parameters are invalid.",
+      { errors: problems },
+    );
   }
   const tools = body.tools === undefined ? undefined : normalizeTools(body.tools);
   if (tools) assertToolsAddable(tools, saved ? StoredTools.parse(saved.tools) : [], catalog);
@@ -120,7 +156,9 @@ async function agentData(organizationId: string, body: AgentUpdateBody, saved: A
     ...(body.temperature !== undefined && { temperatureCenti: temperatureToCenti(body.temperature) }),
     ...(tools && { tools: tools.map((t) => t.key) }),
     ...(body.active !== undefined && { active: body.active }),
-    ...(body.output_schema !== undefined && { outputSchema: body.output_schema === null ? Prisma.DbNull : (body.output_schema as Prisma.InputJsonValue) }),
+    ...(body.output_schema !== undefined && {
+      outputSchema: body.output_schema === null ? Prisma.DbNull : (body.output_schema as Prisma.InputJsonValue),
+    }),
     ...(body.client_tools !== undefined && { clientTools: (body.client_tools ?? []) as Prisma.InputJsonValue }),
   };
   return { data, catalog };
@@ -149,15 +187,28 @@ export async function createAgent(organizationId: string, body: AgentCreateBody)
   try {
     const agent = await db.$transaction(async (tx) => {
       await lockOrganization(tx, organizationId);
-      const organization = await tx.organization.findUniqueOrThrow({ where: { id: organizationId }, select: { plan: { select: { maxAgents: true } } }, });
+      const organization = await tx.organization.findUniqueOrThrow({
+        where: { id: organizationId },
+        select: { plan: { select: { maxAgents: true } } },
+      });
       const count = await tx.agent.count({ where: { organizationId } });
       if (count >= organization.plan.maxAgents) {
-        throw new ApiError("quota_exceeded", `Your plan allows ${organization.plan.maxAgents} agents.`, { reason: { quota: "agents", limit: organization.plan.maxAgents } });
+        throw new ApiError("quota_exceeded", `Your plan allows ${organization.plan.maxAgents} agents.`, {
+          reason: { quota: "agents", limit: organization.plan.maxAgents },
+        });
       }
       return tx.agent.create({
         data: {
-          id: newId("agt"), organizationId, name: body.name, instructions: null, modelId: null, temperatureCenti: DEFAULT_TEMPERATURE_CENTI,
-          tools: [], active: true, clientTools: [], ...data,
+          id: newId("agt"),
+          organizationId,
+          name: body.name,
+          instructions: null,
+          modelId: null,
+          temperatureCenti: DEFAULT_TEMPERATURE_CENTI,
+          tools: [],
+          active: true,
+          clientTools: [],
+          ...data,
         },
         select: agentSelect,
       });
@@ -169,7 +220,11 @@ export async function createAgent(organizationId: string, body: AgentCreateBody)
   }
 }
 
-export async function updateAgent(organizationId: string, agentId: string, body: AgentUpdateBody): Promise<AgentObject> {
+export async function updateAgent(
+  organizationId: string,
+  agentId: string,
+  body: AgentUpdateBody,
+): Promise<AgentObject> {
   const saved = await findAgent(organizationId, agentId);
   const { data, catalog } = await agentData(organizationId, body, saved, db);
   if (Object.keys(data).length === 0) return serializeAgent(saved, catalog);

@@ -29,7 +29,11 @@ export function normalizeTools(keys: readonly string[]): SentTool[] {
  * while a new key must exist (`unknown_tool`) and be available now
  * (`tool_unavailable`, with the catalog's reason).
  */
-export function assertToolsAddable(tools: SentTool[], saved: readonly string[], catalog: Map<string, CatalogEntry>): void {
+export function assertToolsAddable(
+  tools: SentTool[],
+  saved: readonly string[],
+  catalog: Map<string, CatalogEntry>,
+): void {
   if (tools.length > agentLimits.tools) {
     const message = `At most ${agentLimits.tools} tools (forced tools and duplicates aside); ${tools.length} given.`;
     throw new ApiError("invalid_parameter", message, { errors: [{ field: "tools", code: "too_big", message }] });
@@ -40,7 +44,13 @@ export function assertToolsAddable(tools: SentTool[], saved: readonly string[], 
     if (already.has(key)) continue;
     const entry = catalog.get(key);
     if (!entry) problems.push({ field: `tools[${index}]`, code: "unknown_tool", message: `Unknown tool: ${key}.` });
-    else if (!entry.available) problems.push({ field: `tools[${index}]`, code: "tool_unavailable", message: `${key} is unavailable: ${entry.reason?.message ?? "unavailable"}`, reason: entry.reason });
+    else if (!entry.available)
+      problems.push({
+        field: `tools[${index}]`,
+        code: "tool_unavailable",
+        message: `${key} is unavailable: ${entry.reason?.message ?? "unavailable"}`,
+        reason: entry.reason,
+      });
   }
   if (problems.length === 0) return;
   const first = problems[0];

@@ -21,4 +21,3 @@ export const ApiKeyObject = z.object({
   created_at: z.string(),
 });
 export type ApiKeyObject = z.infer<typeof ApiKeyObject>;
-

@@ -18,8 +18,24 @@ function newSecret(): string {
   return SECRET_PREFIX + randomBytes(30).toString("base64url");
 }
 
-const apiKeySelect = { id: true, name: true, prefix: true, scopes: true, lastUsedAt: true, revokedAt: true, createdAt: true } as const;
-export type ApiKeyRow = { id: string; name: string; prefix: string; scopes: unknown; lastUsedAt: Date | null; revokedAt: Date | null; createdAt: Date };
+const apiKeySelect = {
+  id: true,
+  name: true,
+  prefix: true,
+  scopes: true,
+  lastUsedAt: true,
+  revokedAt: true,
+  createdAt: true,
+} as const;
+export type ApiKeyRow = {
+  id: string;
+  name: string;
+  prefix: string;
+  scopes: unknown;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+  createdAt: Date;
+};
 
 export async function createApiKey(
   input: { organizationId: string; name: string; scopes: Scope[]; createdById?: string | null },
@@ -42,7 +58,11 @@ export async function createApiKey(
 }
 
 export function listApiKeys(organizationId: string, tx: DbOrTx = db): Promise<ApiKeyRow[]> {
-  return tx.apiKey.findMany({ where: { organizationId }, select: apiKeySelect, orderBy: [{ createdAt: "desc" }, { id: "desc" }] });
+  return tx.apiKey.findMany({
+    where: { organizationId },
+    select: apiKeySelect,
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+  });
 }
 
 export async function revokeApiKey(organizationId: string, id: string, tx: DbOrTx = db): Promise<ApiKeyRow> {
@@ -65,16 +85,26 @@ export async function authenticateApiKey(secret: string): Promise<Principal | nu
   // SQL rather than findUnique: Prisma 6 compiles every ORM query anew (0.19 → 0.04 ms
   // on SQLite, 0.37 → 0.16 ms on PostgreSQL). Prisma still types the columns: scopes
   // comes back parsed, the dates as Date, on both databases.
-  const [key] = await db.$queryRaw<{ id: string; organizationId: string; scopes: unknown; lastUsedAt: Date | null; revokedAt: Date | null }[]>`
+  const [key] = await db.$queryRaw<
+    { id: string; organizationId: string; scopes: unknown; lastUsedAt: Date | null; revokedAt: Date | null }[]
+  >`
     SELECT "id", "organizationId", "scopes", "lastUsedAt", "revokedAt" FROM "ApiKey" WHERE "secretHash" = ${hashSecret(secret)}`;
   if (!key || key.revokedAt) return null;
   const now = new Date();
   if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() >= LAST_USED_GRANULARITY_MS) {
     // At most one write a minute per key; the condition keeps concurrent requests from all writing.
     await db.apiKey.updateMany({
-      where: { id: key.id, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: new Date(now.getTime() - LAST_USED_GRANULARITY_MS) } }] },
+      where: {
+        id: key.id,
+        OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: new Date(now.getTime() - LAST_USED_GRANULARITY_MS) } }],
+      },
       data: { lastUsedAt: now },
     });
   }
-  return { kind: "apiKey", organizationId: key.organizationId, apiKeyId: key.id, scopes: StoredScopes.parse(key.scopes) };
+  return {
+    kind: "apiKey",
+    organizationId: key.organizationId,
+    apiKeyId: key.id,
+    scopes: StoredScopes.parse(key.scopes),
+  };
 }

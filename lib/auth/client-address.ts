@@ -4,7 +4,7 @@ import { PEER_ADDRESS_HEADER } from "@/lib/openapi/method-gate";
 type HeaderBag = Headers | Record<string, string | string[] | undefined>;
 
 function header(headers: HeaderBag, name: string): string | undefined {
-  const value = headers instanceof Headers ? headers.get(name) ?? undefined : headers[name];
+  const value = headers instanceof Headers ? (headers.get(name) ?? undefined) : headers[name];
   return Array.isArray(value) ? value.at(-1) : value;
 }
 

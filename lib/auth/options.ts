@@ -8,7 +8,13 @@ import { clientAddress } from "./client-address";
 import { authSecret } from "./secret";
 import { verifyMemberPassword } from "./passwords";
 import { endSession, resumeSession, SessionEnded, startSession } from "./sessions";
-import { assertSignInAllowed, clearAccountFailures, recordSignInFailure, SignInThrottled, throttleKeys } from "./throttle";
+import {
+  assertSignInAllowed,
+  clearAccountFailures,
+  recordSignInFailure,
+  SignInThrottled,
+  throttleKeys,
+} from "./throttle";
 
 const MAX_EMAIL_LENGTH = 254;
 
@@ -35,14 +41,28 @@ export const authOptions: NextAuthOptions = {
         try {
           await assertSignInAllowed(keys);
         } catch (error) {
-          if (error instanceof SignInThrottled) log("warn", "sign_in_refused", { email: email.slice(0, MAX_EMAIL_LENGTH), address, reason: "throttled", retry_after_ms: error.retryAfterMs });
+          if (error instanceof SignInThrottled)
+            log("warn", "sign_in_refused", {
+              email: email.slice(0, MAX_EMAIL_LENGTH),
+              address,
+              reason: "throttled",
+              retry_after_ms: error.retryAfterMs,
+            });
           throw error;
         }
-        const member = await db.member.findUnique({ where: { email }, select: { id: true, email: true, name: true, passwordHash: true } });
+        const member = await db.member.findUnique({
+          where: { email },
+          select: { id: true, email: true, name: true, passwordHash: true },
+        });
         const matches = await verifyMemberPassword(password, member?.passwordHash);
         if (!member || !matches) {
           const failures = await recordSignInFailure(keys);
-          log("warn", "sign_in_failed", { email: email.slice(0, MAX_EMAIL_LENGTH), address, reason: member ? "wrong_password" : "unknown_account", failures });
+          log("warn", "sign_in_failed", {
+            email: email.slice(0, MAX_EMAIL_LENGTH),
+            address,
+            reason: member ? "wrong_password" : "unknown_account",
+            failures,
+          });
           return null;
         }
         await clearAccountFailures(email);

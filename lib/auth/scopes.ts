@@ -1,6 +1,14 @@
 import { z } from "zod";
 
-export const Scope = z.enum(["agents:read", "agents:write", "runs:read", "runs:write", "files:read", "files:write", "tools:read"]);
+export const Scope = z.enum([
+  "agents:read",
+  "agents:write",
+  "runs:read",
+  "runs:write",
+  "files:read",
+  "files:write",
+  "tools:read",
+]);
 export type Scope = z.infer<typeof Scope>;
 export const allScopes = Scope.options;
 

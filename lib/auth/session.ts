@@ -10,7 +10,13 @@ export async function requireMember() {
   if (!session?.member) redirect("/connexion");
   const member = await db.member.findUnique({
     where: { id: session.member.id },
-    select: { id: true, name: true, email: true, role: true, organization: { select: { id: true, name: true, planId: true } } },
+    select: {
+      id: true,
+      name: true,
+      email: true,
+      role: true,
+      organization: { select: { id: true, name: true, planId: true } },
+    },
   });
   if (!member) redirect("/connexion");
   return member;

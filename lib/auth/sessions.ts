@@ -32,7 +32,15 @@ export async function startSession(memberId: string, now = new Date()): Promise<
   // Ended sessions nobody replays stay as rows: the member's own go at each sign-in, everyone's now and then.
   const ended = [{ expiresAt: { lte: now } }, { lastSeenAt: { lte: new Date(now.getTime() - idleMs()) } }];
   await db.memberSession.deleteMany({ where: Math.random() < 0.01 ? { OR: ended } : { memberId, OR: ended } });
-  await db.memberSession.create({ data: { id, memberId, createdAt: now, lastSeenAt: now, expiresAt: new Date(now.getTime() + env.GUICHET_SESSION_MAX_AGE * 1000) } });
+  await db.memberSession.create({
+    data: {
+      id,
+      memberId,
+      createdAt: now,
+      lastSeenAt: now,
+      expiresAt: new Date(now.getTime() + env.GUICHET_SESSION_MAX_AGE * 1000),
+    },
+  });
   return id;
 }
 
@@ -40,7 +48,11 @@ export async function startSession(memberId: string, now = new Date()): Promise<
 export async function resumeSession(id: string, now = new Date()): Promise<LiveSession | null> {
   const row = await db.memberSession.findUnique({
     where: { id },
-    select: { lastSeenAt: true, expiresAt: true, member: { select: { id: true, organizationId: true, email: true, role: true } } },
+    select: {
+      lastSeenAt: true,
+      expiresAt: true,
+      member: { select: { id: true, organizationId: true, email: true, role: true } },
+    },
   });
   if (!row) return null;
   const idle = now.getTime() - row.lastSeenAt.getTime();
@@ -50,8 +62,14 @@ export async function resumeSession(id: string, now = new Date()): Promise<LiveS
     return null;
   }
   // Writing on every request would turn each read into a write: a tenth of the idle timeout (at most a minute) is precise enough.
-  if (idle >= Math.min(60_000, idleMs() / 10)) await db.memberSession.updateMany({ where: { id }, data: { lastSeenAt: now } });
-  return { memberId: row.member.id, organizationId: row.member.organizationId, email: row.member.email, role: role.data };
+  if (idle >= Math.min(60_000, idleMs() / 10))
+    await db.memberSession.updateMany({ where: { id }, data: { lastSeenAt: now } });
+  return {
+    memberId: row.member.id,
+    organizationId: row.member.organizationId,
+    email: row.member.email,
+    role: role.data,
+  };
 }
 
 export async function endSession(id: string): Promise<void> {

@@ -31,12 +31,17 @@ interface ThrottleKey {
 /** The keys an attempt counts on: the account (when the e-mail can be one) and the client address. */
 export function throttleKeys(email: string | null, address: string): ThrottleKey[] {
   const byAddress = { key: `ip:${address}`, allowed: env.GUICHET_SIGN_IN_IP_ATTEMPTS };
-  return email === null ? [byAddress] : [{ key: `account:${email}`, allowed: env.GUICHET_SIGN_IN_ACCOUNT_ATTEMPTS }, byAddress];
+  return email === null
+    ? [byAddress]
+    : [{ key: `account:${email}`, allowed: env.GUICHET_SIGN_IN_ACCOUNT_ATTEMPTS }, byAddress];
 }
 
 /** Throws SignInThrottled while the account or the address is locked. */
 export async function assertSignInAllowed(keys: ThrottleKey[], now = new Date()): Promise<void> {
-  const locked = await db.signInThrottle.findMany({ where: { key: { in: keys.map((k) => k.key) }, lockedUntil: { gt: now } }, select: { lockedUntil: true } });
+  const locked = await db.signInThrottle.findMany({
+    where: { key: { in: keys.map((k) => k.key) }, lockedUntil: { gt: now } },
+    select: { lockedUntil: true },
+  });
   if (locked.length === 0) return;
   const until = Math.max(...locked.map((row) => row.lockedUntil!.getTime()));
   throw new SignInThrottled(until - now.getTime());
@@ -52,13 +57,19 @@ export function lockoutMs(failures: number, allowed: number): number {
 export async function recordSignInFailure(keys: ThrottleKey[], now = new Date()): Promise<number> {
   // Now and then, forget counts that are over (each sprayed e-mail leaves a row); no cron needed.
   if (Math.random() < 0.01) {
-    await db.signInThrottle.deleteMany({ where: { lastFailureAt: { lt: new Date(now.getTime() - FORGET_AFTER_MS) }, OR: [{ lockedUntil: null }, { lockedUntil: { lt: now } }] } });
+    await db.signInThrottle.deleteMany({
+      where: {
+        lastFailureAt: { lt: new Date(now.getTime() - FORGET_AFTER_MS) },
+        OR: [{ lockedUntil: null }, { lockedUntil: { lt: now } }],
+      },
+    });
   }
   const counts: number[] = [];
   for (const { key, allowed } of keys) {
     const failures = await incrementFailures(key, now);
     const lockout = lockoutMs(failures, allowed);
-    if (lockout > 0) await db.signInThrottle.updateMany({ where: { key }, data: { lockedUntil: new Date(now.getTime() + lockout) } });
+    if (lockout > 0)
+      await db.signInThrottle.updateMany({ where: { key }, data: { lockedUntil: new Date(now.getTime() + lockout) } });
     counts.push(failures);
   }
   return counts[0];

@@ -5,7 +5,9 @@ import { canonicalCopy, canonicalJson, canonicalSha256, NotCanonicalizable, plai
 
 describe("canonicalJson (RFC 8785)", () => {
   it("sorts keys recursively and drops insignificant whitespace", () => {
-    expect(canonicalJson({ b: 1, a: { d: [3, { z: true, y: null }], c: "x" } })).toBe('{"a":{"c":"x","d":[3,{"y":null,"z":true}]},"b":1}');
+    expect(canonicalJson({ b: 1, a: { d: [3, { z: true, y: null }], c: "x" } })).toBe(
+      '{"a":{"c":"x","d":[3,{"y":null,"z":true}]},"b":1}',
+    );
   });
 
   it("does not depend on key order", () => {
@@ -15,11 +17,15 @@ describe("canonicalJson (RFC 8785)", () => {
   });
 
   it("serialises numbers the ECMAScript way (the RFC's own examples)", () => {
-    expect(canonicalJson([1e21, 1e-7, 0.1, -0, 100, 1.5e300, 333333333.3333333])).toBe("[1e+21,1e-7,0.1,0,100,1.5e+300,333333333.3333333]");
+    expect(canonicalJson([1e21, 1e-7, 0.1, -0, 100, 1.5e300, 333333333.3333333])).toBe(
+      "[1e+21,1e-7,0.1,0,100,1.5e+300,333333333.3333333]",
+    );
   });
 
   it("sorts keys by UTF-16 code units and escapes only what JSON must", () => {
-    expect(canonicalJson({ "\u20ac": 1, "\r": 2, "1": 3, "\u00e9": 4, a: "é\u2028\n" })).toBe('{"\\r":2,"1":3,"a":"é\u2028\\n","é":4,"€":1}');
+    expect(canonicalJson({ "\u20ac": 1, "\r": 2, "1": 3, "\u00e9": 4, a: "é\u2028\n" })).toBe(
+      '{"\\r":2,"1":3,"a":"é\u2028\\n","é":4,"€":1}',
+    );
   });
 
   it("keeps array order: a reordered list is another call", () => {

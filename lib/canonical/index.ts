@@ -14,11 +14,15 @@ import { createHash } from "node:crypto";
 
 /** Keys sorted by UTF-16 code units, no insignificant whitespace, ECMAScript number and string forms. */
 function jcs(value: unknown): string {
-  if (value === null || typeof value === "boolean" || typeof value === "string" || typeof value === "number") return JSON.stringify(value);
+  if (value === null || typeof value === "boolean" || typeof value === "string" || typeof value === "number")
+    return JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.map(jcs).join(",")}]`;
   const record = value as Record<string, unknown>;
   // Default sort compares UTF-16 code units, as RFC 8785 requires.
-  return `{${Object.keys(record).sort().map((key) => `${JSON.stringify(key)}:${jcs(record[key])}`).join(",")}}`;
+  return `{${Object.keys(record)
+    .sort()
+    .map((key) => `${JSON.stringify(key)}:${jcs(record[key])}`)
+    .join(",")}}`;
 }
 
 export class NotCanonicalizable extends Error {
@@ -42,7 +46,8 @@ function assertPlainJson(value: unknown, path: string): void {
   }
   if (typeof value === "object") {
     const proto = Object.getPrototypeOf(value);
-    if (proto !== Object.prototype && proto !== null) throw new NotCanonicalizable(`non-plain object at ${path || "/"}`);
+    if (proto !== Object.prototype && proto !== null)
+      throw new NotCanonicalizable(`non-plain object at ${path || "/"}`);
     for (const [key, item] of Object.entries(value)) {
       if (item === undefined) throw new NotCanonicalizable(`undefined at ${path}/${key}`);
       assertPlainJson(item, `${path}/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`);
@@ -81,7 +86,11 @@ export function canonicalCopy<T>(value: T): T {
 export function plainJson(value: unknown): unknown {
   if (Array.isArray(value)) return value.map((item) => (item === undefined ? null : plainJson(item)));
   if (value !== null && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined).map(([key, item]) => [key, plainJson(item)]));
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([, item]) => item !== undefined)
+        .map(([key, item]) => [key, plainJson(item)]),
+    );
   }
   return value;
 }

@@ -20,8 +20,12 @@ export async function getCatalogTool(organizationId: string, key: string, tx: Db
     });
     return {
       ...entry,
-      input_schema: JsonSchemaObject.nullable().catch(null).parse(tool?.inputSchema ?? null),
-      output_schema: JsonSchemaObject.nullable().catch(null).parse(tool?.outputSchema ?? null),
+      input_schema: JsonSchemaObject.nullable()
+        .catch(null)
+        .parse(tool?.inputSchema ?? null),
+      output_schema: JsonSchemaObject.nullable()
+        .catch(null)
+        .parse(tool?.outputSchema ?? null),
     };
   }
   const contract = isNativeToolKey(key) ? nativeExecutors[key].contract : null;

@@ -3,7 +3,10 @@ import { unavailabilityReasons } from "./reasons";
 
 // The catalog's zod schemas and types: safe for the browser (no server import).
 
-const reasonCodes = Object.keys(unavailabilityReasons) as [keyof typeof unavailabilityReasons, ...(keyof typeof unavailabilityReasons)[]];
+const reasonCodes = Object.keys(unavailabilityReasons) as [
+  keyof typeof unavailabilityReasons,
+  ...(keyof typeof unavailabilityReasons)[],
+];
 
 export const CatalogEntryObject = z.object({
   key: z.string(),
@@ -27,4 +30,3 @@ export const CatalogToolObject = CatalogEntryObject.extend({
 export type CatalogToolObject = z.infer<typeof CatalogToolObject>;
 
 export const CatalogToolParams = z.strictObject({ key: z.string().min(1).max(200) });
-

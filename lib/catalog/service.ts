@@ -57,11 +57,21 @@ export async function listCatalog(organizationId: string, tx: DbOrTx = db): Prom
       mcpServers: {
         orderBy: { id: "asc" },
         select: {
-          id: true, name: true, auth: true, active: true,
+          id: true,
+          name: true,
+          auth: true,
+          active: true,
           tools: {
             where: { removedAt: null },
             orderBy: { name: "asc" },
-            select: { name: true, description: true, enabled: true, writesData: true, fingerprint: true, reviewedFingerprint: true },
+            select: {
+              name: true,
+              description: true,
+              enabled: true,
+              writesData: true,
+              fingerprint: true,
+              reviewedFingerprint: true,
+            },
           },
         },
       },
@@ -73,16 +83,30 @@ export async function listCatalog(organizationId: string, tx: DbOrTx = db): Prom
   const builtin: CatalogEntry[] = builtinTools.map((tool) => {
     const missing = tool.kind === "data" && !hasStructuredData;
     return {
-      key: tool.key, label: tool.label, description: tool.description, kind: tool.kind, forced: tool.forced,
-      available: !missing, reason: missing ? reason("plan_feature_missing") : null, server: null, writes_data: false,
+      key: tool.key,
+      label: tool.label,
+      description: tool.description,
+      kind: tool.kind,
+      forced: tool.forced,
+      available: !missing,
+      reason: missing ? reason("plan_feature_missing") : null,
+      server: null,
+      writes_data: false,
     };
   });
   const mcp: CatalogEntry[] = organization.mcpServers.flatMap((server) =>
     server.tools.map((tool) => {
       const code = mcpUnavailability(server, tool);
       return {
-        key: mcpToolKey(server.id, tool.name), label: `${server.name} — ${tool.name}`, description: tool.description, kind: "mcp" as const, forced: false,
-        available: code === null, reason: code ? reason(code) : null, server: { id: server.id, name: server.name }, writes_data: tool.writesData,
+        key: mcpToolKey(server.id, tool.name),
+        label: `${server.name} — ${tool.name}`,
+        description: tool.description,
+        kind: "mcp" as const,
+        forced: false,
+        available: code === null,
+        reason: code ? reason(code) : null,
+        server: { id: server.id, name: server.name },
+        writes_data: tool.writesData,
       };
     }),
   );

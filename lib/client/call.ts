@@ -28,7 +28,8 @@ export function endpointUrl(endpoint: Pick<Endpoint, "path">, params?: unknown, 
   const values = (params ?? {}) as Record<string, unknown>;
   const path = endpoint.path.replace(/\{([^}]+)\}/g, (_, name: string) => {
     const value = values[name];
-    if (value === undefined || value === null || value === "") throw new Error(`${endpoint.path}: missing path parameter ${name}`);
+    if (value === undefined || value === null || value === "")
+      throw new Error(`${endpoint.path}: missing path parameter ${name}`);
     return encodeURIComponent(String(value));
   });
   const search = new URLSearchParams();

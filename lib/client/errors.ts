@@ -21,16 +21,31 @@ export class ApiClientError extends Error {
 
   /** The message for one field, to show under that field. */
   fieldMessage(field: string): string | undefined {
-    return this.errors.find((e) => e.field === field || e.field.startsWith(`${field}.`) || e.field.startsWith(`${field}[`))?.message;
+    return this.errors.find(
+      (e) => e.field === field || e.field.startsWith(`${field}.`) || e.field.startsWith(`${field}[`),
+    )?.message;
   }
 }
 
 interface Envelope {
-  error?: { code?: string; message?: string; errors?: ApiFieldError[]; reason?: Record<string, unknown>; request_id?: string };
+  error?: {
+    code?: string;
+    message?: string;
+    errors?: ApiFieldError[];
+    reason?: Record<string, unknown>;
+    request_id?: string;
+  };
 }
 
 /** The typed error of a failed answer; a body that is not the envelope still gives a status and a message. */
 export function errorFromResponse(status: number, payload: unknown): ApiClientError {
   const error = typeof payload === "object" && payload !== null ? (payload as Envelope).error : undefined;
-  return new ApiClientError(status, error?.code ?? "internal_error", error?.message ?? `HTTP ${status}`, error?.errors ?? [], error?.reason, error?.request_id);
+  return new ApiClientError(
+    status,
+    error?.code ?? "internal_error",
+    error?.message ?? `HTTP ${status}`,
+    error?.errors ?? [],
+    error?.reason,
+    error?.request_id,
+  );
 }

@@ -22,7 +22,13 @@ describe("built-in contracts", () => {
 
   it("are reads that retry safely, with a timeout, an argument limit and a result view", () => {
     for (const { contract } of builtinContracts) {
-      expect(contract).toMatchObject({ effect: "read", retry: "safe", idempotency: null, cancellation: "abort", mcp: null });
+      expect(contract).toMatchObject({
+        effect: "read",
+        retry: "safe",
+        idempotency: null,
+        cancellation: "abort",
+        mcp: null,
+      });
       expect(contract.timeout_ms).toBeGreaterThan(0);
       expect(contract.max_argument_bytes).toBeGreaterThan(0);
       expect(contract.result_view.length).toBeGreaterThan(0);
@@ -33,7 +39,15 @@ describe("built-in contracts", () => {
     expect(currentBuiltinContract("calculate")?.version).toBe(1);
     expect(builtinContract("calculate", 1)?.contract.key).toBe("calculate");
     expect(builtinContract("calculate", 2)).toBeUndefined();
-    for (const key of ["constructor", "__proto__", "toString", "Calculate", "calculate ", "calculate@1", "mcp_1_get_customer"]) {
+    for (const key of [
+      "constructor",
+      "__proto__",
+      "toString",
+      "Calculate",
+      "calculate ",
+      "calculate@1",
+      "mcp_1_get_customer",
+    ]) {
       expect(isBuiltinKey(key)).toBe(false);
       expect(currentBuiltinContract(key)).toBeUndefined();
     }

@@ -16,33 +16,81 @@ export interface BuiltinContractEntry {
   retired: boolean;
 }
 
-function readContract(key: string, version: number, kind: "native" | "data", schemas: { input: JsonSchema; output: JsonSchema }, extra: { timeout_ms: number; max_argument_bytes: number; result_view?: string[] }): Contract {
+function readContract(
+  key: string,
+  version: number,
+  kind: "native" | "data",
+  schemas: { input: JsonSchema; output: JsonSchema },
+  extra: { timeout_ms: number; max_argument_bytes: number; result_view?: string[] },
+): Contract {
   return {
-    key, version, kind,
-    input_schema: schemas.input, output_schema: schemas.output,
-    effect: "read", retry: "safe", idempotency: null, preview: null, target: null, status_tool: null,
-    timeout_ms: extra.timeout_ms, max_argument_bytes: extra.max_argument_bytes,
+    key,
+    version,
+    kind,
+    input_schema: schemas.input,
+    output_schema: schemas.output,
+    effect: "read",
+    retry: "safe",
+    idempotency: null,
+    preview: null,
+    target: null,
+    status_tool: null,
+    timeout_ms: extra.timeout_ms,
+    max_argument_bytes: extra.max_argument_bytes,
     result_view: extra.result_view ?? declaredFields(schemas.output),
-    cancellation: "abort", mcp: null,
+    cancellation: "abort",
+    mcp: null,
   };
 }
 
-const native = (key: keyof typeof nativeExecutors) => ({ input: nativeExecutors[key].contract.inputSchema, output: nativeExecutors[key].contract.outputSchema });
+const native = (key: keyof typeof nativeExecutors) => ({
+  input: nativeExecutors[key].contract.inputSchema,
+  output: nativeExecutors[key].contract.outputSchema,
+});
 
-export const builtinContracts: readonly BuiltinContractEntry[] = Object.freeze([
-  readContract("calculate", 1, "native", native("calculate"), { timeout_ms: 2_000, max_argument_bytes: 4_096 }),
-  readContract("create_chart", 1, "native", native("create_chart"), { timeout_ms: 2_000, max_argument_bytes: 262_144 }),
-  readContract("web_fetch", 1, "native", native("web_fetch"), { timeout_ms: 15_000, max_argument_bytes: 4_096 }),
-  readContract("web_search", 1, "native", native("web_search"), { timeout_ms: 15_000, max_argument_bytes: 2_048 }),
-  readContract("list_uploaded_files", 1, "native", fileToolSchemas.list_uploaded_files, { timeout_ms: 5_000, max_argument_bytes: 256 }),
-  readContract("inspect_file", 1, "native", fileToolSchemas.inspect_file, { timeout_ms: 10_000, max_argument_bytes: 512 }),
-  readContract("read_uploaded_file", 1, "native", fileToolSchemas.read_uploaded_file, { timeout_ms: 10_000, max_argument_bytes: 1_024 }),
-  readContract("search_text", 1, "native", fileToolSchemas.search_text, { timeout_ms: 10_000, max_argument_bytes: 4_096 }),
-  readContract("list_data_bases", 1, "data", dataToolSchemas.list_data_bases, { timeout_ms: 5_000, max_argument_bytes: 1_024 }),
-  readContract("describe_table", 1, "data", dataToolSchemas.describe_table, { timeout_ms: 5_000, max_argument_bytes: 1_024 }),
-  readContract("query_table", 1, "data", dataToolSchemas.query_table, { timeout_ms: 10_000, max_argument_bytes: 16_384 }),
-  readContract("get_operation", 1, "native", operationToolSchemas.get_operation, { timeout_ms: 15_000, max_argument_bytes: 256 }),
-].map((contract) => Object.freeze({ contract, retired: false })));
+export const builtinContracts: readonly BuiltinContractEntry[] = Object.freeze(
+  [
+    readContract("calculate", 1, "native", native("calculate"), { timeout_ms: 2_000, max_argument_bytes: 4_096 }),
+    readContract("create_chart", 1, "native", native("create_chart"), {
+      timeout_ms: 2_000,
+      max_argument_bytes: 262_144,
+    }),
+    readContract("web_fetch", 1, "native", native("web_fetch"), { timeout_ms: 15_000, max_argument_bytes: 4_096 }),
+    readContract("web_search", 1, "native", native("web_search"), { timeout_ms: 15_000, max_argument_bytes: 2_048 }),
+    readContract("list_uploaded_files", 1, "native", fileToolSchemas.list_uploaded_files, {
+      timeout_ms: 5_000,
+      max_argument_bytes: 256,
+    }),
+    readContract("inspect_file", 1, "native", fileToolSchemas.inspect_file, {
+      timeout_ms: 10_000,
+      max_argument_bytes: 512,
+    }),
+    readContract("read_uploaded_file", 1, "native", fileToolSchemas.read_uploaded_file, {
+      timeout_ms: 10_000,
+      max_argument_bytes: 1_024,
+    }),
+    readContract("search_text", 1, "native", fileToolSchemas.search_text, {
+      timeout_ms: 10_000,
+      max_argument_bytes: 4_096,
+    }),
+    readContract("list_data_bases", 1, "data", dataToolSchemas.list_data_bases, {
+      timeout_ms: 5_000,
+      max_argument_bytes: 1_024,
+    }),
+    readContract("describe_table", 1, "data", dataToolSchemas.describe_table, {
+      timeout_ms: 5_000,
+      max_argument_bytes: 1_024,
+    }),
+    readContract("query_table", 1, "data", dataToolSchemas.query_table, {
+      timeout_ms: 10_000,
+      max_argument_bytes: 16_384,
+    }),
+    readContract("get_operation", 1, "native", operationToolSchemas.get_operation, {
+      timeout_ms: 15_000,
+      max_argument_bytes: 256,
+    }),
+  ].map((contract) => Object.freeze({ contract, retired: false })),
+);
 
 const byName = new Map(builtinContracts.map((entry) => [`${entry.contract.key}@${entry.contract.version}`, entry]));
 const current = new Map<string, Contract>();

@@ -40,7 +40,8 @@ function typesOf(schema: JsonSchema): string[] {
   if (Array.isArray(schema.type)) return schema.type as string[];
   if (typeof schema.type === "string") return [schema.type];
   if ("const" in schema) return [typeof schema.const === "number" ? "number" : typeof schema.const];
-  if (Array.isArray(schema.enum)) return [...new Set((schema.enum as unknown[]).map((v) => (typeof v === "number" ? "number" : typeof v)))];
+  if (Array.isArray(schema.enum))
+    return [...new Set((schema.enum as unknown[]).map((v) => (typeof v === "number" ? "number" : typeof v)))];
   return [];
 }
 
@@ -48,8 +49,25 @@ function typesOf(schema: JsonSchema): string[] {
 function wrongPrimitive(schema: JsonSchema): Json | undefined {
   const allowed = typesOf(schema);
   if (allowed.length === 0) return undefined;
-  const candidates: [string, Json][] = [["string", 12345], ["number", "12"], ["integer", "12"], ["boolean", "true"], ["array", { not: "an array" }], ["object", "not an object"], ["null", 0]];
-  const fits = (value: Json) => allowed.some((t) => (t === "integer" ? Number.isInteger(value) : t === "null" ? value === null : t === "array" ? Array.isArray(value) : typeof value === t && !Array.isArray(value) && value !== null));
+  const candidates: [string, Json][] = [
+    ["string", 12345],
+    ["number", "12"],
+    ["integer", "12"],
+    ["boolean", "true"],
+    ["array", { not: "an array" }],
+    ["object", "not an object"],
+    ["null", 0],
+  ];
+  const fits = (value: Json) =>
+    allowed.some((t) =>
+      t === "integer"
+        ? Number.isInteger(value)
+        : t === "null"
+          ? value === null
+          : t === "array"
+            ? Array.isArray(value)
+            : typeof value === t && !Array.isArray(value) && value !== null,
+    );
   for (const [, value] of candidates) if (!fits(value)) return value;
   return undefined;
 }
@@ -58,9 +76,17 @@ function unconstrainedString(schema: JsonSchema): boolean {
   return !("pattern" in schema) && !("format" in schema) && !("enum" in schema) && !("const" in schema);
 }
 
-function fieldCases(schema: JsonSchema, example: Json, path: string[], required: boolean, out: ContractCase[], root: Json): void {
+function fieldCases(
+  schema: JsonSchema,
+  example: Json,
+  path: string[],
+  required: boolean,
+  out: ContractCase[],
+  root: Json,
+): void {
   const pointer = path.length ? `/${path.map(escape).join("/")}` : "";
-  const put = (name: string, value: Json | undefined, expect: ContractCase["expect"], field = pointer) => out.push({ name: `${pointer || "/"} ${name}`, arguments: setAt(root, path, value), expect, field });
+  const put = (name: string, value: Json | undefined, expect: ContractCase["expect"], field = pointer) =>
+    out.push({ name: `${pointer || "/"} ${name}`, arguments: setAt(root, path, value), expect, field });
   if (required) put("missing", undefined, "refused", pointer);
   const wrong = wrongPrimitive(schema);
   if (wrong !== undefined) put("wrong primitive", wrong, "refused");
@@ -85,12 +111,23 @@ function fieldCases(schema: JsonSchema, example: Json, path: string[], required:
       put("at its maximum", schema.maximum, "accepted");
       put("just above its maximum", schema.maximum + step, "refused");
     }
-    if (types.includes("integer") && !types.includes("number")) put("not an integer", (typeof example === "number" ? example : 1) + 0.5, "refused");
+    if (types.includes("integer") && !types.includes("number"))
+      put("not an integer", (typeof example === "number" ? example : 1) + 0.5, "refused");
   }
   if (types.includes("array") && Array.isArray(example) && example.length > 0) {
     const item = example[0];
-    if (typeof schema.minItems === "number" && schema.minItems > 0) put("with one item too few", Array.from({ length: schema.minItems - 1 }, () => clone(item)), "refused");
-    if (typeof schema.maxItems === "number" && schema.maxItems <= 600 && !schema.uniqueItems) put("with one item too many", Array.from({ length: schema.maxItems + 1 }, () => clone(item)), "refused");
+    if (typeof schema.minItems === "number" && schema.minItems > 0)
+      put(
+        "with one item too few",
+        Array.from({ length: schema.minItems - 1 }, () => clone(item)),
+        "refused",
+      );
+    if (typeof schema.maxItems === "number" && schema.maxItems <= 600 && !schema.uniqueItems)
+      put(
+        "with one item too many",
+        Array.from({ length: schema.maxItems + 1 }, () => clone(item)),
+        "refused",
+      );
     if (schema.uniqueItems) put("with a duplicate item", [clone(item), clone(item)], "refused", pointer);
     const items = schema.items as JsonSchema | undefined;
     if (items && typeof items === "object") fieldCases(items, item, [...path, "0"], false, out, root);
@@ -105,7 +142,12 @@ function objectCases(schema: JsonSchema, example: Json, path: string[], out: Con
   const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
   const pointer = path.length ? `/${path.map(escape).join("/")}` : "";
   if (schema.additionalProperties === false) {
-    out.push({ name: `${pointer || "/"} with an invented field`, arguments: setAt(root, [...path, "invented_field"], "x"), expect: "refused", field: `${pointer}/invented_field` });
+    out.push({
+      name: `${pointer || "/"} with an invented field`,
+      arguments: setAt(root, [...path, "invented_field"], "x"),
+      expect: "refused",
+      field: `${pointer}/invented_field`,
+    });
   }
   for (const [name, sub] of Object.entries(properties)) {
     const value = (example as Record<string, Json>)[name];
@@ -120,7 +162,11 @@ function objectCases(schema: JsonSchema, example: Json, path: string[], out: Con
 /** The discriminant of a oneOf of closed objects: a property that is a const in every branch. */
 function discriminant(branches: JsonSchema[]): string | null {
   const first = (branches[0]?.properties ?? {}) as Record<string, JsonSchema>;
-  return Object.keys(first).find((name) => branches.every((b) => ((b.properties ?? {}) as Record<string, JsonSchema>)[name]?.const !== undefined)) ?? null;
+  return (
+    Object.keys(first).find((name) =>
+      branches.every((b) => ((b.properties ?? {}) as Record<string, JsonSchema>)[name]?.const !== undefined),
+    ) ?? null
+  );
 }
 
 function unionCases(schema: JsonSchema, example: Json, path: string[], out: ContractCase[], root: Json): void {
@@ -130,13 +176,26 @@ function unionCases(schema: JsonSchema, example: Json, path: string[], out: Cont
   if (!tag) return;
   const pointer = `/${path.map(escape).join("/")}`;
   const current = (example as Record<string, Json>)[tag];
-  const chosen = branches.find((b) => ((b.properties as Record<string, JsonSchema>)[tag].const === current));
-  out.push({ name: `${pointer} with an unknown ${tag}`, arguments: setAt(root, [...path, tag], "unknown-variant"), expect: "refused", field: `${pointer}/${escape(tag)}` });
+  const chosen = branches.find((b) => (b.properties as Record<string, JsonSchema>)[tag].const === current);
+  out.push({
+    name: `${pointer} with an unknown ${tag}`,
+    arguments: setAt(root, [...path, tag], "unknown-variant"),
+    expect: "refused",
+    field: `${pointer}/${escape(tag)}`,
+  });
   for (const other of branches) {
     if (other === chosen) continue;
     // A field of another branch, added to the chosen one: both branches mixed.
-    const foreign = Object.keys((other.properties ?? {}) as object).find((name) => name !== tag && !(chosen?.properties && name in (chosen.properties as object)));
-    if (foreign) out.push({ name: `${pointer} mixing in ${foreign} from the ${String((other.properties as Record<string, JsonSchema>)[tag].const)} branch`, arguments: setAt(root, [...path, foreign], "x"), expect: "refused", field: `${pointer}/${escape(foreign)}` });
+    const foreign = Object.keys((other.properties ?? {}) as object).find(
+      (name) => name !== tag && !(chosen?.properties && name in (chosen.properties as object)),
+    );
+    if (foreign)
+      out.push({
+        name: `${pointer} mixing in ${foreign} from the ${String((other.properties as Record<string, JsonSchema>)[tag].const)} branch`,
+        arguments: setAt(root, [...path, foreign], "x"),
+        expect: "refused",
+        field: `${pointer}/${escape(foreign)}`,
+      });
   }
 }
 

@@ -23,9 +23,18 @@ let reference: Contract[];
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), "guichet-lock-"));
   crm = await startAcmeCrm({ port: 0, dbPath: path.join(dir, "crm.sqlite") });
-  const remote = await listRemoteTools({ url: crm.url, token: null }, { policy: { privateOrigins: [new URL(crm.url).origin] } });
+  const remote = await listRemoteTools(
+    { url: crm.url, token: null },
+    { policy: { privateOrigins: [new URL(crm.url).origin] } },
+  );
   // Reviewed as the demo seed reviews CRM Acme: writes_data from its annotations, which are right for this server.
-  const reviewed: ReviewedMcpTool[] = remote.map((t) => ({ name: t.name, description: t.description ?? "", inputSchema: t.inputSchema, outputSchema: t.outputSchema ?? null, writesData: suggestedWritesData(t.annotations) }));
+  const reviewed: ReviewedMcpTool[] = remote.map((t) => ({
+    name: t.name,
+    description: t.description ?? "",
+    inputSchema: t.inputSchema,
+    outputSchema: t.outputSchema ?? null,
+    writesData: suggestedWritesData(t.annotations),
+  }));
   reference = reviewed.map((t) => ({ ...deriveMcpContract(0, t, reviewed), version: 1 }));
 });
 
@@ -46,13 +55,24 @@ describe("contracts.lock.json", () => {
     const committed = JSON.parse(readFileSync(lockFile, "utf8")) as ContractsLock;
     for (const { contract } of builtinContracts) {
       const name = `${contract.key}@${contract.version}`;
-      if (name in committed.builtin_versions) expect(contractFingerprint(contract), `${name} was edited after publication: publish a new version instead`).toBe(committed.builtin_versions[name]);
+      if (name in committed.builtin_versions)
+        expect(
+          contractFingerprint(contract),
+          `${name} was edited after publication: publish a new version instead`,
+        ).toBe(committed.builtin_versions[name]);
     }
   });
 
   it("gives every write tool an explicit approval policy, never a silent allow", () => {
     const writes = buildContractsLock(reference).roles.read_write.filter((t) => t.effect === "write");
-    expect(writes.map((t) => t.tool).sort()).toEqual(["crm_acme.cancel_job", "crm_acme.commit_address_change", "crm_acme.refund_payment", "crm_acme.send_email", "crm_acme.suspend_all_invoice_delivery", "crm_acme.suspend_invoice_delivery"]);
+    expect(writes.map((t) => t.tool).sort()).toEqual([
+      "crm_acme.cancel_job",
+      "crm_acme.commit_address_change",
+      "crm_acme.refund_payment",
+      "crm_acme.send_email",
+      "crm_acme.suspend_all_invoice_delivery",
+      "crm_acme.suspend_invoice_delivery",
+    ]);
     for (const tool of writes) {
       expect(tool.approval, `${tool.tool} has no policy`).not.toBeNull();
       expect(tool.approval!.decision).toBe("require_approval");
@@ -66,7 +86,11 @@ describe("contracts.lock.json", () => {
   });
 
   it("fails when a new write tool lacks a policy", () => {
-    const unknownWrite: Contract = { ...reference.find((c) => c.effect === "write")!, key: "mcp_0_delete_everything", mcp: { server_id: 0, tool: "delete_everything" } };
+    const unknownWrite: Contract = {
+      ...reference.find((c) => c.effect === "write")!,
+      key: "mcp_0_delete_everything",
+      mcp: { server_id: 0, tool: "delete_everything" },
+    };
     const snapshot = buildContractsLock([...reference, unknownWrite]);
     expect(snapshot.roles.read_write.find((t) => t.tool === "crm_acme.delete_everything")?.approval).toBeNull();
   });

@@ -26,13 +26,55 @@ export const REFERENCE_PREFIX = "crm_acme.";
  * has no policy in the lock, and the lock test fails.
  */
 export const referenceWriteFacts: Record<string, Omit<PolicyFacts, "tool" | "effect">> = {
-  commit_address_change: { environment: "production", action: "update", amount: null, records_affected: 1, irreversible: false, external_message: false },
-  send_email: { environment: "production", action: "message", amount: null, records_affected: 1, irreversible: true, external_message: true },
-  refund_payment: { environment: "production", action: "payment", amount: { value_minor: 1_000, currency: "EUR" }, records_affected: 1, irreversible: true, external_message: false },
-  suspend_invoice_delivery: { environment: "production", action: "update", amount: null, records_affected: 12, irreversible: false, external_message: false },
+  commit_address_change: {
+    environment: "production",
+    action: "update",
+    amount: null,
+    records_affected: 1,
+    irreversible: false,
+    external_message: false,
+  },
+  send_email: {
+    environment: "production",
+    action: "message",
+    amount: null,
+    records_affected: 1,
+    irreversible: true,
+    external_message: true,
+  },
+  refund_payment: {
+    environment: "production",
+    action: "payment",
+    amount: { value_minor: 1_000, currency: "EUR" },
+    records_affected: 1,
+    irreversible: true,
+    external_message: false,
+  },
+  suspend_invoice_delivery: {
+    environment: "production",
+    action: "update",
+    amount: null,
+    records_affected: 12,
+    irreversible: false,
+    external_message: false,
+  },
   // No describer of their own: proposed as any unknown write, every value shown and assumed irreversible.
-  suspend_all_invoice_delivery: { environment: "production", action: null, amount: null, records_affected: 1, irreversible: true, external_message: false },
-  cancel_job: { environment: "production", action: null, amount: null, records_affected: 1, irreversible: true, external_message: false },
+  suspend_all_invoice_delivery: {
+    environment: "production",
+    action: null,
+    amount: null,
+    records_affected: 1,
+    irreversible: true,
+    external_message: false,
+  },
+  cancel_job: {
+    environment: "production",
+    action: null,
+    amount: null,
+    records_affected: 1,
+    irreversible: true,
+    external_message: false,
+  },
 };
 
 export interface LockedTool {
@@ -50,15 +92,25 @@ export interface ContractsLock {
 }
 
 export function contractFingerprint(contract: Contract): string {
-  return createHash("sha256").update(canonicalJson(plainJson(contract))).digest("hex");
+  return createHash("sha256")
+    .update(canonicalJson(plainJson(contract)))
+    .digest("hex");
 }
 
 const policyTable = { version: 0, rules: PolicyRules.parse(defaultPolicyRules) };
 
 function approvalOf(contract: Contract, name: string): LockedTool["approval"] {
-  const facts = contract.effect === "read"
-    ? { environment: "production", action: null, amount: null, records_affected: 0, irreversible: false, external_message: false }
-    : referenceWriteFacts[name];
+  const facts =
+    contract.effect === "read"
+      ? {
+          environment: "production",
+          action: null,
+          amount: null,
+          records_affected: 0,
+          irreversible: false,
+          external_message: false,
+        }
+      : referenceWriteFacts[name];
   if (!facts) return null;
   const outcome = evaluatePolicy(policyTable, { tool: contract.key, effect: contract.effect, ...facts });
   // A write decided only by the engine's fallback has no policy of its own.
@@ -69,12 +121,22 @@ function approvalOf(contract: Contract, name: string): LockedTool["approval"] {
 /** The snapshot to compare with the committed lock. `reference` are the reference connector's contracts. */
 export function buildContractsLock(reference: Contract[]): ContractsLock {
   const current = builtinContracts.filter((e) => !e.retired).map((e) => e.contract);
-  const tools = [...current, ...reference].map((contract) => {
-    const name = contract.mcp ? `${REFERENCE_PREFIX}${contract.mcp.tool}` : contract.key;
-    return { tool: name, version: contract.version, effect: contract.effect, retry: contract.retry, approval: approvalOf(contract, contract.mcp?.tool ?? contract.key) };
-  }).sort((a, b) => a.tool.localeCompare(b.tool));
+  const tools = [...current, ...reference]
+    .map((contract) => {
+      const name = contract.mcp ? `${REFERENCE_PREFIX}${contract.mcp.tool}` : contract.key;
+      return {
+        tool: name,
+        version: contract.version,
+        effect: contract.effect,
+        retry: contract.retry,
+        approval: approvalOf(contract, contract.mcp?.tool ?? contract.key),
+      };
+    })
+    .sort((a, b) => a.tool.localeCompare(b.tool));
   return {
-    builtin_versions: Object.fromEntries(builtinContracts.map((e) => [`${e.contract.key}@${e.contract.version}`, contractFingerprint(e.contract)])),
+    builtin_versions: Object.fromEntries(
+      builtinContracts.map((e) => [`${e.contract.key}@${e.contract.version}`, contractFingerprint(e.contract)]),
+    ),
     roles: { read: tools.filter((t) => t.effect === "read"), read_write: tools },
   };
 }

@@ -71,16 +71,28 @@ function longRunningOf(serverId: number, output: JsonSchema, siblings: ReviewedM
   const status = props.status as { const?: unknown } | undefined;
   if (status?.const !== "running") return null;
   for (const field of Object.keys(props).filter((name) => /_id$/.test(name))) {
-    const reader = siblings.find((s) => !s.writesData && /status/.test(s.name) && requiredOf(s.inputSchema).join() === field);
+    const reader = siblings.find(
+      (s) => !s.writesData && /status/.test(s.name) && requiredOf(s.inputSchema).join() === field,
+    );
     if (!reader) continue;
-    const canceller = siblings.find((s) => s.writesData && /cancel/.test(s.name) && requiredOf(s.inputSchema).includes(field));
-    return { id_field: field, status_tool: mcpToolKey(serverId, reader.name), cancel_tool: canceller ? mcpToolKey(serverId, canceller.name) : null };
+    const canceller = siblings.find(
+      (s) => s.writesData && /cancel/.test(s.name) && requiredOf(s.inputSchema).includes(field),
+    );
+    return {
+      id_field: field,
+      status_tool: mcpToolKey(serverId, reader.name),
+      cancel_tool: canceller ? mcpToolKey(serverId, canceller.name) : null,
+    };
   }
   return null;
 }
 
 /** The contract (without its version number) a reviewed MCP tool gets. */
-export function deriveMcpContract(serverId: number, tool: ReviewedMcpTool, siblings: ReviewedMcpTool[]): Omit<Contract, "version"> {
+export function deriveMcpContract(
+  serverId: number,
+  tool: ReviewedMcpTool,
+  siblings: ReviewedMcpTool[],
+): Omit<Contract, "version"> {
   const input = closeObjects(withoutDialect(tool.inputSchema)) as JsonSchema;
   const output = tool.outputSchema ? withoutDialect(tool.outputSchema) : TEXT_OUTPUT_SCHEMA;
   const props = propertiesOf(input);
@@ -88,10 +100,16 @@ export function deriveMcpContract(serverId: number, tool: ReviewedMcpTool, sibli
   const idempotency = "idempotency_key" in props ? { key_field: "idempotency_key" } : null;
   const sibling = (name: string) => siblings.find((s) => s.name === name);
   const previewName = tool.name.startsWith("commit_") ? `preview_${tool.name.slice("commit_".length)}` : null;
-  const preview = write && previewName && sibling(previewName) && !sibling(previewName)!.writesData ? mcpToolKey(serverId, previewName) : null;
-  const statusTool = write && idempotency
-    ? siblings.find((s) => !s.writesData && /status/.test(s.name) && requiredOf(s.inputSchema).join() === "idempotency_key")
-    : undefined;
+  const preview =
+    write && previewName && sibling(previewName) && !sibling(previewName)!.writesData
+      ? mcpToolKey(serverId, previewName)
+      : null;
+  const statusTool =
+    write && idempotency
+      ? siblings.find(
+          (s) => !s.writesData && /status/.test(s.name) && requiredOf(s.inputSchema).join() === "idempotency_key",
+        )
+      : undefined;
   const idField = write ? requiredOf(input).find((name) => /_id$/.test(name) && name !== "idempotency_key") : undefined;
   const longRunning = write ? longRunningOf(serverId, output, siblings) : null;
   return {
@@ -103,7 +121,13 @@ export function deriveMcpContract(serverId: number, tool: ReviewedMcpTool, sibli
     retry: write ? (idempotency ? "idempotent" : "never") : "safe",
     idempotency: write ? idempotency : null,
     preview,
-    target: idField ? { type: idField.replace(/_id$/, ""), id_pointer: `/${idField}`, version_pointer: "expected_version" in props ? "/expected_version" : null } : null,
+    target: idField
+      ? {
+          type: idField.replace(/_id$/, ""),
+          id_pointer: `/${idField}`,
+          version_pointer: "expected_version" in props ? "/expected_version" : null,
+        }
+      : null,
     status_tool: statusTool ? mcpToolKey(serverId, statusTool.name) : null,
     timeout_ms: mcpToolTimeoutMs({ writesData: write, timeoutMs: tool.timeoutMs ?? null }),
     max_argument_bytes: 32_768,
@@ -117,7 +141,9 @@ export function deriveMcpContract(serverId: number, tool: ReviewedMcpTool, sibli
 /** Fingerprint of a contract's content, version number excluded: equal content is the same version. */
 export function contentFingerprint(contract: Omit<Contract, "version"> | Contract): string {
   const { version: _version, ...content } = contract as Contract;
-  return createHash("sha256").update(canonicalJson(plainJson(content))).digest("hex");
+  return createHash("sha256")
+    .update(canonicalJson(plainJson(content)))
+    .digest("hex");
 }
 
 interface StoredTool {
@@ -137,19 +163,33 @@ interface StoredTool {
 export function reviewedState(tool: StoredTool): ReviewedMcpTool | null {
   if (tool.reviewedFingerprint === null || tool.removedAt !== null) return null;
   // The connectors' review stores {description, input_schema, output_schema}.
-  const snapshot = tool.reviewedSnapshot as { description?: unknown; input_schema?: unknown; output_schema?: unknown } | null;
+  const snapshot = tool.reviewedSnapshot as {
+    description?: unknown;
+    input_schema?: unknown;
+    output_schema?: unknown;
+  } | null;
   if (snapshot && typeof snapshot === "object" && snapshot.input_schema && typeof snapshot.input_schema === "object") {
     return {
       name: tool.name,
       description: typeof snapshot.description === "string" ? snapshot.description : tool.description,
       inputSchema: snapshot.input_schema as JsonSchema,
-      outputSchema: snapshot.output_schema && typeof snapshot.output_schema === "object" ? (snapshot.output_schema as JsonSchema) : null,
+      outputSchema:
+        snapshot.output_schema && typeof snapshot.output_schema === "object"
+          ? (snapshot.output_schema as JsonSchema)
+          : null,
       writesData: tool.writesData,
       timeoutMs: tool.timeoutMs,
     };
   }
   if (tool.fingerprint !== tool.reviewedFingerprint) return null;
-  return { name: tool.name, description: tool.description, inputSchema: tool.inputSchema as JsonSchema, outputSchema: (tool.outputSchema as JsonSchema | null) ?? null, writesData: tool.writesData, timeoutMs: tool.timeoutMs };
+  return {
+    name: tool.name,
+    description: tool.description,
+    inputSchema: tool.inputSchema as JsonSchema,
+    outputSchema: (tool.outputSchema as JsonSchema | null) ?? null,
+    writesData: tool.writesData,
+    timeoutMs: tool.timeoutMs,
+  };
 }
 
 /**
@@ -159,10 +199,30 @@ export function reviewedState(tool: StoredTool): ReviewedMcpTool | null {
  * otherwise; null when the tool has no reviewed state (new, or changed and not
  * reviewed again) or was removed from the server.
  */
-export async function publishMcpContract(tx: DbOrTx, tool: { serverId: number; name: string }): Promise<Contract | null> {
+export async function publishMcpContract(
+  tx: DbOrTx,
+  tool: { serverId: number; name: string },
+): Promise<Contract | null> {
   const server = await tx.mcpServer.findUnique({
     where: { id: tool.serverId },
-    select: { id: true, organizationId: true, tools: { select: { name: true, description: true, inputSchema: true, outputSchema: true, writesData: true, timeoutMs: true, fingerprint: true, reviewedFingerprint: true, reviewedSnapshot: true, removedAt: true } } },
+    select: {
+      id: true,
+      organizationId: true,
+      tools: {
+        select: {
+          name: true,
+          description: true,
+          inputSchema: true,
+          outputSchema: true,
+          writesData: true,
+          timeoutMs: true,
+          fingerprint: true,
+          reviewedFingerprint: true,
+          reviewedSnapshot: true,
+          removedAt: true,
+        },
+      },
+    },
   });
   const row = server?.tools.find((t) => t.name === tool.name);
   if (!server || !row) return null;
@@ -179,16 +239,32 @@ export async function publishMcpContract(tx: DbOrTx, tool: { serverId: number; n
   return storeVersion(tx, server.organizationId, derived);
 }
 
-async function storeVersion(tx: DbOrTx, organizationId: string, derived: Omit<Contract, "version">, attempt = 0): Promise<Contract> {
-  const latest = await tx.toolContract.findFirst({ where: { organizationId, key: derived.key }, orderBy: { version: "desc" } });
+async function storeVersion(
+  tx: DbOrTx,
+  organizationId: string,
+  derived: Omit<Contract, "version">,
+  attempt = 0,
+): Promise<Contract> {
+  const latest = await tx.toolContract.findFirst({
+    where: { organizationId, key: derived.key },
+    orderBy: { version: "desc" },
+  });
   const latestContract = latest ? StoredContract.parse(latest.contract) : null;
   if (latestContract && contentFingerprint(latestContract) === contentFingerprint(derived)) return latestContract;
   const contract: Contract = { ...derived, version: (latest?.version ?? 0) + 1 };
   try {
-    await tx.toolContract.create({ data: { organizationId, key: contract.key, version: contract.version, contract: contract as unknown as Prisma.InputJsonObject } });
+    await tx.toolContract.create({
+      data: {
+        organizationId,
+        key: contract.key,
+        version: contract.version,
+        contract: contract as unknown as Prisma.InputJsonObject,
+      },
+    });
   } catch (error) {
     // Two reviews publishing at once: the loser compares with the winner's version.
-    if (isUniqueViolation(error) && attempt < 3 && tx === db) return storeVersion(tx, organizationId, derived, attempt + 1);
+    if (isUniqueViolation(error) && attempt < 3 && tx === db)
+      return storeVersion(tx, organizationId, derived, attempt + 1);
     throw error;
   }
   return contract;

@@ -22,11 +22,18 @@ function cacheKey(organizationId: string, key: string, version: number): string 
   return `${organizationId}\n${key}\n${version}`;
 }
 
-export async function findContract(organizationId: string, key: string, version: number, tx: DbOrTx = db): Promise<RegisteredContract | null> {
+export async function findContract(
+  organizationId: string,
+  key: string,
+  version: number,
+  tx: DbOrTx = db,
+): Promise<RegisteredContract | null> {
   if (isBuiltinKey(key)) return builtinContract(key, version) ?? null;
   const cached = published.get(cacheKey(organizationId, key, version));
   if (cached) return { contract: cached, retired: false };
-  const row = await tx.toolContract.findUnique({ where: { organizationId_key_version: { organizationId, key, version } } });
+  const row = await tx.toolContract.findUnique({
+    where: { organizationId_key_version: { organizationId, key, version } },
+  });
   if (!row) return null;
   const contract: Contract = StoredContract.parse(row.contract);
   if (published.size >= PUBLISHED_CACHE_LIMIT) published.delete(published.keys().next().value as string);
@@ -48,7 +55,9 @@ export async function isRegisteredKey(organizationId: string, key: string, tx: D
   if ((await tx.toolContract.count({ where: { organizationId, key } })) > 0) return true;
   const mcp = MCP_KEY.exec(key);
   if (!mcp) return false;
-  return (await tx.mcpTool.count({ where: { organizationId, serverId: Number(mcp[1]), name: mcp[2], removedAt: null } })) > 0;
+  return (
+    (await tx.mcpTool.count({ where: { organizationId, serverId: Number(mcp[1]), name: mcp[2], removedAt: null } })) > 0
+  );
 }
 
 /** The latest published version of a key, what a new run freezes. */
@@ -65,10 +74,20 @@ export interface ContractVersionSummary {
 }
 
 /** Every version of a key, newest first. Built-in versions ship with the code (no publication date). */
-export async function contractHistory(organizationId: string, key: string, tx: DbOrTx = db): Promise<ContractVersionSummary[]> {
+export async function contractHistory(
+  organizationId: string,
+  key: string,
+  tx: DbOrTx = db,
+): Promise<ContractVersionSummary[]> {
   if (isBuiltinKey(key)) {
-    return builtinVersions(key).map((e) => ({ version: e.contract.version, published_at: null, retired: e.retired })).sort((a, b) => b.version - a.version);
+    return builtinVersions(key)
+      .map((e) => ({ version: e.contract.version, published_at: null, retired: e.retired }))
+      .sort((a, b) => b.version - a.version);
   }
-  const rows = await tx.toolContract.findMany({ where: { organizationId, key }, orderBy: { version: "desc" }, select: { version: true, publishedAt: true } });
+  const rows = await tx.toolContract.findMany({
+    where: { organizationId, key },
+    orderBy: { version: "desc" },
+    select: { version: true, publishedAt: true },
+  });
   return rows.map((r) => ({ version: r.version, published_at: isoOffset(r.publishedAt), retired: false }));
 }

@@ -36,7 +36,8 @@ function project(value: unknown, view: ViewTree | true): unknown {
   if (typeof value !== "object" || value === null) return value;
   const out: Record<string, unknown> = {};
   for (const [name, sub] of view) {
-    if (Object.prototype.hasOwnProperty.call(value, name)) out[name] = project((value as Record<string, unknown>)[name], sub);
+    if (Object.prototype.hasOwnProperty.call(value, name))
+      out[name] = project((value as Record<string, unknown>)[name], sub);
   }
   return out;
 }
@@ -80,7 +81,8 @@ function branches(node: SchemaNode, root: SchemaNode, depth: number): SchemaNode
   if (depth > MAX_VIEW_DEPTH) return out;
   for (const keyword of ["allOf", "anyOf", "oneOf"]) {
     const list = resolved[keyword];
-    if (Array.isArray(list)) for (const branch of list) if (asNode(branch)) out.push(...branches(branch as SchemaNode, root, depth + 1));
+    if (Array.isArray(list))
+      for (const branch of list) if (asNode(branch)) out.push(...branches(branch as SchemaNode, root, depth + 1));
   }
   return out;
 }
@@ -99,7 +101,9 @@ function viewUnder(node: SchemaNode, root: SchemaNode, depth: number): string[] 
   let open = false;
   for (const shape of shapes) {
     const properties = asNode(shape.properties);
-    if (properties) for (const [name, sub] of Object.entries(properties)) fields.set(name, [...(fields.get(name) ?? []), asNode(sub) ?? {}]);
+    if (properties)
+      for (const [name, sub] of Object.entries(properties))
+        fields.set(name, [...(fields.get(name) ?? []), asNode(sub) ?? {}]);
     if (asNode(shape.additionalProperties) || asNode(shape.patternProperties)) open = true;
     const itemSchemas: unknown[] = [shape.items, ...(Array.isArray(shape.prefixItems) ? shape.prefixItems : [])];
     for (const item of itemSchemas) {

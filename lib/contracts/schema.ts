@@ -32,7 +32,11 @@ export interface SchemaViolation {
 }
 
 /** null when `value` matches, else the one violation worth reporting. */
-export function checkAgainst(schema: JsonSchema, value: unknown, mode: "strict" | "lenient" = "strict"): SchemaViolation | null {
+export function checkAgainst(
+  schema: JsonSchema,
+  value: unknown,
+  mode: "strict" | "lenient" = "strict",
+): SchemaViolation | null {
   const validate = compileSchema(schema, mode);
   return validate(value) ? null : describeViolation(validate.errors ?? []);
 }
@@ -59,21 +63,40 @@ export function describeViolation(errors: ErrorObject[]): SchemaViolation {
       discriminantErrors.push(error);
     }
   }
-  const relevant = errors.filter((e) => e.keyword !== "oneOf" && e.keyword !== "anyOf" && e.keyword !== "if" && !wrongBranches.some((p) => e.schemaPath.startsWith(p)));
+  const relevant = errors.filter(
+    (e) =>
+      e.keyword !== "oneOf" &&
+      e.keyword !== "anyOf" &&
+      e.keyword !== "if" &&
+      !wrongBranches.some((p) => e.schemaPath.startsWith(p)),
+  );
   if (relevant.length === 0 && discriminantErrors.length > 0) {
     const allowed = discriminantErrors.map((e) => JSON.stringify((e.params as { allowedValue: unknown }).allowedValue));
-    return { field: discriminantErrors[0].instancePath, message: `must be one of ${allowed.join(", ")}`, schemaPath: discriminantErrors[0].schemaPath };
+    return {
+      field: discriminantErrors[0].instancePath,
+      message: `must be one of ${allowed.join(", ")}`,
+      schemaPath: discriminantErrors[0].schemaPath,
+    };
   }
   const error = relevant[0] ?? errors[0];
   if (!error) return { field: "", message: "is invalid", schemaPath: "#" };
   if (error.keyword === "required") {
-    return { field: `${error.instancePath}/${escapePointer((error.params as { missingProperty: string }).missingProperty)}`, message: "is required", schemaPath: error.schemaPath };
+    return {
+      field: `${error.instancePath}/${escapePointer((error.params as { missingProperty: string }).missingProperty)}`,
+      message: "is required",
+      schemaPath: error.schemaPath,
+    };
   }
   if (error.keyword === "additionalProperties" || error.keyword === "unevaluatedProperties") {
     const params = error.params as { additionalProperty?: string; unevaluatedProperty?: string };
-    return { field: `${error.instancePath}/${escapePointer(params.additionalProperty ?? params.unevaluatedProperty ?? "")}`, message: "is not an allowed field", schemaPath: error.schemaPath };
+    return {
+      field: `${error.instancePath}/${escapePointer(params.additionalProperty ?? params.unevaluatedProperty ?? "")}`,
+      message: "is not an allowed field",
+      schemaPath: error.schemaPath,
+    };
   }
-  if (error.keyword === "oneOf" || error.keyword === "anyOf") return { field: error.instancePath, message: "matches none of the allowed shapes", schemaPath: error.schemaPath };
+  if (error.keyword === "oneOf" || error.keyword === "anyOf")
+    return { field: error.instancePath, message: "matches none of the allowed shapes", schemaPath: error.schemaPath };
   return { field: error.instancePath, message: error.message ?? "is invalid", schemaPath: error.schemaPath };
 }
 
@@ -83,7 +106,14 @@ export function escapePointer(segment: string): string {
 
 const COMBINERS = ["allOf", "anyOf", "oneOf", "not", "if", "then", "else"] as const;
 const SUBSCHEMA_MAPS = ["properties", "$defs", "definitions", "patternProperties", "dependentSchemas"] as const;
-const SUBSCHEMAS = ["items", "additionalItems", "contains", "propertyNames", "additionalProperties", "unevaluatedItems"] as const;
+const SUBSCHEMAS = [
+  "items",
+  "additionalItems",
+  "contains",
+  "propertyNames",
+  "additionalProperties",
+  "unevaluatedItems",
+] as const;
 
 /**
  * A copy of `schema` where every object that lists `properties` and says
@@ -97,7 +127,12 @@ export function closeObjects(schema: unknown, underAllOf = false): unknown {
   const source = schema as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(source)) {
-    if ((SUBSCHEMA_MAPS as readonly string[]).includes(key) && value && typeof value === "object" && !Array.isArray(value)) {
+    if (
+      (SUBSCHEMA_MAPS as readonly string[]).includes(key) &&
+      value &&
+      typeof value === "object" &&
+      !Array.isArray(value)
+    ) {
       out[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, closeObjects(sub)]));
     } else if ((COMBINERS as readonly string[]).includes(key)) {
       out[key] = closeObjects(value, key === "allOf");
@@ -107,7 +142,8 @@ export function closeObjects(schema: unknown, underAllOf = false): unknown {
       out[key] = value;
     }
   }
-  const open = !("additionalProperties" in source) && !("unevaluatedProperties" in source) && !("patternProperties" in source);
+  const open =
+    !("additionalProperties" in source) && !("unevaluatedProperties" in source) && !("patternProperties" in source);
   if (open && !underAllOf && source.properties && typeof source.properties === "object" && !source.allOf) {
     out.additionalProperties = false;
   }

@@ -25,7 +25,9 @@ export const ContractObject = z.object({
   cancellation: z.enum(["abort", "not_interruptible"]),
   mcp: z.object({ server_id: z.number().int(), tool: z.string() }).nullable(),
   /** A write the service accepts at once and finishes later (absent for every other tool). */
-  long_running: z.object({ id_field: z.string(), status_tool: z.string(), cancel_tool: z.string().nullable() }).optional(),
+  long_running: z
+    .object({ id_field: z.string(), status_tool: z.string(), cancel_tool: z.string().nullable() })
+    .optional(),
   retired: z.boolean(),
   versions: z.array(z.object({ version: z.number().int(), published_at: z.string().nullable(), retired: z.boolean() })),
 });

@@ -13,14 +13,31 @@ import { contractHistory, findContract, latestContract } from "./registry";
  * content is derived from the reviewed state only, so publishing is the same
  * whoever does it first.
  */
-export async function getToolContract(organizationId: string, key: string, version: number | undefined, tx: DbOrTx = db): Promise<ContractObject> {
+export async function getToolContract(
+  organizationId: string,
+  key: string,
+  version: number | undefined,
+  tx: DbOrTx = db,
+): Promise<ContractObject> {
   if (!isBuiltinKey(key)) {
     const entry = (await catalogIndex(organizationId, tx)).get(key);
-    if (entry?.kind === "mcp" && entry.server) await publishMcpContract(tx, { serverId: entry.server.id, name: key.slice(mcpToolKey(entry.server.id, "").length) });
+    if (entry?.kind === "mcp" && entry.server)
+      await publishMcpContract(tx, {
+        serverId: entry.server.id,
+        name: key.slice(mcpToolKey(entry.server.id, "").length),
+      });
   }
-  const registered = version === undefined ? await latestAsRegistered(organizationId, key, tx) : await findContract(organizationId, key, version, tx);
-  if (!registered) throw notFound(version === undefined ? "Tool contract" : `Version ${version} of this tool's contract`);
-  return { ...registered.contract, retired: registered.retired, versions: await contractHistory(organizationId, key, tx) };
+  const registered =
+    version === undefined
+      ? await latestAsRegistered(organizationId, key, tx)
+      : await findContract(organizationId, key, version, tx);
+  if (!registered)
+    throw notFound(version === undefined ? "Tool contract" : `Version ${version} of this tool's contract`);
+  return {
+    ...registered.contract,
+    retired: registered.retired,
+    versions: await contractHistory(organizationId, key, tx),
+  };
 }
 
 async function latestAsRegistered(organizationId: string, key: string, tx: DbOrTx) {

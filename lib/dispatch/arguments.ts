@@ -35,7 +35,12 @@ export function redactArguments(value: unknown, depth = 0): unknown {
   if (depth > 32) return "[truncated]";
   if (Array.isArray(value)) return value.map((item) => redactArguments(item, depth + 1));
   if (value && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, SECRET_NAMES.test(key) ? "[redacted]" : redactArguments(item, depth + 1)]));
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [
+        key,
+        SECRET_NAMES.test(key) ? "[redacted]" : redactArguments(item, depth + 1),
+      ]),
+    );
   }
   return value;
 }

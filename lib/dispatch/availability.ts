@@ -23,7 +23,26 @@ export async function executorFor(organizationId: string, contract: Contract): P
     if (!contract.mcp) throw unavailable("This tool's contract names no MCP server.");
     const server = await db.mcpServer.findFirst({
       where: { id: contract.mcp.server_id, organizationId },
-      select: { id: true, name: true, url: true, auth: true, active: true, tokenCiphertext: true, tools: { where: { name: contract.mcp.tool }, select: { name: true, description: true, enabled: true, writesData: true, fingerprint: true, reviewedFingerprint: true, removedAt: true } } },
+      select: {
+        id: true,
+        name: true,
+        url: true,
+        auth: true,
+        active: true,
+        tokenCiphertext: true,
+        tools: {
+          where: { name: contract.mcp.tool },
+          select: {
+            name: true,
+            description: true,
+            enabled: true,
+            writesData: true,
+            fingerprint: true,
+            reviewedFingerprint: true,
+            removedAt: true,
+          },
+        },
+      },
     });
     const tool = server?.tools[0];
     if (!server || !tool || tool.removedAt) throw unavailable("This tool is no longer offered by its MCP server.");
@@ -38,7 +57,10 @@ export async function executorFor(organizationId: string, contract: Contract): P
     return mcpExecutor(endpoint, contract.mcp.tool, contract.timeout_ms);
   }
   if (contract.kind === "data") {
-    const organization = await db.organization.findUnique({ where: { id: organizationId }, select: { plan: { select: { features: true } } } });
+    const organization = await db.organization.findUnique({
+      where: { id: organizationId },
+      select: { plan: { select: { features: true } } },
+    });
     const features = Array.isArray(organization?.plan.features) ? (organization.plan.features as string[]) : [];
     if (!features.includes(STRUCTURED_DATA_FEATURE)) throw unavailable(reason("plan_feature_missing").message);
   }

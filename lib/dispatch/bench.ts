@@ -42,7 +42,11 @@ function figures(samples: number[]): LatencyFigures {
   const sorted = [...samples].sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
   const round = (n: number) => Math.round(n * 1000) / 1000;
-  return { mean_ms: round(sorted.reduce((s, x) => s + x, 0) / sorted.length), p50_ms: round(at(0.5)), p95_ms: round(at(0.95)) };
+  return {
+    mean_ms: round(sorted.reduce((s, x) => s + x, 0) / sorted.length),
+    p50_ms: round(at(0.5)),
+    p95_ms: round(at(0.95)),
+  };
 }
 
 async function timed(work: () => Promise<unknown>): Promise<number> {
@@ -51,7 +55,12 @@ async function timed(work: () => Promise<unknown>): Promise<number> {
   return performance.now() - started;
 }
 
-async function compare(tool: string, iterations: number, direct: () => Promise<unknown>, dispatched: () => Promise<{ ok: boolean }>): Promise<OverheadFigures> {
+async function compare(
+  tool: string,
+  iterations: number,
+  direct: () => Promise<unknown>,
+  dispatched: () => Promise<{ ok: boolean }>,
+): Promise<OverheadFigures> {
   // Warm-up: compiled schemas, pooled MCP connection, prepared statements.
   for (let i = 0; i < 5; i++) {
     await direct();
@@ -61,35 +70,69 @@ async function compare(tool: string, iterations: number, direct: () => Promise<u
   const b: number[] = [];
   for (let i = 0; i < iterations; i++) {
     a.push(await timed(direct));
-    b.push(await timed(async () => {
-      const envelope = await dispatched();
-      if (!envelope.ok) throw new Error(`${tool}: the dispatcher refused a benchmark call: ${JSON.stringify(envelope)}`);
-    }));
+    b.push(
+      await timed(async () => {
+        const envelope = await dispatched();
+        if (!envelope.ok)
+          throw new Error(`${tool}: the dispatcher refused a benchmark call: ${JSON.stringify(envelope)}`);
+      }),
+    );
   }
   const direct_ = figures(a);
   const dispatched_ = figures(b);
-  return { tool, iterations, direct: direct_, dispatched: dispatched_, overhead_p50_ms: Math.round((dispatched_.p50_ms - direct_.p50_ms) * 1000) / 1000 };
+  return {
+    tool,
+    iterations,
+    direct: direct_,
+    dispatched: dispatched_,
+    overhead_p50_ms: Math.round((dispatched_.p50_ms - direct_.p50_ms) * 1000) / 1000,
+  };
 }
 
 /** Times `calculate` (and `get_customer` through MCP when `crmUrl` is given) called directly and through the dispatcher. */
-export async function measureDispatchOverhead(options: { iterations?: number; crmUrl?: string } = {}): Promise<OverheadFigures[]> {
+export async function measureDispatchOverhead(
+  options: { iterations?: number; crmUrl?: string } = {},
+): Promise<OverheadFigures[]> {
   const iterations = options.iterations ?? 200;
   const organizationId = newId("org");
-  await db.organization.create({ data: { id: organizationId, slug: `bench-${organizationId.slice(-10)}`, name: "Bench", planId: "pro" } });
+  await db.organization.create({
+    data: { id: organizationId, slug: `bench-${organizationId.slice(-10)}`, name: "Bench", planId: "pro" },
+  });
   let runId = "";
   try {
     let mcpKey: string | null = null;
     if (options.crmUrl) {
-      const server = await createServer(organizationId, { name: "CRM Acme (bench)", url: options.crmUrl, auth: "none", active: true });
+      const server = await createServer(organizationId, {
+        name: "CRM Acme (bench)",
+        url: options.crmUrl,
+        auth: "none",
+        active: true,
+      });
       await syncServer(organizationId, server.id);
       const tool = await db.mcpTool.findFirstOrThrow({ where: { serverId: server.id, name: "get_customer" } });
-      await db.mcpTool.update({ where: { id: tool.id }, data: { writesData: suggestedWritesData(tool.annotations as Record<string, unknown> | null), ...reviewFields(tool, null) } });
+      await db.mcpTool.update({
+        where: { id: tool.id },
+        data: {
+          writesData: suggestedWritesData(tool.annotations as Record<string, unknown> | null),
+          ...reviewFields(tool, null),
+        },
+      });
       mcpKey = `mcp_${server.id}_get_customer`;
     }
     const agent = await db.agent.create({
-      data: { id: newId("agt"), organizationId, name: "Bench", temperatureCenti: 30, tools: mcpKey ? [mcpKey] : [], clientTools: [] },
+      data: {
+        id: newId("agt"),
+        organizationId,
+        name: "Bench",
+        temperatureCenti: 30,
+        tools: mcpKey ? [mcpKey] : [],
+        clientTools: [],
+      },
     });
-    const { run } = await createRun({ kind: "apiKey", organizationId, apiKeyId: "key_bench", scopes: ["runs:write"] }, { agent: agent.id, capabilities: "read", debug: false });
+    const { run } = await createRun(
+      { kind: "apiKey", organizationId, apiKeyId: "key_bench", scopes: ["runs:write"] },
+      { agent: agent.id, capabilities: "read", debug: false },
+    );
     runId = run.id;
     const context: ExecutionContext = {
       signal: new AbortController().signal,
@@ -102,18 +145,39 @@ export async function measureDispatchOverhead(options: { iterations?: number; cr
     const results: OverheadFigures[] = [];
     const calculate = builtinExecutor("calculate")!;
     const expression = { expression: "round((1250 * 1.2) / 7, 2) + 2 ^ 10" };
-    results.push(await compare("calculate", iterations, () => calculate.execute(expression, { ...context, signal: new AbortController().signal }), () => dispatchToolCall({ organizationId, runId: run.id, tool: "calculate", arguments: expression })));
+    results.push(
+      await compare(
+        "calculate",
+        iterations,
+        () => calculate.execute(expression, { ...context, signal: new AbortController().signal }),
+        () => dispatchToolCall({ organizationId, runId: run.id, tool: "calculate", arguments: expression }),
+      ),
+    );
     if (mcpKey && options.crmUrl) {
-      const target = { url: options.crmUrl, token: null, tool: "get_customer", net: { privateOrigins: [new URL(options.crmUrl).origin] } };
+      const target = {
+        url: options.crmUrl,
+        token: null,
+        tool: "get_customer",
+        net: { privateOrigins: [new URL(options.crmUrl).origin] },
+      };
       const args = { customer_id: "C-1842" };
-      results.push(await compare("get_customer (MCP)", iterations, () => callMcpTool(target, args, { signal: new AbortController().signal, timeoutMs: 10_000 }), () => dispatchToolCall({ organizationId, runId: run.id, tool: mcpKey!, arguments: args })));
+      results.push(
+        await compare(
+          "get_customer (MCP)",
+          iterations,
+          () => callMcpTool(target, args, { signal: new AbortController().signal, timeoutMs: 10_000 }),
+          () => dispatchToolCall({ organizationId, runId: run.id, tool: mcpKey!, arguments: args }),
+        ),
+      );
     }
     return results;
   } finally {
     await closeMcpClients();
     await db.telemetryCounter.deleteMany({ where: { organizationId } });
     await db.toolContract.deleteMany({ where: { organizationId } });
-    await db.rateLimitWindow.deleteMany({ where: { OR: [{ key: { contains: organizationId } }, ...(runId ? [{ key: { contains: runId } }] : [])] } });
+    await db.rateLimitWindow.deleteMany({
+      where: { OR: [{ key: { contains: organizationId } }, ...(runId ? [{ key: { contains: runId } }] : [])] },
+    });
     await db.organization.delete({ where: { id: organizationId } });
   }
 }

@@ -9,7 +9,19 @@ import { describe, expect, it } from "vitest";
 
 const root = path.resolve(__dirname, "../..");
 const scanned = ["lib", "app", "components", "scripts", "prisma"];
-const EXECUTING = new Set(["builtinExecutor", "mcpExecutor", "callMcpTool", "nativeExecutors", "fileExecutors", "dataExecutors", "calculate", "createChart", "webFetch", "webSearch", "executeUnderContract"]);
+const EXECUTING = new Set([
+  "builtinExecutor",
+  "mcpExecutor",
+  "callMcpTool",
+  "nativeExecutors",
+  "fileExecutors",
+  "dataExecutors",
+  "calculate",
+  "createChart",
+  "webFetch",
+  "webSearch",
+  "executeUnderContract",
+]);
 // dispatchToolCall is the dispatcher itself: calling it is the way in, from anywhere.
 /** Modules that may hold an executing name, and why. */
 const allowed: Record<string, string> = {
@@ -17,7 +29,8 @@ const allowed: Record<string, string> = {
   "lib/contracts/builtin.ts": "reads the executors' schemas to build the contracts",
   // The dispatcher's write path (the WritePath lib/proposals registers): reached only from a dispatched call.
   "lib/proposals/commit.ts": "runs an approved write under its contract, inside the dispatcher's write path",
-  "lib/operations/long.ts": "asks a long operation's job status (get_operation, lent by the dispatcher) or its cancel tool (an operator's cancel)",
+  "lib/operations/long.ts":
+    "asks a long operation's job status (get_operation, lent by the dispatcher) or its cancel tool (an operator's cancel)",
 };
 
 function files(dir: string): string[] {
@@ -36,11 +49,21 @@ describe("the dispatcher is the only way a tool executes", () => {
     const offenders: string[] = [];
     for (const file of scanned.flatMap((dir) => files(path.join(root, dir)))) {
       const relative = path.relative(root, file).split(path.sep).join("/");
-      if (relative.startsWith("lib/dispatch/") || relative.startsWith("lib/executors/") || relative in allowed) continue;
+      if (relative.startsWith("lib/dispatch/") || relative.startsWith("lib/executors/") || relative in allowed)
+        continue;
       for (const match of readFileSync(file, "utf8").matchAll(IMPORT)) {
         const [, typeOnly, names, source] = match;
         if (typeOnly || !/(^|\/)(executors|dispatch)(\/|$)/.test(source)) continue;
-        for (const name of names.split(",").map((n) => n.trim().replace(/^type\s+/, "").split(/\s+as\s+/)[0]).filter(Boolean)) {
+        for (const name of names
+          .split(",")
+          .map(
+            (n) =>
+              n
+                .trim()
+                .replace(/^type\s+/, "")
+                .split(/\s+as\s+/)[0],
+          )
+          .filter(Boolean)) {
           if (EXECUTING.has(name)) offenders.push(`${relative}: ${name} from ${source}`);
         }
       }

@@ -10,7 +10,11 @@ const DIRECTIVES: { name: string; pattern: RegExp }[] = [
   { name: "control_token", pattern: /<\|[a-z_]{2,40}\|>|\[\/?INST\]|<<\/?SYS>>/i },
   { name: "engine_markup", pattern: /<\/?\s*(system|tool_call|tool_calls|function_call|tool_result|assistant)\s*>/i },
   { name: "role_prefix", pattern: /^\s*(system|assistant|developer)\s*:\s*\S/im },
-  { name: "override", pattern: /\b(ignore|disregard|forget|override)\s+(all\s+|any\s+)?(of\s+)?(the\s+|your\s+)?(previous|prior|above|earlier|system|original)\s+(instructions|rules|prompts?|directions)\b/i },
+  {
+    name: "override",
+    pattern:
+      /\b(ignore|disregard|forget|override)\s+(all\s+|any\s+)?(of\s+)?(the\s+|your\s+)?(previous|prior|above|earlier|system|original)\s+(instructions|rules|prompts?|directions)\b/i,
+  },
 ];
 
 export interface DirectiveHit {

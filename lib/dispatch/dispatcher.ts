@@ -10,7 +10,14 @@ import { nestsDeeperThan } from "@/lib/json/deep";
 import { takeCallSlot } from "@/lib/limits/calls";
 import { trackCall } from "@/lib/runs/active-calls";
 import { capabilitySetOf, effectiveStatus, fileIdsOf, getRun, type RunRow } from "@/lib/runs/service";
-import { argumentBytes, argumentsSha256, MAX_ARGUMENT_BYTES, MAX_ARGUMENT_DEPTH, parseToolName, redactArguments } from "./arguments";
+import {
+  argumentBytes,
+  argumentsSha256,
+  MAX_ARGUMENT_BYTES,
+  MAX_ARGUMENT_DEPTH,
+  parseToolName,
+  redactArguments,
+} from "./arguments";
 import { executorFor } from "./availability";
 import { findEngineDirective } from "./directives";
 import { ExecutionFailure, executeUnderContract } from "./execution";
@@ -44,7 +51,9 @@ export interface ToolEvidence {
   untrusted: true;
 }
 
-export type ToolEnvelope = { ok: true; result: unknown; evidence: ToolEvidence & Record<string, unknown> } | { ok: false; error: ToolEnvelopeError };
+export type ToolEnvelope =
+  | { ok: true; result: unknown; evidence: ToolEvidence & Record<string, unknown> }
+  | { ok: false; error: ToolEnvelopeError };
 
 export interface ToolCallRequest {
   organizationId: string;
@@ -66,7 +75,9 @@ interface CallState {
 function operatorSettings(signal: AbortSignal, run: RunRow, agentId: string): ExecutionContext {
   return {
     // get_operation reads this run's operations only.
-    operations: { follow: (operationId, ctx) => writePath().followOperation(run.id, run.organizationId, operationId, ctx) },
+    operations: {
+      follow: (operationId, ctx) => writePath().followOperation(run.id, run.organizationId, operationId, ctx),
+    },
     signal,
     run: { organizationId: run.organizationId, runId: run.id, agentId, fileIds: fileIdsOf(run) },
     dataDir: env.dataDir,
@@ -81,13 +92,22 @@ function operatorSettings(signal: AbortSignal, run: RunRow, agentId: string): Ex
 async function admitCall(run: RunRow): Promise<string> {
   // A deleted agent's run is kept as the record of what it did, but it ended with its agent:
   // the code of a finished run (as cancelled or expired), whatever its stored status says.
-  if (run.agentId === null) throw new ToolError("CANCELLED", "The agent of this run was deleted: the run is kept as a record and accepts no more tool calls.");
+  if (run.agentId === null)
+    throw new ToolError(
+      "CANCELLED",
+      "The agent of this run was deleted: the run is kept as a record and accepts no more tool calls.",
+    );
   const status = effectiveStatus(run);
-  if (status === "suspended") throw new ToolError("OUTCOME_UNKNOWN", "The run is suspended until an operator resolves an unknown outcome.");
+  if (status === "suspended")
+    throw new ToolError("OUTCOME_UNKNOWN", "The run is suspended until an operator resolves an unknown outcome.");
   if (status !== "active") throw new ToolError("CANCELLED", `The run is ${status}: it accepts no more tool calls.`);
   const refusal = await takeCallSlot(run.organizationId, run.id);
   if (refusal) {
-    throw new ToolError("RATE_LIMITED", `Too many tool calls for this ${refusal.scope === "run" ? "run" : "organization"}; retry in ${Math.ceil(refusal.retryAfterMs / 1000)} s.`, { retryable: true, retry_after_ms: refusal.retryAfterMs });
+    throw new ToolError(
+      "RATE_LIMITED",
+      `Too many tool calls for this ${refusal.scope === "run" ? "run" : "organization"}; retry in ${Math.ceil(refusal.retryAfterMs / 1000)} s.`,
+      { retryable: true, retry_after_ms: refusal.retryAfterMs },
+    );
   }
   return run.agentId;
 }
@@ -96,50 +116,78 @@ async function admitCall(run: RunRow): Promise<string> {
 async function resolveCall(run: RunRow, toolName: string, args: unknown): Promise<Contract> {
   const parsed = parseToolName(toolName);
   if (!parsed) throw new ToolError("UNKNOWN_TOOL", "This is not a tool name: a key, optionally followed by @version.");
-  if (nestsDeeperThan(args, MAX_ARGUMENT_DEPTH)) throw new ToolError("ARGUMENTS_TOO_LARGE", `Arguments may nest arrays and objects ${MAX_ARGUMENT_DEPTH} levels deep at most.`);
+  if (nestsDeeperThan(args, MAX_ARGUMENT_DEPTH))
+    throw new ToolError(
+      "ARGUMENTS_TOO_LARGE",
+      `Arguments may nest arrays and objects ${MAX_ARGUMENT_DEPTH} levels deep at most.`,
+    );
   const bytes = argumentBytes(args);
-  if (bytes > MAX_ARGUMENT_BYTES) throw new ToolError("ARGUMENTS_TOO_LARGE", `Arguments are limited to ${MAX_ARGUMENT_BYTES} bytes.`);
+  if (bytes > MAX_ARGUMENT_BYTES)
+    throw new ToolError("ARGUMENTS_TOO_LARGE", `Arguments are limited to ${MAX_ARGUMENT_BYTES} bytes.`);
   const granted = capabilitySetOf(run).find((entry) => entry.key === parsed.key);
   // A key the run froze was registered then; only other keys need the registry's answer.
-  if (!granted && !(await isRegisteredKey(run.organizationId, parsed.key))) throw new ToolError("UNKNOWN_TOOL", "No tool of this name is registered.");
+  if (!granted && !(await isRegisteredKey(run.organizationId, parsed.key)))
+    throw new ToolError("UNKNOWN_TOOL", "No tool of this name is registered.");
   if (parsed.version !== null && !(await findContract(run.organizationId, parsed.key, parsed.version))) {
     throw new ToolError("UNSUPPORTED_VERSION", `${parsed.key} has no version ${parsed.version}.`);
   }
   if (!granted) throw new ToolError("TOOL_NOT_IN_RUN", `${parsed.key} is not in this run's capability set.`);
   if (parsed.version !== null && parsed.version !== granted.version) {
-    throw new ToolError("UNSUPPORTED_VERSION", `This run uses ${parsed.key}@${granted.version}, not version ${parsed.version}.`);
+    throw new ToolError(
+      "UNSUPPORTED_VERSION",
+      `This run uses ${parsed.key}@${granted.version}, not version ${parsed.version}.`,
+    );
   }
   const registered = await findContract(run.organizationId, parsed.key, granted.version);
-  if (!registered || registered.retired) throw new ToolError("UNSUPPORTED_VERSION", `${parsed.key}@${granted.version} is retired.`);
+  if (!registered || registered.retired)
+    throw new ToolError("UNSUPPORTED_VERSION", `${parsed.key}@${granted.version} is retired.`);
   const { contract } = registered;
   // The capability set already leaves writes out of a read run; this holds even if a stored set were wrong.
-  if (contract.effect === "write" && run.capabilities !== "read_write") throw new ToolError("TOOL_NOT_IN_RUN", `${parsed.key} changes data and this run is read-only.`);
+  if (contract.effect === "write" && run.capabilities !== "read_write")
+    throw new ToolError("TOOL_NOT_IN_RUN", `${parsed.key} changes data and this run is read-only.`);
   if (bytes > contract.max_argument_bytes) {
-    throw new ToolError("ARGUMENTS_TOO_LARGE", `Arguments of ${contract.key}@${contract.version} are limited to ${contract.max_argument_bytes} bytes.`);
+    throw new ToolError(
+      "ARGUMENTS_TOO_LARGE",
+      `Arguments of ${contract.key}@${contract.version} are limited to ${contract.max_argument_bytes} bytes.`,
+    );
   }
   return contract;
 }
 
 function validateArguments(contract: Contract, args: unknown): void {
   const violation = checkAgainst(argumentsSchemaFor(contract), args, contract.kind === "mcp" ? "lenient" : "strict");
-  if (violation) throw new ToolError("INVALID_ARGUMENTS", `Invalid arguments at ${violation.field || "/"}: ${violation.message}.`, { field: violation.field });
+  if (violation)
+    throw new ToolError("INVALID_ARGUMENTS", `Invalid arguments at ${violation.field || "/"}: ${violation.message}.`, {
+      field: violation.field,
+    });
   const directive = findEngineDirective(args);
   if (directive) {
-    throw new ToolError("INVALID_ARGUMENTS", `The text at ${directive.field} addresses the engine (${directive.kind}), not the tool; such text is never carried further.`, { field: directive.field });
+    throw new ToolError(
+      "INVALID_ARGUMENTS",
+      `The text at ${directive.field} addresses the engine (${directive.kind}), not the tool; such text is never carried further.`,
+      { field: directive.field },
+    );
   }
 }
 
 function validateOutput(contract: Contract, result: unknown): unknown {
   const violation = checkAgainst(contract.output_schema, result, contract.kind === "mcp" ? "lenient" : "strict");
   // Nothing of a result that breaks its schema reaches the caller, not even a key name: only the rule it broke.
-  if (violation) throw new ToolError("INVALID_OUTPUT", `The tool's result breaks its output schema (rule ${violation.schemaPath}); it was discarded.`);
+  if (violation)
+    throw new ToolError(
+      "INVALID_OUTPUT",
+      `The tool's result breaks its output schema (rule ${violation.schemaPath}); it was discarded.`,
+    );
   return applyResultView(result, contract.result_view);
 }
 
 /** Dispatches one tool call of a run and answers the tool envelope. A run of another organization is 404. */
 export async function dispatchToolCall(request: ToolCallRequest): Promise<ToolEnvelope> {
   const given = request.run;
-  const run = given && given.id === request.runId && given.organizationId === request.organizationId ? given : await getRun(request.organizationId, request.runId);
+  const run =
+    given && given.id === request.runId && given.organizationId === request.organizationId
+      ? given
+      : await getRun(request.organizationId, request.runId);
   const started = performance.now();
   const stepId = newId("step");
   const hash = argumentsSha256(request.arguments);
@@ -153,18 +201,42 @@ export async function dispatchToolCall(request: ToolCallRequest): Promise<ToolEn
     state.contract = contract;
     const executor = await executorFor(run.organizationId, contract);
     validateArguments(contract, request.arguments);
-    const context = operatorSettings(request.signal ? AbortSignal.any([tracked.signal, request.signal]) : tracked.signal, run, agentId);
+    const context = operatorSettings(
+      request.signal ? AbortSignal.any([tracked.signal, request.signal]) : tracked.signal,
+      run,
+      agentId,
+    );
     const deadline = run.expiresAt;
-    const outcome: WriteOutcome = contract.effect === "write"
-      ? await writePath().handleWriteCall({ run: { id: run.id, organizationId: run.organizationId, agentId, capabilities: "read_write" }, contract, executor, arguments: request.arguments, argumentsSha256: hash, stepId, context, runDeadline: deadline })
-      : await executeUnderContract(contract, executor, request.arguments, context, deadline);
+    const outcome: WriteOutcome =
+      contract.effect === "write"
+        ? await writePath().handleWriteCall({
+            run: { id: run.id, organizationId: run.organizationId, agentId, capabilities: "read_write" },
+            contract,
+            executor,
+            arguments: request.arguments,
+            argumentsSha256: hash,
+            stepId,
+            context,
+            runDeadline: deadline,
+          })
+        : await executeUnderContract(contract, executor, request.arguments, context, deadline);
     state.retries = outcome.retries;
     viewed = validateOutput(contract, outcome.result);
     const extra = contract.effect === "read" ? await writePath().afterRead(run, contract, viewed) : outcome.evidence;
     envelope = {
       ok: true,
       result: viewed,
-      evidence: { ...extra, run: run.id, step: stepId, tool: `${contract.key}@${contract.version}`, effect: contract.effect, duration_ms: Math.round(performance.now() - started), arguments_sha256: hash, retries: state.retries, untrusted: true },
+      evidence: {
+        ...extra,
+        run: run.id,
+        step: stepId,
+        tool: `${contract.key}@${contract.version}`,
+        effect: contract.effect,
+        duration_ms: Math.round(performance.now() - started),
+        arguments_sha256: hash,
+        retries: state.retries,
+        untrusted: true,
+      },
     };
   } catch (error) {
     const failure = error instanceof ExecutionFailure ? error.error : asToolError(error);
@@ -176,16 +248,29 @@ export async function dispatchToolCall(request: ToolCallRequest): Promise<ToolEn
   const durationMs = Math.round(performance.now() - started);
   if (envelope.ok) envelope.evidence.duration_ms = durationMs;
   await recordCall({
-    stepId, run, toolName: request.tool, contract: state.contract ?? null, envelope, durationMs, argumentsSha256: hash, retries: state.retries,
-    debugPayload: run.debug ? { arguments: redactArguments(request.arguments), result: envelope.ok ? viewed : null } : null,
+    stepId,
+    run,
+    toolName: request.tool,
+    contract: state.contract ?? null,
+    envelope,
+    durationMs,
+    argumentsSha256: hash,
+    retries: state.retries,
+    debugPayload: run.debug
+      ? { arguments: redactArguments(request.arguments), result: envelope.ok ? viewed : null }
+      : null,
   });
   return envelope;
 }
 
 function errorBody(error: ToolError): ToolEnvelopeError {
-  const body: ToolEnvelopeError = { code: error.code, message: error.message, retryable: error.retryable, field: error.field };
+  const body: ToolEnvelopeError = {
+    code: error.code,
+    message: error.message,
+    retryable: error.retryable,
+    field: error.field,
+  };
   if (error.retryAfterMs !== undefined) body.retry_after_ms = error.retryAfterMs;
   if (error.proposalId !== undefined) body.proposal_id = error.proposalId;
   return body;
 }
-

@@ -11,7 +11,14 @@ const base = currentBuiltinContract("calculate")!;
 const contract = (over: Partial<Contract>): Contract => ({ ...base, ...over });
 
 function context(signal = new AbortController().signal): ExecutionContext {
-  return { signal, run: { organizationId: "org", runId: "run", agentId: "agt", fileIds: [] }, dataDir: "/tmp", web: {}, search: {}, privateOrigins: [] };
+  return {
+    signal,
+    run: { organizationId: "org", runId: "run", agentId: "agt", fileIds: [] },
+    dataDir: "/tmp",
+    web: {},
+    search: {},
+    privateOrigins: [],
+  };
 }
 
 function flaky(failures: number, failure: () => Error): Executor & { calls: number } {
@@ -42,9 +49,13 @@ async function failureOf(promise: Promise<unknown>): Promise<ExecutionFailure> {
 describe("executeUnderContract", () => {
   it("retries a safe read on transient failures, with backoff, up to the attempt limit", async () => {
     const twice = flaky(2, transient);
-    await expect(executeUnderContract(contract({ retry: "safe" }), twice, {}, context(), inAMinute())).resolves.toEqual({ result: { ok: 3 }, retries: 2 });
+    await expect(executeUnderContract(contract({ retry: "safe" }), twice, {}, context(), inAMinute())).resolves.toEqual(
+      { result: { ok: 3 }, retries: 2 },
+    );
     const always = flaky(99, transient);
-    const failure = await failureOf(executeUnderContract(contract({ retry: "safe" }), always, {}, context(), inAMinute()));
+    const failure = await failureOf(
+      executeUnderContract(contract({ retry: "safe" }), always, {}, context(), inAMinute()),
+    );
     expect(always.calls).toBe(MAX_ATTEMPTS);
     expect(failure).toMatchObject({ retries: MAX_ATTEMPTS - 1, error: { code: "UPSTREAM_ERROR" } });
   });
@@ -58,38 +69,60 @@ describe("executeUnderContract", () => {
 
   it("does not repeat a failure the executor did not mark retryable", async () => {
     const executor = flaky(1, () => new ToolError("INVALID_ARGUMENTS", "bad", { field: "/x" }));
-    const failure = await failureOf(executeUnderContract(contract({ retry: "safe" }), executor, {}, context(), inAMinute()));
+    const failure = await failureOf(
+      executeUnderContract(contract({ retry: "safe" }), executor, {}, context(), inAMinute()),
+    );
     expect(executor.calls).toBe(1);
     expect(failure.error).toMatchObject({ code: "INVALID_ARGUMENTS", field: "/x" });
   });
 
   it("answers TIMEOUT when the executor outlives the contract's timeout, even if it ignores its signal", async () => {
     const hanging: Executor = { execute: () => new Promise(() => undefined) };
-    const failure = await failureOf(executeUnderContract(contract({ retry: "never", timeout_ms: 50 }), hanging, {}, context(), inAMinute()));
+    const failure = await failureOf(
+      executeUnderContract(contract({ retry: "never", timeout_ms: 50 }), hanging, {}, context(), inAMinute()),
+    );
     expect(failure.error).toMatchObject({ code: "TIMEOUT", retryable: true });
   });
 
   it("never runs past the run's deadline, retries included", async () => {
     const hanging: Executor = { execute: () => new Promise(() => undefined) };
     const started = Date.now();
-    const failure = await failureOf(executeUnderContract(contract({ retry: "safe", timeout_ms: 5_000 }), hanging, {}, context(), new Date(Date.now() + 80)));
+    const failure = await failureOf(
+      executeUnderContract(
+        contract({ retry: "safe", timeout_ms: 5_000 }),
+        hanging,
+        {},
+        context(),
+        new Date(Date.now() + 80),
+      ),
+    );
     expect(failure.error).toMatchObject({ code: "TIMEOUT", retryable: false });
     expect(failure.retries).toBe(0);
     expect(Date.now() - started).toBeLessThan(2_000);
-    await expect(failureOf(executeUnderContract(contract({}), hanging, {}, context(), new Date(Date.now() - 1)))).resolves.toMatchObject({ error: { code: "TIMEOUT" } });
+    await expect(
+      failureOf(executeUnderContract(contract({}), hanging, {}, context(), new Date(Date.now() - 1))),
+    ).resolves.toMatchObject({ error: { code: "TIMEOUT" } });
   });
 
   it("stops with CANCELLED when the run is cancelled during the call", async () => {
     const controller = new AbortController();
     const hanging: Executor = { execute: () => new Promise(() => undefined) };
     setTimeout(() => controller.abort(), 20);
-    const failure = await failureOf(executeUnderContract(contract({ timeout_ms: 5_000 }), hanging, {}, context(controller.signal), inAMinute()));
+    const failure = await failureOf(
+      executeUnderContract(contract({ timeout_ms: 5_000 }), hanging, {}, context(controller.signal), inAMinute()),
+    );
     expect(failure.error.code).toBe("CANCELLED");
   });
 
   it("hides the text of an unexpected exception", async () => {
-    const buggy: Executor = { execute: async () => { throw new Error("SELECT * FROM secrets failed at /srv/app.js:12"); } };
-    const failure = await failureOf(executeUnderContract(contract({ retry: "never" }), buggy, {}, context(), inAMinute()));
+    const buggy: Executor = {
+      execute: async () => {
+        throw new Error("SELECT * FROM secrets failed at /srv/app.js:12");
+      },
+    };
+    const failure = await failureOf(
+      executeUnderContract(contract({ retry: "never" }), buggy, {}, context(), inAMinute()),
+    );
     expect(failure.error).toMatchObject({ code: "UPSTREAM_ERROR", message: "The tool failed unexpectedly." });
   });
 });

@@ -15,7 +15,10 @@ export interface ExecutionOutcome {
 }
 
 export class ExecutionFailure extends Error {
-  constructor(readonly error: ToolError, readonly retries: number) {
+  constructor(
+    readonly error: ToolError,
+    readonly retries: number,
+  ) {
     super(error.message);
     this.name = "ExecutionFailure";
   }
@@ -37,7 +40,13 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /** One attempt, bounded by `timeoutMs` even if the executor ignores its signal. */
-async function attempt(executor: Executor, args: unknown, ctx: ExecutionContext, timeoutMs: number, deadlineIsRun: boolean): Promise<unknown> {
+async function attempt(
+  executor: Executor,
+  args: unknown,
+  ctx: ExecutionContext,
+  timeoutMs: number,
+  deadlineIsRun: boolean,
+): Promise<unknown> {
   const deadline = new AbortController();
   const signal = AbortSignal.any([deadline.signal, ctx.signal]);
   let timer: NodeJS.Timeout | undefined;
@@ -50,7 +59,13 @@ async function attempt(executor: Executor, args: unknown, ctx: ExecutionContext,
     return await Promise.race([executor.execute(args, { ...ctx, signal }), stopped]);
   } catch (error) {
     if (deadline.signal.aborted) {
-      throw new ToolError("TIMEOUT", deadlineIsRun ? "The run's deadline passed before the tool answered." : `The tool did not answer within ${timeoutMs} ms.`, { retryable: !deadlineIsRun });
+      throw new ToolError(
+        "TIMEOUT",
+        deadlineIsRun
+          ? "The run's deadline passed before the tool answered."
+          : `The tool did not answer within ${timeoutMs} ms.`,
+        { retryable: !deadlineIsRun },
+      );
     }
     if (ctx.signal.aborted) throw new ToolError("CANCELLED", "The tool call was cancelled.");
     throw asToolError(error);
@@ -60,7 +75,13 @@ async function attempt(executor: Executor, args: unknown, ctx: ExecutionContext,
 }
 
 /** Executes with the contract's timeout and retry class, inside the run's deadline. */
-export async function executeUnderContract(contract: Contract, executor: Executor, args: unknown, ctx: ExecutionContext, runDeadline: Date): Promise<ExecutionOutcome> {
+export async function executeUnderContract(
+  contract: Contract,
+  executor: Executor,
+  args: unknown,
+  ctx: ExecutionContext,
+  runDeadline: Date,
+): Promise<ExecutionOutcome> {
   let retries = 0;
   for (;;) {
     const remaining = runDeadline.getTime() - Date.now();
@@ -72,7 +93,8 @@ export async function executeUnderContract(contract: Contract, executor: Executo
       const failure = asToolError(error);
       const backoff = BASE_BACKOFF_MS * 2 ** retries + Math.floor(Math.random() * 50);
       const timeLeft = runDeadline.getTime() - Date.now();
-      const again = contract.retry === "safe" && failure.retryable && retries + 1 < MAX_ATTEMPTS && timeLeft > backoff + 50;
+      const again =
+        contract.retry === "safe" && failure.retryable && retries + 1 < MAX_ATTEMPTS && timeLeft > backoff + 50;
       if (!again) throw new ExecutionFailure(failure, retries);
       retries++;
       try {

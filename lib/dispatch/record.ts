@@ -12,7 +12,13 @@ import type { ToolEnvelope } from "./dispatcher";
 // line — tool, version, run, code, field and the arguments' hash, never the
 // arguments or the result (those go to the step only with the run's debug flag).
 
-const VALIDATION_CODES = new Set(["INVALID_ARGUMENTS", "ARGUMENTS_TOO_LARGE", "UNKNOWN_TOOL", "TOOL_NOT_IN_RUN", "UNSUPPORTED_VERSION"]);
+const VALIDATION_CODES = new Set([
+  "INVALID_ARGUMENTS",
+  "ARGUMENTS_TOO_LARGE",
+  "UNKNOWN_TOOL",
+  "TOOL_NOT_IN_RUN",
+  "UNSUPPORTED_VERSION",
+]);
 
 export interface CallRecord {
   stepId: string;
@@ -34,23 +40,44 @@ export async function recordCall(record: CallRecord): Promise<void> {
   const tool = contract?.key ?? "";
   const version = contract?.version ?? 0;
   const events: TelemetryEvent[] = [{ metric: "call", tool, version, code: code ?? "ok" }];
-  if (code && VALIDATION_CODES.has(code)) events.push({ metric: "validation_error", tool, version, code, field: field ?? "" });
+  if (code && VALIDATION_CODES.has(code))
+    events.push({ metric: "validation_error", tool, version, code, field: field ?? "" });
   if (code === "INVALID_OUTPUT") events.push({ metric: "output_error", tool, version, code });
   // Conflicts and unknown outcomes are counted by the operation that settles them (lib/operations/service.ts),
   // not per envelope: a replayed answer or a suspended run's refused call is not a new one.
-  if (record.retries > 0 && contract) events.push({ metric: "retry", tool, version, code: contract.retry, count: record.retries });
+  if (record.retries > 0 && contract)
+    events.push({ metric: "retry", tool, version, code: contract.retry, count: record.retries });
   // One transaction: the step and its counters are written together (and cost one commit).
   await db.$transaction(async (tx) => {
-    await recordStep({
-      id: record.stepId, runId: run.id, organizationId: run.organizationId,
-      tool: contract?.key ?? (parseToolName(record.toolName) ? record.toolName : "(invalid tool name)"), version: contract?.version ?? null,
-      status: envelope.ok ? "ok" : "error", errorCode: code, errorField: field,
-      durationMs: record.durationMs, argumentsSha256: record.argumentsSha256, retries: record.retries, debugPayload: record.debugPayload,
-    }, tx);
+    await recordStep(
+      {
+        id: record.stepId,
+        runId: run.id,
+        organizationId: run.organizationId,
+        tool: contract?.key ?? (parseToolName(record.toolName) ? record.toolName : "(invalid tool name)"),
+        version: contract?.version ?? null,
+        status: envelope.ok ? "ok" : "error",
+        errorCode: code,
+        errorField: field,
+        durationMs: record.durationMs,
+        argumentsSha256: record.argumentsSha256,
+        retries: record.retries,
+        debugPayload: record.debugPayload,
+      },
+      tx,
+    );
     await countTelemetry(run.organizationId, events, new Date(), tx);
   });
   log(code ? "warn" : "info", "tool_call", {
-    run: run.id, step: record.stepId, tool: tool || null, version: contract?.version ?? null,
-    status: envelope.ok ? "ok" : "error", error_code: code, field, duration_ms: record.durationMs, retries: record.retries, arguments_sha256: record.argumentsSha256,
+    run: run.id,
+    step: record.stepId,
+    tool: tool || null,
+    version: contract?.version ?? null,
+    status: envelope.ok ? "ok" : "error",
+    error_code: code,
+    field,
+    duration_ms: record.durationMs,
+    retries: record.retries,
+    arguments_sha256: record.argumentsSha256,
   });
 }

@@ -15,8 +15,14 @@ export const ToolEnvelopeObject = z.union([
     ok: z.literal(true),
     result: z.unknown(),
     evidence: z.object({
-      run: z.string(), step: z.string(), tool: z.string(), effect: z.enum(["read", "write"]), duration_ms: z.number().int(),
-      arguments_sha256: z.string(), retries: z.number().int(), untrusted: z.literal(true),
+      run: z.string(),
+      step: z.string(),
+      tool: z.string(),
+      effect: z.enum(["read", "write"]),
+      duration_ms: z.number().int(),
+      arguments_sha256: z.string(),
+      retries: z.number().int(),
+      untrusted: z.literal(true),
       // Set by the proposals engine (issue 6): the proposal a preview produced; a commit's operation and proposal.
       proposal: z.record(z.string(), z.unknown()).nullable().optional(),
       proposal_error: z.string().optional(),
@@ -30,9 +36,12 @@ export const ToolEnvelopeObject = z.union([
   z.object({
     ok: z.literal(false),
     error: z.object({
-      code: z.enum(toolErrorCodes), message: z.string(), retryable: z.boolean(), field: z.string().nullable(),
-      retry_after_ms: z.number().int().optional(), proposal_id: z.string().nullable().optional(),
+      code: z.enum(toolErrorCodes),
+      message: z.string(),
+      retryable: z.boolean(),
+      field: z.string().nullable(),
+      retry_after_ms: z.number().int().optional(),
+      proposal_id: z.string().nullable().optional(),
     }),
   }),
 ]);
-

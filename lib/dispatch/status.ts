@@ -28,11 +28,17 @@ export type StatusAnswer = { ok: true; result: unknown } | { ok: false; why: str
 async function statusContractOf(organizationId: string, contract: Contract): Promise<Contract | null> {
   const key = contract.status_tool!;
   const prefix = contract.kind === "mcp" && contract.mcp ? mcpToolKey(contract.mcp.server_id, "") : null;
-  if (contract.mcp && prefix && key.startsWith(prefix)) return publishMcpContract(db, { serverId: contract.mcp.server_id, name: key.slice(prefix.length) });
+  if (contract.mcp && prefix && key.startsWith(prefix))
+    return publishMcpContract(db, { serverId: contract.mcp.server_id, name: key.slice(prefix.length) });
   return latestContract(organizationId, key);
 }
 
-export async function askStatusTool(input: { organizationId: string; contract: Contract; idempotencyKey: string; context: ExecutionContext }): Promise<StatusAnswer> {
+export async function askStatusTool(input: {
+  organizationId: string;
+  contract: Contract;
+  idempotencyKey: string;
+  context: ExecutionContext;
+}): Promise<StatusAnswer> {
   const { contract } = input;
   if (!contract.status_tool || !contract.idempotency) return { ok: false, why: "the tool has no status tool to ask" };
   let statusContract: Contract | null;
@@ -47,12 +53,24 @@ export async function askStatusTool(input: { organizationId: string; contract: C
     const executor = await executorFor(input.organizationId, statusContract);
     const context = { ...input.context, signal: AbortSignal.timeout(STATUS_DEADLINE_MS) };
     const deadline = new Date(Date.now() + STATUS_DEADLINE_MS);
-    result = (await executeUnderContract(statusContract, executor, { [contract.idempotency.key_field]: input.idempotencyKey }, context, deadline)).result;
+    result = (
+      await executeUnderContract(
+        statusContract,
+        executor,
+        { [contract.idempotency.key_field]: input.idempotencyKey },
+        context,
+        deadline,
+      )
+    ).result;
   } catch (error) {
     const failure = error instanceof ExecutionFailure ? error.error : asToolError(error);
     return { ok: false, why: `the status tool failed (${failure.code}: ${failure.message})` };
   }
-  const broken = checkAgainst(statusContract.output_schema, result, statusContract.kind === "mcp" ? "lenient" : "strict");
+  const broken = checkAgainst(
+    statusContract.output_schema,
+    result,
+    statusContract.kind === "mcp" ? "lenient" : "strict",
+  );
   if (broken) return { ok: false, why: `the status answer breaks its output schema (rule ${broken.schemaPath})` };
   return { ok: true, result };
 }

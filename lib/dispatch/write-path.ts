@@ -46,7 +46,12 @@ export interface WritePath {
   /** The schema a write's arguments are validated against before the policy step (a commit tool takes only `{proposal_id}`). */
   writeArgumentsSchema(contract: Contract): JsonSchema;
   /** get_operation: where a long operation its writes started stands now (this run's operations only). */
-  followOperation(runId: string, organizationId: string, operationId: string, context: ExecutionContext): Promise<OperationView>;
+  followOperation(
+    runId: string,
+    organizationId: string,
+    operationId: string,
+    context: ExecutionContext,
+  ): Promise<OperationView>;
 }
 
 let registered: WritePath | null = null;
@@ -56,7 +61,8 @@ export function registerWritePath(path: WritePath): void {
 }
 
 export function writePath(): WritePath {
-  if (!registered) throw new Error("No write path is registered: tool calls must enter through lib/proposals/dispatch.ts.");
+  if (!registered)
+    throw new Error("No write path is registered: tool calls must enter through lib/proposals/dispatch.ts.");
   return registered;
 }
 

@@ -15,11 +15,19 @@ export { ToolError, asToolError, toolErrorCodes, type ToolErrorCode } from "./er
 const nativeAsExecutors: Record<string, Executor> = Object.fromEntries(
   Object.entries(nativeExecutors).map(([key, executor]) => [
     key,
-    { execute: (args: unknown, ctx: ExecutionContext) => executor.execute(args, { signal: ctx.signal, web: ctx.web, search: ctx.search }) },
+    {
+      execute: (args: unknown, ctx: ExecutionContext) =>
+        executor.execute(args, { signal: ctx.signal, web: ctx.web, search: ctx.search }),
+    },
   ]),
 );
 
-const builtinExecutors: Readonly<Record<string, Executor>> = Object.freeze({ ...nativeAsExecutors, ...fileExecutors, ...dataExecutors, ...operationExecutors });
+const builtinExecutors: Readonly<Record<string, Executor>> = Object.freeze({
+  ...nativeAsExecutors,
+  ...fileExecutors,
+  ...dataExecutors,
+  ...operationExecutors,
+});
 
 /** The built-in executor of exactly this key, or undefined ("constructor" or "__proto__" find nothing). */
 export function builtinExecutor(key: string): Executor | undefined {
@@ -31,8 +39,17 @@ export function builtinExecutorKeys(): string[] {
 }
 
 /** An executor for one MCP tool at a resolved endpoint. */
-export function mcpExecutor(endpoint: { url: string; token: string | null }, tool: string, timeoutMs: number): Executor {
+export function mcpExecutor(
+  endpoint: { url: string; token: string | null },
+  tool: string,
+  timeoutMs: number,
+): Executor {
   return {
-    execute: (args, ctx) => callMcpTool({ url: endpoint.url, token: endpoint.token, tool, net: { privateOrigins: ctx.privateOrigins } }, args, { signal: ctx.signal, timeoutMs }),
+    execute: (args, ctx) =>
+      callMcpTool(
+        { url: endpoint.url, token: endpoint.token, tool, net: { privateOrigins: ctx.privateOrigins } },
+        args,
+        { signal: ctx.signal, timeoutMs },
+      ),
   };
 }

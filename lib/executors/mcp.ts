@@ -26,7 +26,9 @@ export const MAX_TEXT_RESULT_CHARS = 20_000;
 const clients = new Map<string, Promise<Client>>();
 
 function poolKey(target: McpCallTarget): string {
-  return createHash("sha256").update(`${target.url}\n${target.token ?? ""}`).digest("hex");
+  return createHash("sha256")
+    .update(`${target.url}\n${target.token ?? ""}`)
+    .digest("hex");
 }
 
 async function connectedClient(target: McpCallTarget, signal: AbortSignal): Promise<Client> {
@@ -38,7 +40,12 @@ async function connectedClient(target: McpCallTarget, signal: AbortSignal): Prom
       const transport = new StreamableHTTPClientTransport(new URL(target.url), {
         // Each request is checked under the SSRF rules and connects only to the checked address.
         fetch: pinnedFetch(target.net),
-        reconnectionOptions: { maxReconnectionDelay: 1000, initialReconnectionDelay: 100, reconnectionDelayGrowFactor: 2, maxRetries: 0 },
+        reconnectionOptions: {
+          maxReconnectionDelay: 1000,
+          initialReconnectionDelay: 100,
+          reconnectionDelayGrowFactor: 2,
+          maxRetries: 0,
+        },
         requestInit: target.token ? { headers: { authorization: `Bearer ${target.token}` } } : undefined,
       });
       await client.connect(transport, { signal });
@@ -64,7 +71,11 @@ export async function closeMcpClients(): Promise<void> {
   await Promise.all(all.map((p) => p.then((c) => c.close()).catch(() => undefined)));
 }
 
-export async function callMcpTool(target: McpCallTarget, args: unknown, options: { signal: AbortSignal; timeoutMs: number }): Promise<unknown> {
+export async function callMcpTool(
+  target: McpCallTarget,
+  args: unknown,
+  options: { signal: AbortSignal; timeoutMs: number },
+): Promise<unknown> {
   let result: CallToolResult;
   try {
     const client = await connectedClient(target, options.signal);
@@ -87,23 +98,35 @@ export async function callMcpTool(target: McpCallTarget, args: unknown, options:
 
 function transportFailure(error: unknown, signal: AbortSignal): ToolError {
   if (signal.aborted) return new ToolError("CANCELLED", "The tool call was cancelled.");
-  if (error instanceof UrlNotAllowedError) return new ToolError("TOOL_UNAVAILABLE", `The connector's address is refused: ${error.message}`);
+  if (error instanceof UrlNotAllowedError)
+    return new ToolError("TOOL_UNAVAILABLE", `The connector's address is refused: ${error.message}`);
   if (error instanceof McpError) {
-    if (error.code === ErrorCode.RequestTimeout) return new ToolError("TIMEOUT", "The MCP server did not answer in time.", { retryable: true });
+    if (error.code === ErrorCode.RequestTimeout)
+      return new ToolError("TIMEOUT", "The MCP server did not answer in time.", { retryable: true });
     if (error.code === ErrorCode.InvalidParams || error.code === ErrorCode.MethodNotFound) {
-      return new ToolError("UPSTREAM_ERROR", "The MCP server refused the call: it no longer offers this tool in this shape.");
+      return new ToolError(
+        "UPSTREAM_ERROR",
+        "The MCP server refused the call: it no longer offers this tool in this shape.",
+      );
     }
-    return new ToolError("UPSTREAM_ERROR", `The MCP server answered with an error (${error.code}).`, { retryable: error.code === ErrorCode.InternalError });
+    return new ToolError("UPSTREAM_ERROR", `The MCP server answered with an error (${error.code}).`, {
+      retryable: error.code === ErrorCode.InternalError,
+    });
   }
   if (error instanceof StreamableHTTPError) {
     const status = error.code ?? 0;
-    if (status === 401 || status === 403) return new ToolError("TOOL_UNAVAILABLE", `The MCP server refused Guichet's credentials (HTTP ${status}).`);
-    return new ToolError("UPSTREAM_ERROR", `The MCP server answered HTTP ${status}.`, { retryable: status >= 500 || status === 429 });
+    if (status === 401 || status === 403)
+      return new ToolError("TOOL_UNAVAILABLE", `The MCP server refused Guichet's credentials (HTTP ${status}).`);
+    return new ToolError("UPSTREAM_ERROR", `The MCP server answered HTTP ${status}.`, {
+      retryable: status >= 500 || status === 429,
+    });
   }
   if (error && typeof error === "object" && (error as { name?: string }).name === "ZodError") {
     return new ToolError("UPSTREAM_ERROR", "The MCP server's answer is not a valid tool result.");
   }
-  return new ToolError("UPSTREAM_ERROR", "The MCP server could not be reached or closed the connection.", { retryable: true });
+  return new ToolError("UPSTREAM_ERROR", "The MCP server could not be reached or closed the connection.", {
+    retryable: true,
+  });
 }
 
 interface TypedError {
@@ -137,12 +160,18 @@ function typedError(result: CallToolResult): TypedError | undefined {
 function upstreamRefusal(result: CallToolResult): ToolError {
   const error = typedError(result);
   const code = typeof error?.code === "string" ? error.code : "ERROR";
-  const message = truncateText(typeof error?.message === "string" ? error.message : textOf(result) || "The tool reported an error.", 300);
+  const message = truncateText(
+    typeof error?.message === "string" ? error.message : textOf(result) || "The tool reported an error.",
+    300,
+  );
   const field = typeof error?.field === "string" && error.field.startsWith("/") ? error.field : undefined;
   if (code === "INVALID_ARGUMENTS" || code === "VERSION_CONFLICT" || code === "IDEMPOTENCY_KEY_REUSED") {
     return new ToolError(code, message, { field: field ?? null, retryable: false });
   }
-  return new ToolError("UPSTREAM_ERROR", `The service refused the call (${truncateText(code, 60)}): ${message}`, { retryable: error?.retryable === true, field: field ?? null });
+  return new ToolError("UPSTREAM_ERROR", `The service refused the call (${truncateText(code, 60)}): ${message}`, {
+    retryable: error?.retryable === true,
+    field: field ?? null,
+  });
 }
 
 function textOf(result: CallToolResult): string {

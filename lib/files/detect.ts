@@ -5,7 +5,10 @@ import { ApiError } from "@/lib/http/errors";
 import type { AllowedMimeType } from "./api";
 
 const unsupported = (why: string) =>
-  new ApiError("unsupported_file_type", `Unsupported file type: ${why} Allowed: plain text, Markdown, CSV, JSON (UTF-8) and PDF.`);
+  new ApiError(
+    "unsupported_file_type",
+    `Unsupported file type: ${why} Allowed: plain text, Markdown, CSV, JSON (UTF-8) and PDF.`,
+  );
 
 /**
  * The type comes from the content, never from the name alone: PDF by its
@@ -13,7 +16,12 @@ const unsupported = (why: string) =>
  * does the extension choose between Markdown, CSV, JSON (which must parse) and
  * plain text.
  */
-export async function detectFileType(upload: { head: Buffer; text: boolean; filename: string; tempPath: string }): Promise<AllowedMimeType> {
+export async function detectFileType(upload: {
+  head: Buffer;
+  text: boolean;
+  filename: string;
+  tempPath: string;
+}): Promise<AllowedMimeType> {
   const detected = await fileTypeFromBuffer(upload.head);
   if (detected?.mime === "application/pdf") return "application/pdf";
   if (detected) throw unsupported(`the content is ${detected.mime}.`);

@@ -21,18 +21,35 @@ export interface FileQuota {
 }
 
 /** Refuses a new file of `bytes` that would pass the plan's file count or storage quota. */
-export async function assertFileQuota(tx: DbOrTx, organizationId: string, quota: FileQuota, bytes: number): Promise<void> {
-  const usage = await tx.file.aggregate({ where: liveFiles(organizationId), _count: { _all: true }, _sum: { bytes: true } });
+export async function assertFileQuota(
+  tx: DbOrTx,
+  organizationId: string,
+  quota: FileQuota,
+  bytes: number,
+): Promise<void> {
+  const usage = await tx.file.aggregate({
+    where: liveFiles(organizationId),
+    _count: { _all: true },
+    _sum: { bytes: true },
+  });
   const files = usage._count._all;
   const used = usage._sum.bytes ?? 0;
   if (files + 1 > quota.maxFiles) {
-    throw new ApiError("storage_quota_exceeded", `Your plan allows ${quota.maxFiles} files; delete some before uploading.`, {
-      reason: { quota: "files", limit: quota.maxFiles, used: files },
-    });
+    throw new ApiError(
+      "storage_quota_exceeded",
+      `Your plan allows ${quota.maxFiles} files; delete some before uploading.`,
+      {
+        reason: { quota: "files", limit: quota.maxFiles, used: files },
+      },
+    );
   }
   if (used + bytes > quota.storageBytes) {
-    throw new ApiError("storage_quota_exceeded", `This file (${bytes} bytes) would pass your plan's storage of ${quota.storageBytes} bytes (${used} used).`, {
-      reason: { quota: "storage_bytes", limit: quota.storageBytes, used },
-    });
+    throw new ApiError(
+      "storage_quota_exceeded",
+      `This file (${bytes} bytes) would pass your plan's storage of ${quota.storageBytes} bytes (${used} used).`,
+      {
+        reason: { quota: "storage_bytes", limit: quota.storageBytes, used },
+      },
+    );
   }
 }

@@ -2,7 +2,13 @@ import { z } from "zod";
 
 // Files' zod schemas and types: safe for the browser (no server import).
 
-export const allowedMimeTypes = ["text/plain", "text/markdown", "text/csv", "application/json", "application/pdf"] as const;
+export const allowedMimeTypes = [
+  "text/plain",
+  "text/markdown",
+  "text/csv",
+  "application/json",
+  "application/pdf",
+] as const;
 export type AllowedMimeType = (typeof allowedMimeTypes)[number];
 
 export const FileObject = z.object({

@@ -14,7 +14,17 @@ import { commitTempFile, removeStoredBytes, storageKeyFor, storagePath } from ".
 import { receiveUpload } from "./upload";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-const fileSelect = { id: true, filename: true, bytes: true, mimeType: true, sha256: true, agentId: true, expiresAt: true, createdAt: true, storageKey: true } as const;
+const fileSelect = {
+  id: true,
+  filename: true,
+  bytes: true,
+  mimeType: true,
+  sha256: true,
+  agentId: true,
+  expiresAt: true,
+  createdAt: true,
+  storageKey: true,
+} as const;
 type StoredFile = FileRow & { storageKey: string };
 
 async function planLimits(organizationId: string, tx: DbOrTx = db) {
@@ -26,17 +36,26 @@ async function planLimits(organizationId: string, tx: DbOrTx = db) {
 }
 
 const tooManyDocuments = () =>
-  new ApiError("too_many_documents", `An agent carries at most ${agentLimits.documents} documents; delete one first.`, { reason: { limit: agentLimits.documents } });
+  new ApiError("too_many_documents", `An agent carries at most ${agentLimits.documents} documents; delete one first.`, {
+    reason: { limit: agentLimits.documents },
+  });
 
 async function assertDocumentRoom(tx: DbOrTx, organizationId: string, agentId: string): Promise<void> {
-  const agent = await tx.agent.findFirst({ where: { id: agentId, organizationId }, select: { _count: { select: { documents: true } } } });
+  const agent = await tx.agent.findFirst({
+    where: { id: agentId, organizationId },
+    select: { _count: { select: { documents: true } } },
+  });
   if (!agent) throw notFound("Agent");
   if (agent._count.documents >= agentLimits.documents) throw tooManyDocuments();
 }
 
 /** Deletes the organization's expired plain files, rows and bytes; called before each upload. */
 export async function purgeExpiredFiles(organizationId: string): Promise<void> {
-  const expired = await db.file.findMany({ where: { organizationId, expiresAt: { lte: new Date() } }, select: { id: true, storageKey: true }, take: 200 });
+  const expired = await db.file.findMany({
+    where: { organizationId, expiresAt: { lte: new Date() } },
+    select: { id: true, storageKey: true },
+    take: 200,
+  });
   if (expired.length === 0) return;
   await db.file.deleteMany({ where: { id: { in: expired.map((f) => f.id) } } });
   await removeStoredBytes(expired.map((f) => f.storageKey));
@@ -48,7 +67,11 @@ export async function purgeExpiredFiles(organizationId: string): Promise<void> {
  * bytes stream to a temp file; the row is created and the file moved into place
  * under the organization's lock, after the quotas are checked with the real size.
  */
-export async function uploadFile(organizationId: string, request: Request, options: { agentId?: string } = {}): Promise<FileRow> {
+export async function uploadFile(
+  organizationId: string,
+  request: Request,
+  options: { agentId?: string } = {},
+): Promise<FileRow> {
   const plan = await planLimits(organizationId);
   const { agentId } = options;
   // Cheap refusals before reading a byte of the body.
@@ -68,8 +91,15 @@ export async function uploadFile(organizationId: string, request: Request, optio
       await assertFileQuota(tx, organizationId, plan, upload.bytes);
       const row = await tx.file.create({
         data: {
-          id: fileId, organizationId, agentId: agentId ?? null, filename: upload.filename, bytes: upload.bytes, mimeType, sha256: upload.sha256,
-          storageKey: key, expiresAt: agentId ? null : new Date(Date.now() + plan.fileTtlDays * DAY_MS),
+          id: fileId,
+          organizationId,
+          agentId: agentId ?? null,
+          filename: upload.filename,
+          bytes: upload.bytes,
+          mimeType,
+          sha256: upload.sha256,
+          storageKey: key,
+          expiresAt: agentId ? null : new Date(Date.now() + plan.fileTtlDays * DAY_MS),
         },
         select: fileSelect,
       });
@@ -97,7 +127,10 @@ export async function listFiles(organizationId: string, query: ListQuery, option
 
 /** A readable file of the organization; expired files are gone. */
 export async function findFile(organizationId: string, fileId: string, tx: DbOrTx = db): Promise<StoredFile> {
-  const file = await tx.file.findFirst({ where: { AND: [{ id: fileId }, liveFiles(organizationId)] }, select: fileSelect });
+  const file = await tx.file.findFirst({
+    where: { AND: [{ id: fileId }, liveFiles(organizationId)] },
+    select: fileSelect,
+  });
   if (!file) throw notFound("File");
   return file;
 }
@@ -116,7 +149,10 @@ export async function fileContentResponse(organizationId: string, fileId: string
   return new Response(body, {
     status: 200,
     headers: {
-      "content-type": file.mimeType.startsWith("text/") || file.mimeType === "application/json" ? `${file.mimeType}; charset=utf-8` : file.mimeType,
+      "content-type":
+        file.mimeType.startsWith("text/") || file.mimeType === "application/json"
+          ? `${file.mimeType}; charset=utf-8`
+          : file.mimeType,
       "content-length": String(file.bytes),
       "content-disposition": contentDisposition(file.filename),
       "x-content-type-options": "nosniff",
@@ -130,9 +166,13 @@ export async function fileContentResponse(organizationId: string, fileId: string
 export async function deleteFile(organizationId: string, fileId: string): Promise<void> {
   const file = await findFile(organizationId, fileId);
   if (file.agentId) {
-    throw new ApiError("file_in_use", "This file is a knowledge document of an agent; delete it through DELETE /v1/agents/{agent}/documents/{file}.", {
-      reason: { agent: file.agentId },
-    });
+    throw new ApiError(
+      "file_in_use",
+      "This file is a knowledge document of an agent; delete it through DELETE /v1/agents/{agent}/documents/{file}.",
+      {
+        reason: { agent: file.agentId },
+      },
+    );
   }
   await db.file.delete({ where: { id: file.id } });
   await removeStoredBytes([file.storageKey]);

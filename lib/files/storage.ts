@@ -43,7 +43,14 @@ export async function removeStoredBytes(keys: string[]): Promise<void> {
       try {
         await rm(storagePath(key), { force: true });
       } catch (error) {
-        console.error(JSON.stringify({ level: "error", msg: "could not remove stored file", key, error: error instanceof Error ? error.message : String(error) }));
+        console.error(
+          JSON.stringify({
+            level: "error",
+            msg: "could not remove stored file",
+            key,
+            error: error instanceof Error ? error.message : String(error),
+          }),
+        );
       }
     }),
   );

@@ -24,7 +24,9 @@ export interface ReceivedUpload {
 }
 
 export const fileTooLarge = (maxBytes: number) =>
-  new ApiError("file_too_large", `The file exceeds your plan's limit of ${maxBytes} bytes per file.`, { reason: { max_bytes: maxBytes } });
+  new ApiError("file_too_large", `The file exceeds your plan's limit of ${maxBytes} bytes per file.`, {
+    reason: { max_bytes: maxBytes },
+  });
 
 function invalidFile(code: string, message: string) {
   return new ApiError("invalid_parameter", message, { errors: [{ field: "file", code, message }] });
@@ -33,7 +35,10 @@ function invalidFile(code: string, message: string) {
 /** A display name: the last path segment, without control characters, at most 255 characters. */
 export function cleanFilename(raw: string | undefined): string {
   const base = (raw ?? "").split(/[/\\]/).pop() ?? "";
-  const clean = base.replace(/[\u0000-\u001f\u007f]/g, "").trim().slice(0, 255);
+  const clean = base
+    .replace(/[\u0000-\u001f\u007f]/g, "")
+    .trim()
+    .slice(0, 255);
   return clean || "file";
 }
 
@@ -52,7 +57,8 @@ function inspector(maxBytes: number) {
         return;
       }
       hash.update(chunk);
-      if (state.head.length < HEAD_BYTES) state.head = Buffer.concat([state.head, chunk.subarray(0, HEAD_BYTES - state.head.length)]);
+      if (state.head.length < HEAD_BYTES)
+        state.head = Buffer.concat([state.head, chunk.subarray(0, HEAD_BYTES - state.head.length)]);
       if (state.text) {
         if (chunk.includes(0)) state.text = false;
         else {
@@ -110,20 +116,29 @@ export async function receiveUpload(request: Request, maxBytes: number): Promise
   let written: Promise<{ filename: string; inspected: ReturnType<typeof inspector> }> | null = null;
   parser.on("file", (name: string, stream: Readable, info: { filename?: string }) => {
     if (name !== "file" || written) {
-      problem ??= name !== "file"
-        ? new ApiError("unknown_parameter", `Unknown parameter: ${name}.`, { errors: [{ field: name, code: "unknown_parameter", message: `Unknown parameter: ${name}.` }] })
-        : invalidFile("too_many_files", "Send one file per request.");
+      problem ??=
+        name !== "file"
+          ? new ApiError("unknown_parameter", `Unknown parameter: ${name}.`, {
+              errors: [{ field: name, code: "unknown_parameter", message: `Unknown parameter: ${name}.` }],
+            })
+          : invalidFile("too_many_files", "Send one file per request.");
       stream.resume();
       return;
     }
     const inspected = inspector(maxBytes);
-    written = pipeline(stream, inspected.stream, createWriteStream(tempPath, { flags: "wx" })).then(() => ({ filename: cleanFilename(info.filename), inspected }));
+    written = pipeline(stream, inspected.stream, createWriteStream(tempPath, { flags: "wx" })).then(() => ({
+      filename: cleanFilename(info.filename),
+      inspected,
+    }));
     written.catch(() => undefined); // awaited below; avoids an unhandled rejection meanwhile
   });
   parser.on("field", (name: string) => {
-    problem ??= name === "file"
-      ? invalidFile("not_a_file", "The file field must be a file part (with a filename).")
-      : new ApiError("unknown_parameter", `Unknown parameter: ${name}.`, { errors: [{ field: name, code: "unknown_parameter", message: `Unknown parameter: ${name}.` }] });
+    problem ??=
+      name === "file"
+        ? invalidFile("not_a_file", "The file field must be a file part (with a filename).")
+        : new ApiError("unknown_parameter", `Unknown parameter: ${name}.`, {
+            errors: [{ field: name, code: "unknown_parameter", message: `Unknown parameter: ${name}.` }],
+          });
   });
   parser.on("filesLimit", () => (problem ??= invalidFile("too_many_files", "Send one file per request.")));
 
@@ -137,10 +152,20 @@ export async function receiveUpload(request: Request, maxBytes: number): Promise
     }
     if (problem) throw problem;
     if (!written) throw invalidFile("required", "The multipart body has no file field.");
-    const { filename, inspected } = await (written as Promise<{ filename: string; inspected: ReturnType<typeof inspector> }>);
+    const { filename, inspected } = await (written as Promise<{
+      filename: string;
+      inspected: ReturnType<typeof inspector>;
+    }>);
     if (inspected.state.tooLarge) throw fileTooLarge(maxBytes);
     if (inspected.state.bytes === 0) throw invalidFile("empty", "The file is empty.");
-    return { tempPath, filename, bytes: inspected.state.bytes, sha256: inspected.digest(), head: inspected.state.head, text: inspected.state.text };
+    return {
+      tempPath,
+      filename,
+      bytes: inspected.state.bytes,
+      sha256: inspected.digest(),
+      head: inspected.state.head,
+      text: inspected.state.text,
+    };
   } catch (error) {
     // The write stream opens the temp file asynchronously: let it settle before removing.
     if (written) await (written as Promise<unknown>).catch(() => undefined);

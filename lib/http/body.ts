@@ -23,7 +23,8 @@ export function jsonDepthExceeds(text: string, limit: number): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) {
       inString = true;
@@ -54,7 +55,8 @@ export function findLoneSurrogate(value: unknown): string | null {
     } else if (item !== null && typeof item === "object") {
       const entries = Object.entries(item);
       for (const [key] of entries) if (LONE_SURROGATE.test(key)) return path;
-      for (let i = entries.length - 1; i >= 0; i--) stack.push([entries[i][1], path === "body" ? entries[i][0] : `${path}.${entries[i][0]}`]);
+      for (let i = entries.length - 1; i >= 0; i--)
+        stack.push([entries[i][1], path === "body" ? entries[i][0] : `${path}.${entries[i][0]}`]);
     }
   }
   return null;
@@ -92,7 +94,9 @@ export async function readBoundedBody(request: Request): Promise<{ text: string 
  */
 export function parseJsonText(text: string, maxDepth: number = env.GUICHET_MAX_JSON_DEPTH): unknown {
   if (Number.isFinite(maxDepth) && jsonDepthExceeds(text, maxDepth)) {
-    throw new ApiError("json_too_deep", `The body nests arrays and objects deeper than ${maxDepth} levels.`, { reason: { max_depth: maxDepth } });
+    throw new ApiError("json_too_deep", `The body nests arrays and objects deeper than ${maxDepth} levels.`, {
+      reason: { max_depth: maxDepth },
+    });
   }
   let value: unknown;
   try {
@@ -102,9 +106,13 @@ export function parseJsonText(text: string, maxDepth: number = env.GUICHET_MAX_J
   }
   const field = findLoneSurrogate(value);
   if (field) {
-    throw new ApiError("invalid_parameter", "The body holds a string that is not valid Unicode (a lone UTF-16 surrogate).", {
-      errors: [{ field, code: "invalid_unicode", message: "Lone UTF-16 surrogates are not allowed." }],
-    });
+    throw new ApiError(
+      "invalid_parameter",
+      "The body holds a string that is not valid Unicode (a lone UTF-16 surrogate).",
+      {
+        errors: [{ field, code: "invalid_unicode", message: "Lone UTF-16 surrogates are not allowed." }],
+      },
+    );
   }
   return value;
 }
@@ -115,7 +123,8 @@ export function parseJsonText(text: string, maxDepth: number = env.GUICHET_MAX_J
  */
 export async function readJsonBody(request: Request, maxDepth: number = env.GUICHET_MAX_JSON_DEPTH): Promise<unknown> {
   const body = await readBoundedBody(request);
-  if ("tooLarge" in body) throw new ApiError("payload_too_large", `The body exceeds ${env.GUICHET_MAX_BODY_BYTES} bytes.`);
+  if ("tooLarge" in body)
+    throw new ApiError("payload_too_large", `The body exceeds ${env.GUICHET_MAX_BODY_BYTES} bytes.`);
   if (body.text.trim() === "") return {};
   if (!isJsonMediaType(request.headers.get("content-type") ?? "")) {
     throw new ApiError("unsupported_media_type", "Send JSON with Content-Type: application/json.");

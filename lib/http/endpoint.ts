@@ -53,6 +53,8 @@ export interface Endpoint<
   errors?: ErrorCode[];
 }
 
-export function defineEndpoint<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType>(spec: Endpoint<P, Q, B, R>): Endpoint<P, Q, B, R> {
+export function defineEndpoint<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType>(
+  spec: Endpoint<P, Q, B, R>,
+): Endpoint<P, Q, B, R> {
   return spec;
 }

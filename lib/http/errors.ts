@@ -94,7 +94,10 @@ export interface ErrorEnvelope {
 }
 
 /** Maps anything thrown to the envelope. Unknown errors never leak details. */
-export function toErrorEnvelope(error: unknown, requestId: string): { status: number; body: ErrorEnvelope; headers: Record<string, string> } {
+export function toErrorEnvelope(
+  error: unknown,
+  requestId: string,
+): { status: number; body: ErrorEnvelope; headers: Record<string, string> } {
   if (error instanceof ApiError) {
     const body: ErrorEnvelope = { error: { code: error.code, message: error.message, request_id: requestId } };
     if (error.errors) body.error.errors = error.errors;
@@ -103,8 +106,12 @@ export function toErrorEnvelope(error: unknown, requestId: string): { status: nu
   }
   const prismaCode = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
   if (prismaCode === "P2025") return toErrorEnvelope(notFound(), requestId);
-  if (prismaCode === "P2002") return toErrorEnvelope(new ApiError("conflict", "The resource already exists."), requestId);
-  log("error", "unhandled_error", { request_id: requestId, error: error instanceof Error ? `${error.name}: ${error.message}` : "non-error thrown" });
+  if (prismaCode === "P2002")
+    return toErrorEnvelope(new ApiError("conflict", "The resource already exists."), requestId);
+  log("error", "unhandled_error", {
+    request_id: requestId,
+    error: error instanceof Error ? `${error.name}: ${error.message}` : "non-error thrown",
+  });
   return {
     status: 500,
     body: { error: { code: "internal_error", message: "Something went wrong on our side.", request_id: requestId } },

@@ -27,7 +27,10 @@ export type HandlerResult = Response | { status?: number; body: unknown; headers
 type RouteContext = { params: Promise<Record<string, string | string[]>> };
 
 export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json; charset=utf-8", ...headers } });
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json; charset=utf-8", ...headers },
+  });
 }
 
 async function authenticate(request: Request, endpoint: Endpoint): Promise<Principal> {
@@ -43,10 +46,20 @@ async function authenticate(request: Request, endpoint: Endpoint): Promise<Princ
     if (session?.member) {
       assertSameOrigin(request);
       const { id, organizationId, role } = session.member;
-      return { kind: "member", memberId: id, organizationId, role, email: session.user?.email ?? "", scopes: scopesForRole(role) };
+      return {
+        kind: "member",
+        memberId: id,
+        organizationId,
+        role,
+        email: session.user?.email ?? "",
+        scopes: scopesForRole(role),
+      };
     }
   }
-  throw new ApiError("unauthenticated", endpoint.auth === "session" ? "Sign in to continue." : "Missing API key: send Authorization: Bearer <key>.");
+  throw new ApiError(
+    "unauthenticated",
+    endpoint.auth === "session" ? "Sign in to continue." : "Missing API key: send Authorization: Bearer <key>.",
+  );
 }
 
 /**
@@ -111,16 +124,23 @@ export function handle<P extends z.ZodType, Q extends z.ZodType, B extends z.Zod
       await enforceRateLimit(principal);
       const params = endpoint.params ? parseInput(endpoint.params, await context.params) : {};
       const query = endpoint.query ? parseInput(endpoint.query, queryObject(new URL(request.url))) : {};
-      const rawBody = endpoint.body && !endpoint.multipart ? await readJsonBody(request, endpoint.maxJsonDepth) : undefined;
+      const rawBody =
+        endpoint.body && !endpoint.multipart ? await readJsonBody(request, endpoint.maxJsonDepth) : undefined;
       const body = endpoint.body && rawBody !== undefined ? parseInput(endpoint.body, rawBody) : undefined;
       const run = async () => {
         try {
-          return toResponse(await handler({ params, query, body, principal, request, requestId } as HandlerInput<P, Q, B>), endpoint);
+          return toResponse(
+            await handler({ params, query, body, principal, request, requestId } as HandlerInput<P, Q, B>),
+            endpoint,
+          );
         } catch (error) {
           return errorResponse(error, requestId);
         }
       };
-      response = request.method === "POST" ? await withIdempotency(request, principal, rawBody, run, endpoint.idempotencyReplay ?? "stored") : await run();
+      response =
+        request.method === "POST"
+          ? await withIdempotency(request, principal, rawBody, run, endpoint.idempotencyReplay ?? "stored")
+          : await run();
     } catch (error) {
       response = errorResponse(error, requestId);
     }

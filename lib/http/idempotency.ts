@@ -60,7 +60,10 @@ export async function withIdempotency(
     }
     if (replay === "re-execute") return reExecute(existing.id, run);
     if (existing.responseBody === SECRET_WITHHELD) {
-      throw new ApiError("idempotency_secret_not_replayable", "The first request with this Idempotency-Key succeeded and its response held a secret that is shown only once.");
+      throw new ApiError(
+        "idempotency_secret_not_replayable",
+        "The first request with this Idempotency-Key succeeded and its response held a secret that is shown only once.",
+      );
     }
     return new Response(existing.responseBody, {
       status: existing.responseStatus,
@@ -70,11 +73,19 @@ export async function withIdempotency(
   let recordId: string;
   try {
     const record = await db.idempotentRequest.create({
-      data: { ...scope, method: request.method, path: new URL(request.url).pathname, requestHash: hash, state: "in_progress", expiresAt: new Date(now.getTime() + KEY_TTL_MS) },
+      data: {
+        ...scope,
+        method: request.method,
+        path: new URL(request.url).pathname,
+        requestHash: hash,
+        state: "in_progress",
+        expiresAt: new Date(now.getTime() + KEY_TTL_MS),
+      },
     });
     recordId = record.id;
   } catch (error) {
-    if (isUniqueViolation(error)) throw new ApiError("request_in_progress", "A request with this Idempotency-Key is still being processed.");
+    if (isUniqueViolation(error))
+      throw new ApiError("request_in_progress", "A request with this Idempotency-Key is still being processed.");
     throw error;
   }
   let response: Response;
@@ -90,14 +101,21 @@ export async function withIdempotency(
   }
   const withholds = replay === "secret" && response.status < 300;
   const body = withholds ? SECRET_WITHHELD : replay === "re-execute" ? null : await response.clone().text();
-  await db.idempotentRequest.update({ where: { id: recordId }, data: { state: "done", responseStatus: response.status, responseBody: body } });
+  await db.idempotentRequest.update({
+    where: { id: recordId },
+    data: { state: "done", responseStatus: response.status, responseBody: body },
+  });
   return response;
 }
 
 /** Runs a completed request again, claiming the record first so duplicates still queue up as 409. */
 async function reExecute(recordId: string, run: () => Promise<Response>): Promise<Response> {
-  const claimed = await db.idempotentRequest.updateMany({ where: { id: recordId, state: "done" }, data: { state: "in_progress" } });
-  if (claimed.count === 0) throw new ApiError("request_in_progress", "A request with this Idempotency-Key is still being processed.");
+  const claimed = await db.idempotentRequest.updateMany({
+    where: { id: recordId, state: "done" },
+    data: { state: "in_progress" },
+  });
+  if (claimed.count === 0)
+    throw new ApiError("request_in_progress", "A request with this Idempotency-Key is still being processed.");
   try {
     const response = await run();
     response.headers.set("idempotent-replayed", "re-executed");

@@ -31,12 +31,17 @@ export async function hit(key: string, limit: number, windowMs: number, now = Da
   let count: number;
   if (client) {
     const redisKey = `guichet:rl:${key}:${windowStart}`;
-    const [[, incremented]] = (await client.multi().incr(redisKey).pexpire(redisKey, windowMs + 1000).exec()) as [[null, number]];
+    const [[, incremented]] = (await client
+      .multi()
+      .incr(redisKey)
+      .pexpire(redisKey, windowMs + 1000)
+      .exec()) as [[null, number]];
     count = incremented;
   } else {
     count = await incrementInDatabase(key, new Date(windowStart));
     // Now and then, forget windows that ended long ago (cheap, and no cron to run).
-    if (Math.random() < 0.002) await db.rateLimitWindow.deleteMany({ where: { windowStart: { lt: new Date(now - 3_600_000) } } });
+    if (Math.random() < 0.002)
+      await db.rateLimitWindow.deleteMany({ where: { windowStart: { lt: new Date(now - 3_600_000) } } });
   }
   return { allowed: count <= limit, count, retryAfterMs };
 }
@@ -57,7 +62,10 @@ async function incrementInDatabase(key: string, windowStart: Date): Promise<numb
 
 export function rateLimited(retryAfterMs: number, message = "Too many requests."): ApiError {
   const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
-  return new ApiError("rate_limited", `${message} Retry in ${seconds} s.`, { headers: { "retry-after": String(seconds) }, reason: { retry_after_ms: retryAfterMs } });
+  return new ApiError("rate_limited", `${message} Retry in ${seconds} s.`, {
+    headers: { "retry-after": String(seconds) },
+    reason: { retry_after_ms: retryAfterMs },
+  });
 }
 
 /** The per-caller API limit (per key, or per signed-in member). */

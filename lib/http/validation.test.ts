@@ -3,7 +3,11 @@ import { describe, expect, it } from "vitest";
 import { ApiError, toErrorEnvelope } from "./errors";
 import { afterCursor, decodeCursor, encodeCursor, page, parseInput } from "./validation";
 
-const Body = z.strictObject({ name: z.string().min(1), nested: z.strictObject({ n: z.number().max(2) }).optional(), list: z.array(z.string()).optional() });
+const Body = z.strictObject({
+  name: z.string().min(1),
+  nested: z.strictObject({ n: z.number().max(2) }).optional(),
+  list: z.array(z.string()).optional(),
+});
 
 function refusal(input: unknown): ApiError {
   try {
@@ -17,7 +21,10 @@ function refusal(input: unknown): ApiError {
 describe("parseInput", () => {
   it("names unknown keys, also nested ones", () => {
     expect(refusal({ name: "a", extra: 1 })).toMatchObject({ code: "unknown_parameter", errors: [{ field: "extra" }] });
-    expect(refusal({ name: "a", nested: { n: 1, x: 2 } })).toMatchObject({ code: "unknown_parameter", errors: [{ field: "nested.x" }] });
+    expect(refusal({ name: "a", nested: { n: 1, x: 2 } })).toMatchObject({
+      code: "unknown_parameter",
+      errors: [{ field: "nested.x" }],
+    });
   });
 
   it("gives one entry per invalid field, with array indexes", () => {
@@ -38,7 +45,9 @@ describe("cursors", () => {
     const result = page(rows, 2, (r) => r.id);
     expect(result.data).toEqual(["r3", "r2"]);
     expect(decodeCursor(result.next_cursor!)).toEqual({ id: "r2", createdAt: rows[1].createdAt });
-    expect(afterCursor(encodeCursor(rows[1]))).toEqual({ OR: [{ createdAt: { lt: rows[1].createdAt } }, { createdAt: rows[1].createdAt, id: { lt: "r2" } }] });
+    expect(afterCursor(encodeCursor(rows[1]))).toEqual({
+      OR: [{ createdAt: { lt: rows[1].createdAt } }, { createdAt: rows[1].createdAt, id: { lt: "r2" } }],
+    });
     expect(page(rows, 3, (r) => r.id).next_cursor).toBeNull();
   });
 
@@ -52,7 +61,11 @@ describe("error envelope", () => {
     const { status, body } = toErrorEnvelope(new Error("connection string postgres://secret@db"), "req_1");
     expect(status).toBe(500);
     expect(JSON.stringify(body)).not.toContain("secret");
-    expect(body.error).toEqual({ code: "internal_error", message: "Something went wrong on our side.", request_id: "req_1" });
+    expect(body.error).toEqual({
+      code: "internal_error",
+      message: "Something went wrong on our side.",
+      request_id: "req_1",
+    });
   });
 
   it("maps Prisma's not-found and unique violations", () => {

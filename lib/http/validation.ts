@@ -2,7 +2,10 @@ import { z } from "zod";
 import { ApiError, type FieldError } from "./errors";
 
 function fieldPath(path: readonly PropertyKey[]): string {
-  return path.map((part) => (typeof part === "number" ? `[${part}]` : String(part))).join(".").replace(/\.\[/g, "[");
+  return path
+    .map((part) => (typeof part === "number" ? `[${part}]` : String(part)))
+    .join(".")
+    .replace(/\.\[/g, "[");
 }
 
 /**
@@ -16,7 +19,11 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.in
   if (unknown && unknown.code === "unrecognized_keys") {
     const field = fieldPath([...unknown.path, unknown.keys[0]]);
     throw new ApiError("unknown_parameter", `Unknown parameter: ${field}.`, {
-      errors: unknown.keys.map((key) => ({ field: fieldPath([...unknown.path, key]), code: "unknown_parameter", message: `Unknown parameter: ${key}.` })),
+      errors: unknown.keys.map((key) => ({
+        field: fieldPath([...unknown.path, key]),
+        code: "unknown_parameter",
+        message: `Unknown parameter: ${key}.`,
+      })),
     });
   }
   const seen = new Set<string>();
@@ -27,7 +34,11 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.in
     seen.add(field);
     errors.push({ field, code: issue.code, message: issue.message });
   }
-  throw new ApiError("invalid_parameter", errors.length === 1 ? `Invalid value for ${errors[0].field}: ${errors[0].message}` : "Some parameters are invalid.", { errors });
+  throw new ApiError(
+    "invalid_parameter",
+    errors.length === 1 ? `Invalid value for ${errors[0].field}: ${errors[0].message}` : "Some parameters are invalid.",
+    { errors },
+  );
 }
 
 /** `?limit=&cursor=` for every list. */
@@ -45,7 +56,9 @@ export function decodeCursor(cursor: string): { createdAt: Date; id: string } {
     if (Number.isNaN(createdAt.getTime()) || typeof id !== "string") throw new Error("bad cursor");
     return { createdAt, id };
   } catch {
-    throw new ApiError("invalid_parameter", "Invalid cursor.", { errors: [{ field: "cursor", code: "invalid_value", message: "Invalid cursor." }] });
+    throw new ApiError("invalid_parameter", "Invalid cursor.", {
+      errors: [{ field: "cursor", code: "invalid_value", message: "Invalid cursor." }],
+    });
   }
 }
 
@@ -57,7 +70,11 @@ export function afterCursor(cursor: string | undefined) {
 }
 
 /** Takes limit+1 rows and turns them into `{data, next_cursor}`. */
-export function page<Row extends { id: string | number; createdAt: Date }, Out>(rows: Row[], limit: number, serialize: (row: Row) => Out) {
+export function page<Row extends { id: string | number; createdAt: Date }, Out>(
+  rows: Row[],
+  limit: number,
+  serialize: (row: Row) => Out,
+) {
   const more = rows.length > limit;
   const kept = more ? rows.slice(0, limit) : rows;
   return { data: kept.map(serialize), next_cursor: more ? encodeCursor(kept[kept.length - 1]) : null };

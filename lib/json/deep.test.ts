@@ -19,7 +19,15 @@ describe("nestsDeeperThan", () => {
 
 describe("stringifyDeep", () => {
   it("matches JSON.stringify on ordinary values", () => {
-    for (const value of [null, 1, "é\"\n", [], {}, { a: [1, null, { b: "c" }], d: true, e: undefined }, [undefined, 2]]) {
+    for (const value of [
+      null,
+      1,
+      'é"\n',
+      [],
+      {},
+      { a: [1, null, { b: "c" }], d: true, e: undefined },
+      [undefined, 2],
+    ]) {
       expect(stringifyDeep(value)).toBe(JSON.stringify(value));
     }
   });

@@ -13,7 +13,11 @@ export interface CallLimitRefusal {
 const WINDOW_MS = 60_000;
 
 /** Counts one call for the run and its organization; the first exhausted limit refuses it. */
-export async function takeCallSlot(organizationId: string, runId: string, now = Date.now()): Promise<CallLimitRefusal | null> {
+export async function takeCallSlot(
+  organizationId: string,
+  runId: string,
+  now = Date.now(),
+): Promise<CallLimitRefusal | null> {
   const run = await hit(`tool-calls:run:${runId}`, env.GUICHET_RUN_CALLS_PER_MINUTE, WINDOW_MS, now);
   if (!run.allowed) return { scope: "run", retryAfterMs: run.retryAfterMs };
   const organization = await hit(`tool-calls:org:${organizationId}`, env.GUICHET_ORG_CALLS_PER_MINUTE, WINDOW_MS, now);

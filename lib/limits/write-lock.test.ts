@@ -23,7 +23,9 @@ afterAll(async () => quit?.());
 describe("write lock on Redis", () => {
   it("gives a target to one holder at a time, released only by its holder, taken over after expiry", async () => {
     const target = { organizationId: "org_test", type: "customer", id: randomBytes(6).toString("hex") };
-    const taken = await Promise.all(Array.from({ length: 20 }, (_, i) => lock.acquireWriteLock(target, `h${i}`, 60_000)));
+    const taken = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => lock.acquireWriteLock(target, `h${i}`, 60_000)),
+    );
     expect(taken.filter(Boolean)).toHaveLength(1);
     const winner = `h${taken.indexOf(true)}`;
     await lock.releaseWriteLock(target, "someone-else");

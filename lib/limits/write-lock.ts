@@ -19,7 +19,12 @@ export function lockName(target: WriteLockTarget): string {
 }
 
 /** Takes the target's lock for `holder`; false when another holder has it and it has not expired. */
-export async function acquireWriteLock(target: WriteLockTarget, holder: string, ttlMs: number, now = new Date()): Promise<boolean> {
+export async function acquireWriteLock(
+  target: WriteLockTarget,
+  holder: string,
+  ttlMs: number,
+  now = new Date(),
+): Promise<boolean> {
   const name = lockName(target);
   const redis = redisClient();
   if (redis) return (await redis.set(`guichet:wl:${name}`, holder, "PX", ttlMs, "NX")) === "OK";
@@ -31,7 +36,10 @@ export async function acquireWriteLock(target: WriteLockTarget, holder: string, 
     if (!isUniqueViolation(error)) throw error;
   }
   // Taken: it is ours only if the current holder's lease has run out, and only one taker wins that update.
-  const taken = await db.writeLock.updateMany({ where: { target: name, expiresAt: { lt: now } }, data: { holder, expiresAt } });
+  const taken = await db.writeLock.updateMany({
+    where: { target: name, expiresAt: { lt: now } },
+    data: { holder, expiresAt },
+  });
   return taken.count === 1;
 }
 
@@ -41,14 +49,24 @@ export async function releaseWriteLock(target: WriteLockTarget, holder: string):
   const redis = redisClient();
   if (redis) {
     // Compare-and-delete in one step, so a lock taken over after expiry is never released by the old holder.
-    await redis.eval("if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end", 1, `guichet:wl:${name}`, holder);
+    await redis.eval(
+      "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end",
+      1,
+      `guichet:wl:${name}`,
+      holder,
+    );
     return;
   }
   await db.writeLock.deleteMany({ where: { target: name, holder } });
 }
 
 /** Runs `work` holding the target's lock; null (nothing run) when another write is in flight. */
-export async function withWriteLock<T>(target: WriteLockTarget, holder: string, ttlMs: number, work: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }> {
+export async function withWriteLock<T>(
+  target: WriteLockTarget,
+  holder: string,
+  ttlMs: number,
+  work: () => Promise<T>,
+): Promise<{ ran: true; value: T } | { ran: false }> {
   if (!(await acquireWriteLock(target, holder, ttlMs))) return { ran: false };
   try {
     return { ran: true, value: await work() };

@@ -14,7 +14,10 @@ export function trackMcpCall(runId: string, requestId: string | number): { signa
   const key = keyOf(runId, requestId);
   const controller = new AbortController();
   inFlight.set(key, controller);
-  return { signal: controller.signal, done: () => (inFlight.get(key) === controller ? inFlight.delete(key) : undefined) };
+  return {
+    signal: controller.signal,
+    done: () => (inFlight.get(key) === controller ? inFlight.delete(key) : undefined),
+  };
 }
 
 /** Whether a call of this session with this request id was running here and is now stopped. */

@@ -1,5 +1,10 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { InitializeRequestSchema, isJSONRPCRequest, JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import {
+  InitializeRequestSchema,
+  isJSONRPCRequest,
+  JSONRPCMessageSchema,
+  type JSONRPCMessage,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { Principal } from "@/lib/auth/principal";
 import { hasAnyScope } from "@/lib/auth/scopes";
 import { env } from "@/lib/env";
@@ -24,7 +29,9 @@ async function authenticate(request: Request): Promise<Principal> {
   const principal = await authenticateBearer(request.headers.get("authorization"));
   // A session is a run and its tool calls: the scope POST /v1/runs and tool_calls need.
   if (!hasAnyScope(principal.scopes, ["runs:write"])) {
-    throw new ApiError("insufficient_scope", "This endpoint needs the scope runs:write.", { reason: { required_scopes: ["runs:write"] } });
+    throw new ApiError("insufficient_scope", "This endpoint needs the scope runs:write.", {
+      reason: { required_scopes: ["runs:write"] },
+    });
   }
   await enforceRateLimit(principal);
   return principal;
@@ -40,10 +47,24 @@ function parseMessage(text: string): ParsedBody {
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     const parseError = error.code === "invalid_json";
-    return { response: jsonRpcError(400, parseError ? -32700 : -32600, `${parseError ? "Parse error" : "Invalid Request"}: ${error.message}`, { data: { code: error.code } }) };
+    return {
+      response: jsonRpcError(
+        400,
+        parseError ? -32700 : -32600,
+        `${parseError ? "Parse error" : "Invalid Request"}: ${error.message}`,
+        { data: { code: error.code } },
+      ),
+    };
   }
   // Batches left the protocol in 2025-06-18; one message per request keeps one run's calls in order.
-  if (Array.isArray(raw)) return { response: jsonRpcError(400, -32600, "Invalid Request: batches are not supported; send one JSON-RPC message per request.") };
+  if (Array.isArray(raw))
+    return {
+      response: jsonRpcError(
+        400,
+        -32600,
+        "Invalid Request: batches are not supported; send one JSON-RPC message per request.",
+      ),
+    };
   const parsed = JSONRPCMessageSchema.safeParse(raw);
   if (!parsed.success) return { response: jsonRpcError(400, -32600, "Invalid Request: not a JSON-RPC 2.0 message.") };
   return { message: parsed.data };
@@ -55,8 +76,17 @@ function wantsProgress(message: JSONRPCMessage): boolean {
   return meta?.progressToken !== undefined;
 }
 
-async function serve(request: Request, message: JSONRPCMessage, run: RunRow | null, options: { requestId: string; sessionId?: string; instructions?: string }): Promise<Response> {
-  const server = buildSessionServer(run, { consoleOrigin: consoleOrigin(request), requestId: options.requestId, instructions: options.instructions });
+async function serve(
+  request: Request,
+  message: JSONRPCMessage,
+  run: RunRow | null,
+  options: { requestId: string; sessionId?: string; instructions?: string },
+): Promise<Response> {
+  const server = buildSessionServer(run, {
+    consoleOrigin: consoleOrigin(request),
+    requestId: options.requestId,
+    instructions: options.instructions,
+  });
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: options.sessionId === undefined ? undefined : () => options.sessionId as string,
     enableJsonResponse: !wantsProgress(message),
@@ -68,16 +98,30 @@ async function serve(request: Request, message: JSONRPCMessage, run: RunRow | nu
   return response;
 }
 
-async function initialize(request: Request, principal: Principal, agentId: string, message: JSONRPCMessage, requestId: string): Promise<Response> {
+async function initialize(
+  request: Request,
+  principal: Principal,
+  agentId: string,
+  message: JSONRPCMessage,
+  requestId: string,
+): Promise<Response> {
   const init = InitializeRequestSchema.safeParse(message);
   // A malformed initialize gets the SDK's own answer, and no run is created for it.
   if (!init.success) return serve(request, message, null, { requestId });
   const capabilities = RunCapabilities.safeParse(new URL(request.url).searchParams.get("capabilities") ?? "read");
   if (!capabilities.success) {
-    throw new ApiError("invalid_parameter", "capabilities must be read or read_write.", { errors: [{ field: "capabilities", code: "invalid_enum_value", message: "must be read or read_write" }] });
+    throw new ApiError("invalid_parameter", "capabilities must be read or read_write.", {
+      errors: [{ field: "capabilities", code: "invalid_enum_value", message: "must be read or read_write" }],
+    });
   }
   const sessionId = newSessionId();
-  const { run, warnings } = await openSession(principal, agentId, capabilities.data, init.data.params.clientInfo, sessionId);
+  const { run, warnings } = await openSession(
+    principal,
+    agentId,
+    capabilities.data,
+    init.data.params.clientInfo,
+    sessionId,
+  );
   return serve(request, message, run, { requestId, sessionId, instructions: sessionInstructions(warnings) });
 }
 
@@ -106,10 +150,15 @@ export async function handleMcpRequest(request: Request, agentId: string): Promi
 }
 
 async function route(request: Request, agentId: string, requestId: string): Promise<Response> {
-  if (!originAllowed(request)) return jsonRpcError(403, -32000, "Forbidden: this Origin may not call the MCP endpoint.", { data: { code: "forbidden", request_id: requestId } });
+  if (!originAllowed(request))
+    return jsonRpcError(403, -32000, "Forbidden: this Origin may not call the MCP endpoint.", {
+      data: { code: "forbidden", request_id: requestId },
+    });
   if (request.method === "GET") {
     // No server-initiated stream: everything a session needs comes back on its own requests.
-    return jsonRpcError(405, -32000, "Method not allowed: this server offers no GET stream; use POST.", { headers: { allow: "POST, DELETE" } });
+    return jsonRpcError(405, -32000, "Method not allowed: this server offers no GET stream; use POST.", {
+      headers: { allow: "POST, DELETE" },
+    });
   }
   const principal = await authenticate(request);
   if (request.method === "DELETE") {
@@ -119,7 +168,10 @@ async function route(request: Request, agentId: string, requestId: string): Prom
     return new Response(null, { status: 204 });
   }
   const body = await readBoundedBody(request);
-  if ("tooLarge" in body) return jsonRpcError(413, -32000, `Payload too large: the body is limited to ${env.GUICHET_MAX_BODY_BYTES} bytes.`, { data: { code: "payload_too_large", request_id: requestId } });
+  if ("tooLarge" in body)
+    return jsonRpcError(413, -32000, `Payload too large: the body is limited to ${env.GUICHET_MAX_BODY_BYTES} bytes.`, {
+      data: { code: "payload_too_large", request_id: requestId },
+    });
   const parsed = parseMessage(body.text);
   if ("response" in parsed) return parsed.response;
   if (InitializeRequestSchema.shape.method.safeParse((parsed.message as { method?: unknown }).method).success) {

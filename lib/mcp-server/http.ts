@@ -9,11 +9,17 @@ import { log } from "@/lib/log";
 
 export type JsonRpcId = string | number | null;
 
-export function jsonRpcError(status: number, code: number, message: string, extra: { data?: Record<string, unknown>; headers?: Record<string, string>; id?: JsonRpcId } = {}): Response {
+export function jsonRpcError(
+  status: number,
+  code: number,
+  message: string,
+  extra: { data?: Record<string, unknown>; headers?: Record<string, string>; id?: JsonRpcId } = {},
+): Response {
   const error: Record<string, unknown> = { code, message };
   if (extra.data) error.data = extra.data;
   return new Response(JSON.stringify({ jsonrpc: "2.0", error, id: extra.id ?? null }), {
-    status, headers: { "content-type": "application/json", ...extra.headers },
+    status,
+    headers: { "content-type": "application/json", ...extra.headers },
   });
 }
 
@@ -23,7 +29,11 @@ export function jsonRpcError(status: number, code: number, message: string, extr
  * the message with "MCP error <code>:".
  */
 export class ProtocolError extends Error {
-  constructor(readonly code: number, message: string, readonly data?: Record<string, unknown>) {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: Record<string, unknown>,
+  ) {
     super(message);
     this.name = "ProtocolError";
   }
@@ -31,7 +41,10 @@ export class ProtocolError extends Error {
 
 /** Logs an unexpected failure under the request id; the client learns only that, and the id to quote. */
 export function internalErrorData(requestId: string, error: unknown): { code: "internal_error"; request_id: string } {
-  log("error", "mcp_request_failed", { request_id: requestId, error: error instanceof Error ? `${error.name}: ${error.message}` : "non-error thrown" });
+  log("error", "mcp_request_failed", {
+    request_id: requestId,
+    error: error instanceof Error ? `${error.name}: ${error.message}` : "non-error thrown",
+  });
   return { code: "internal_error", request_id: requestId };
 }
 
@@ -39,7 +52,8 @@ export function internalErrorData(requestId: string, error: unknown): { code: "i
 export function refusal(error: ApiError, requestId: string): Response {
   const headers: Record<string, string> = { ...error.headers };
   if (error.code === "unauthenticated") headers["www-authenticate"] = 'Bearer realm="guichet"';
-  if (error.code === "insufficient_scope") headers["www-authenticate"] = 'Bearer realm="guichet", error="insufficient_scope", scope="runs:write"';
+  if (error.code === "insufficient_scope")
+    headers["www-authenticate"] = 'Bearer realm="guichet", error="insufficient_scope", scope="runs:write"';
   const data: Record<string, unknown> = { code: error.code, request_id: requestId };
   if (error.errors) data.errors = error.errors;
   if (error.reason) data.reason = error.reason;

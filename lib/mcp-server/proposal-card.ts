@@ -22,7 +22,11 @@ export interface ProposalCard {
   commit: { tool: string; arguments: { proposal_id: string } };
 }
 
-export async function proposalCard(organizationId: string, proposalId: string, consoleOrigin: string): Promise<ProposalCard | null> {
+export async function proposalCard(
+  organizationId: string,
+  proposalId: string,
+  consoleOrigin: string,
+): Promise<ProposalCard | null> {
   const row = await db.proposal.findFirst({ where: { id: proposalId, organizationId } });
   if (!row) return null;
   return {
@@ -31,7 +35,10 @@ export async function proposalCard(organizationId: string, proposalId: string, c
     effect: row.effect,
     changes: row.changes,
     recipients: (row.recipients as string[] | null) ?? null,
-    amount: row.amountValueMinor !== null && row.amountCurrency ? { value_minor: row.amountValueMinor, currency: row.amountCurrency } : null,
+    amount:
+      row.amountValueMinor !== null && row.amountCurrency
+        ? { value_minor: row.amountValueMinor, currency: row.amountCurrency }
+        : null,
     irreversible: row.irreversible,
     approvals_required: storedPolicy(row).approvals_required,
     expires_at: isoOffset(row.expiresAt),

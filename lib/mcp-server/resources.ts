@@ -31,13 +31,23 @@ export function documentUri(fileId: string): string {
 }
 
 function describe(file: RunFile): Resource {
-  return { uri: documentUri(file.id), name: file.filename, title: file.filename, mimeType: file.mimeType, size: file.bytes };
+  return {
+    uri: documentUri(file.id),
+    name: file.filename,
+    title: file.filename,
+    mimeType: file.mimeType,
+    size: file.bytes,
+  };
 }
 
 async function countRequest(run: RunRow): Promise<void> {
   const refusal = await takeCallSlot(run.organizationId, run.id);
   if (refusal) {
-    throw new ProtocolError(LIMITED, `Too many calls for this ${refusal.scope}; retry in ${Math.ceil(refusal.retryAfterMs / 1000)} s.`, { code: "RATE_LIMITED", retryable: true, retry_after_ms: refusal.retryAfterMs });
+    throw new ProtocolError(
+      LIMITED,
+      `Too many calls for this ${refusal.scope}; retry in ${Math.ceil(refusal.retryAfterMs / 1000)} s.`,
+      { code: "RATE_LIMITED", retryable: true, retry_after_ms: refusal.retryAfterMs },
+    );
   }
 }
 
@@ -48,7 +58,8 @@ function encodeCursor(fileId: string): string {
 
 function decodeCursor(cursor: string): string {
   const fileId = Buffer.from(cursor, "base64url").toString("utf8");
-  if (!looksLikeId("file", fileId)) throw new ProtocolError(-32602, "Invalid params: this cursor is not a nextCursor of resources/list.");
+  if (!looksLikeId("file", fileId))
+    throw new ProtocolError(-32602, "Invalid params: this cursor is not a nextCursor of resources/list.");
   return fileId;
 }
 
@@ -59,13 +70,17 @@ export async function listRunResources(run: RunRow, cursor: string | undefined):
   if (run.agentId === null) return { resources: [] };
   const page = await agentDocuments(run.organizationId, run.agentId, { afterId, take: RESOURCE_PAGE_SIZE + 1 });
   const shown = page.slice(0, RESOURCE_PAGE_SIZE);
-  return { resources: shown.map(describe), ...(page.length > RESOURCE_PAGE_SIZE ? { nextCursor: encodeCursor(shown[shown.length - 1].id) } : {}) };
+  return {
+    resources: shown.map(describe),
+    ...(page.length > RESOURCE_PAGE_SIZE ? { nextCursor: encodeCursor(shown[shown.length - 1].id) } : {}),
+  };
 }
 
 /** One document's text; an unknown uri, or another agent's or organization's document, is "not found". */
 export async function readRunResource(run: RunRow, uri: string, signal: AbortSignal): Promise<ReadResourceResult> {
   const fileId = uri.startsWith(URI_PREFIX) ? uri.slice(URI_PREFIX.length) : "";
-  const notFound = () => new ProtocolError(RESOURCE_NOT_FOUND, "Resource not found: not a document of this agent.", { uri });
+  const notFound = () =>
+    new ProtocolError(RESOURCE_NOT_FOUND, "Resource not found: not a document of this agent.", { uri });
   if (!looksLikeId("file", fileId)) throw notFound();
   await countRequest(run);
   const file = run.agentId === null ? null : await agentDocument(run.organizationId, run.agentId, fileId);
@@ -80,9 +95,17 @@ export async function readRunResource(run: RunRow, uri: string, signal: AbortSig
   }
   const shown = truncateText(text, RESOURCE_MAX_CHARS);
   return {
-    contents: [{
-      uri, mimeType: file.mimeType === "application/pdf" ? "text/plain" : file.mimeType, text: shown,
-      _meta: { "guichet/untrusted": true, "guichet/truncated": shown.length < text.length, "guichet/total_characters": text.length },
-    }],
+    contents: [
+      {
+        uri,
+        mimeType: file.mimeType === "application/pdf" ? "text/plain" : file.mimeType,
+        text: shown,
+        _meta: {
+          "guichet/untrusted": true,
+          "guichet/truncated": shown.length < text.length,
+          "guichet/total_characters": text.length,
+        },
+      },
+    ],
   };
 }

@@ -1,8 +1,15 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import {
-  CallToolRequestSchema, CancelledNotificationSchema, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ListToolsRequestSchema,
-  ErrorCode, McpError, ReadResourceRequestSchema, type ServerNotification,
+  CallToolRequestSchema,
+  CancelledNotificationSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  ErrorCode,
+  McpError,
+  ReadResourceRequestSchema,
+  type ServerNotification,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { RunRow } from "@/lib/runs/service";
 import type { RunWarning } from "@/lib/runs/capabilities";
@@ -30,10 +37,11 @@ const PROGRESS_INTERVAL_MS = 1000;
 /** `initialize`'s instructions: what the run left out and why, so the model knows before it tries. */
 export function sessionInstructions(warnings: RunWarning[]): string {
   const lines = [
-    "Tools governed by Guichet. A tool that changes data answers with a proposal card: a person approves it in the console, then call the same tool with only {\"proposal_id\"}.",
+    'Tools governed by Guichet. A tool that changes data answers with a proposal card: a person approves it in the console, then call the same tool with only {"proposal_id"}.',
     "A refused call comes back with isError and a typed code (structuredContent.error): read it and re-plan.",
   ];
-  for (const warning of warnings) lines.push(`Not available in this session: ${warning.tool} — ${warning.reason.message}`);
+  for (const warning of warnings)
+    lines.push(`Not available in this session: ${warning.tool} — ${warning.reason.message}`);
   return lines.join("\n");
 }
 
@@ -50,7 +58,10 @@ export interface SessionServerOptions {
  * unexpected one becomes "Internal error." (-32603) with the request id, and
  * the details go to the log only.
  */
-function withoutLeaks<Args extends unknown[], Result>(requestId: string, handler: (...args: Args) => Promise<Result>): (...args: Args) => Promise<Result> {
+function withoutLeaks<Args extends unknown[], Result>(
+  requestId: string,
+  handler: (...args: Args) => Promise<Result>,
+): (...args: Args) => Promise<Result> {
   return async (...args) => {
     try {
       return await handler(...args);
@@ -68,28 +79,54 @@ export function buildSessionServer(run: RunRow | null, options: SessionServerOpt
     ...(options.instructions ? { instructions: options.instructions } : {}),
   });
   if (!run) return server;
-  const guard = <Args extends unknown[], Result>(handler: (...args: Args) => Promise<Result>) => withoutLeaks(options.requestId, handler);
-  server.setRequestHandler(ListToolsRequestSchema, guard(async () => ({ tools: await listRunTools(run) })));
-  server.setRequestHandler(CallToolRequestSchema, guard(async (request, extra) => {
-    const progressToken = request.params._meta?.progressToken;
-    let ticks = 0;
-    const timer = progressToken === undefined ? null : setInterval(() => {
-      ticks += 1;
-      const notification: ServerNotification = { method: "notifications/progress", params: { progressToken, progress: ticks, message: `${request.params.name} is still running (${ticks} s).` } };
-      void extra.sendNotification(notification).catch(() => undefined);
-    }, PROGRESS_INTERVAL_MS);
-    const tracked = trackMcpCall(run.id, extra.requestId);
-    try {
-      return await callRunTool(run, request.params.name, request.params.arguments, { consoleOrigin: options.consoleOrigin, signal: tracked.signal });
-    } finally {
-      tracked.done();
-      if (timer) clearInterval(timer);
-    }
-  }));
-  server.setRequestHandler(ListResourcesRequestSchema, guard(async (request) => listRunResources(run, request.params?.cursor)));
+  const guard = <Args extends unknown[], Result>(handler: (...args: Args) => Promise<Result>) =>
+    withoutLeaks(options.requestId, handler);
+  server.setRequestHandler(
+    ListToolsRequestSchema,
+    guard(async () => ({ tools: await listRunTools(run) })),
+  );
+  server.setRequestHandler(
+    CallToolRequestSchema,
+    guard(async (request, extra) => {
+      const progressToken = request.params._meta?.progressToken;
+      let ticks = 0;
+      const timer =
+        progressToken === undefined
+          ? null
+          : setInterval(() => {
+              ticks += 1;
+              const notification: ServerNotification = {
+                method: "notifications/progress",
+                params: {
+                  progressToken,
+                  progress: ticks,
+                  message: `${request.params.name} is still running (${ticks} s).`,
+                },
+              };
+              void extra.sendNotification(notification).catch(() => undefined);
+            }, PROGRESS_INTERVAL_MS);
+      const tracked = trackMcpCall(run.id, extra.requestId);
+      try {
+        return await callRunTool(run, request.params.name, request.params.arguments, {
+          consoleOrigin: options.consoleOrigin,
+          signal: tracked.signal,
+        });
+      } finally {
+        tracked.done();
+        if (timer) clearInterval(timer);
+      }
+    }),
+  );
+  server.setRequestHandler(
+    ListResourcesRequestSchema,
+    guard(async (request) => listRunResources(run, request.params?.cursor)),
+  );
   // Documents are listed one by one: there is no uri template to fill.
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: [] }));
-  server.setRequestHandler(ReadResourceRequestSchema, guard(async (request, extra) => readRunResource(run, request.params.uri, extra.signal)));
+  server.setRequestHandler(
+    ReadResourceRequestSchema,
+    guard(async (request, extra) => readRunResource(run, request.params.uri, extra.signal)),
+  );
   // The cancelled call was asked on another request, so another SDK server holds it: reach it through this instance's table.
   server.setNotificationHandler(CancelledNotificationSchema, async (notification) => {
     const { requestId } = notification.params;

@@ -31,21 +31,32 @@ export interface ClientInfo {
 
 /** `initialize`: a new run of the agent, decided exactly as `POST /v1/runs` decides one (a missing agent is 404). */
 export async function openSession(
-  principal: Principal, agentId: string, capabilities: RunCreateBody["capabilities"], client: ClientInfo, sessionId: string,
+  principal: Principal,
+  agentId: string,
+  capabilities: RunCreateBody["capabilities"],
+  client: ClientInfo,
+  sessionId: string,
 ): Promise<{ run: RunRow; warnings: RunWarning[] }> {
   const body: RunCreateBody = { agent: agentId, capabilities, debug: false };
   return createRun(principal, body, db, {
-    source: "mcp", clientName: client.name.slice(0, 200), clientVersion: client.version.slice(0, 100), mcpSessionHash: sessionHash(sessionId),
+    source: "mcp",
+    clientName: client.name.slice(0, 200),
+    clientVersion: client.version.slice(0, 100),
+    mcpSessionHash: sessionHash(sessionId),
   });
 }
-
 
 /**
  * The live run behind a session id, for this organization and agent only: an
  * unknown id, another tenant's session, or a run that ended (cancelled,
  * completed, expired, or idle too long) all read as "no such session".
  */
-export async function findSession(organizationId: string, agentId: string, sessionId: string, now = new Date()): Promise<RunRow | null> {
+export async function findSession(
+  organizationId: string,
+  agentId: string,
+  sessionId: string,
+  now = new Date(),
+): Promise<RunRow | null> {
   const row = await db.run.findFirst({
     where: { mcpSessionHash: sessionHash(sessionId), organizationId, agentId, source: "mcp" },
     select: { ...runSelect, mcpSeenAt: true },
@@ -55,7 +66,10 @@ export async function findSession(organizationId: string, agentId: string, sessi
   const status = effectiveStatus(run, now);
   if (status !== "active" && status !== "suspended") return null;
   if (mcpSeenAt && now.getTime() - mcpSeenAt.getTime() > MCP_SESSION_IDLE_MS) {
-    await db.run.updateMany({ where: { id: run.id, status: { in: ["active", "suspended"] } }, data: { status: "expired" } });
+    await db.run.updateMany({
+      where: { id: run.id, status: { in: ["active", "suspended"] } },
+      data: { status: "expired" },
+    });
     return null;
   }
   if (!mcpSeenAt || now.getTime() - mcpSeenAt.getTime() >= SEEN_GRANULARITY_MS) {
@@ -66,6 +80,9 @@ export async function findSession(organizationId: string, agentId: string, sessi
 
 /** `DELETE`: the client ends its session; the run is completed and this instance's calls in flight stop. */
 export async function endSession(run: RunRow): Promise<void> {
-  await db.run.updateMany({ where: { id: run.id, status: { in: ["active", "suspended"] } }, data: { status: "completed" } });
+  await db.run.updateMany({
+    where: { id: run.id, status: { in: ["active", "suspended"] } },
+    data: { status: "completed" },
+  });
   abortRunCalls(run.id);
 }

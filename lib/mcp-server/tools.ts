@@ -32,7 +32,12 @@ function outputSchemaFor(contract: Contract): Tool["outputSchema"] {
       proposal: { type: "object" },
       error: {
         type: "object",
-        properties: { code: { type: "string" }, message: { type: "string" }, retryable: { type: "boolean" }, field: { type: ["string", "null"] } },
+        properties: {
+          code: { type: "string" },
+          message: { type: "string" },
+          retryable: { type: "boolean" },
+          field: { type: ["string", "null"] },
+        },
         required: ["code", "message", "retryable", "field"],
       },
     },
@@ -57,7 +62,14 @@ export async function listRunTools(run: RunRow): Promise<Tool[]> {
     tools.push({
       name: entry.key,
       title: described?.label ?? entry.key,
-      description: [described?.description ?? "", writes ? "Changes data: the call becomes a proposal a person approves; then call this tool with only {\"proposal_id\"}." : ""].filter(Boolean).join(" "),
+      description: [
+        described?.description ?? "",
+        writes
+          ? 'Changes data: the call becomes a proposal a person approves; then call this tool with only {"proposal_id"}.'
+          : "",
+      ]
+        .filter(Boolean)
+        .join(" "),
       inputSchema: inputSchemaFor(contract),
       outputSchema: outputSchemaFor(contract),
       annotations: {
@@ -84,9 +96,21 @@ export interface ToolCallOptions {
  * The one place MCP calls the dispatcher. A refusal is a tool result with
  * `isError` (models read it and re-plan), never a JSON-RPC error.
  */
-export async function callRunTool(run: RunRow, name: string, args: unknown, options: ToolCallOptions): Promise<CallToolResult> {
+export async function callRunTool(
+  run: RunRow,
+  name: string,
+  args: unknown,
+  options: ToolCallOptions,
+): Promise<CallToolResult> {
   // The session lookup just read the run: the dispatcher takes it rather than reading it again.
-  const envelope = await dispatchToolCall({ organizationId: run.organizationId, runId: run.id, run, tool: name, arguments: args === undefined ? {} : args, signal: options.signal });
+  const envelope = await dispatchToolCall({
+    organizationId: run.organizationId,
+    runId: run.id,
+    run,
+    tool: name,
+    arguments: args === undefined ? {} : args,
+    signal: options.signal,
+  });
   return toCallToolResult(run, envelope, options);
 }
 
@@ -94,15 +118,25 @@ export async function callRunTool(run: RunRow, name: string, args: unknown, opti
 function proposalIdOf(envelope: ToolEnvelope): string | null {
   if (!envelope.ok) return envelope.error.proposal_id ?? null;
   const proposal = envelope.evidence.proposal;
-  return proposal && typeof proposal === "object" && typeof (proposal as { id?: unknown }).id === "string" ? (proposal as { id: string }).id : null;
+  return proposal && typeof proposal === "object" && typeof (proposal as { id?: unknown }).id === "string"
+    ? (proposal as { id: string }).id
+    : null;
 }
 
-async function toCallToolResult(run: RunRow, envelope: ToolEnvelope, options: ToolCallOptions): Promise<CallToolResult> {
+async function toCallToolResult(
+  run: RunRow,
+  envelope: ToolEnvelope,
+  options: ToolCallOptions,
+): Promise<CallToolResult> {
   const proposalId = proposalIdOf(envelope);
   const card = proposalId ? await proposalCard(run.organizationId, proposalId, options.consoleOrigin) : null;
   if (!envelope.ok) {
     const structured = { error: envelope.error, ...(card ? { proposal: card } : {}) };
-    return { isError: true, structuredContent: structured, content: [{ type: "text", text: `${envelope.error.code}: ${envelope.error.message}` }] };
+    return {
+      isError: true,
+      structuredContent: structured,
+      content: [{ type: "text", text: `${envelope.error.code}: ${envelope.error.message}` }],
+    };
   }
   const structured = { result: envelope.result, evidence: envelope.evidence, ...(card ? { proposal: card } : {}) };
   // Clients that read only text get the same data; tool output is someone else's data, and says so.

@@ -3,7 +3,12 @@ import { shapeChanges, suggestedWritesData, toolFingerprint, type ReviewedShape 
 
 const shape: ReviewedShape = {
   description: "Read one customer.",
-  input_schema: { type: "object", properties: { customer_id: { type: "string" } }, required: ["customer_id"], additionalProperties: false },
+  input_schema: {
+    type: "object",
+    properties: { customer_id: { type: "string" } },
+    required: ["customer_id"],
+    additionalProperties: false,
+  },
   output_schema: { type: "object", properties: { version: { type: "integer" } } },
 };
 
@@ -11,7 +16,12 @@ describe("toolFingerprint", () => {
   it("does not depend on key order", () => {
     const reordered = {
       output_schema: { properties: { version: { type: "integer" } }, type: "object" },
-      input_schema: { additionalProperties: false, required: ["customer_id"], properties: { customer_id: { type: "string" } }, type: "object" },
+      input_schema: {
+        additionalProperties: false,
+        required: ["customer_id"],
+        properties: { customer_id: { type: "string" } },
+        type: "object",
+      },
       description: "Read one customer.",
     };
     expect(toolFingerprint(reordered)).toBe(toolFingerprint(shape));
@@ -21,7 +31,9 @@ describe("toolFingerprint", () => {
   it("changes with the description, the input schema or the output schema", () => {
     const base = toolFingerprint(shape);
     expect(toolFingerprint({ ...shape, description: "Read one customer!" })).not.toBe(base);
-    expect(toolFingerprint({ ...shape, input_schema: { ...(shape.input_schema as object), required: [] } })).not.toBe(base);
+    expect(toolFingerprint({ ...shape, input_schema: { ...(shape.input_schema as object), required: [] } })).not.toBe(
+      base,
+    );
     expect(toolFingerprint({ ...shape, output_schema: null })).not.toBe(base);
   });
 });
@@ -37,7 +49,9 @@ describe("shapeChanges", () => {
 
   it("lists only what changed since the review", () => {
     const after = { ...shape, description: "Read one customer, with orders." };
-    expect(shapeChanges(shape, after)).toEqual([{ field: "description", before: "Read one customer.", after: "Read one customer, with orders." }]);
+    expect(shapeChanges(shape, after)).toEqual([
+      { field: "description", before: "Read one customer.", after: "Read one customer, with orders." },
+    ]);
     expect(shapeChanges(shape, { ...shape })).toEqual([]);
   });
 });

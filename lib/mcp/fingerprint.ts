@@ -12,7 +12,13 @@ export interface ReviewedShape {
 
 /** SHA-256 of the RFC 8785 canonical JSON of the reviewed shape: key order never matters. */
 export function toolFingerprint(shape: ReviewedShape): string {
-  const canonical = canonicalJson(plainJson({ description: shape.description, input_schema: shape.input_schema, output_schema: shape.output_schema ?? null }));
+  const canonical = canonicalJson(
+    plainJson({
+      description: shape.description,
+      input_schema: shape.input_schema,
+      output_schema: shape.output_schema ?? null,
+    }),
+  );
   return createHash("sha256").update(canonical).digest("hex");
 }
 
@@ -26,7 +32,9 @@ export interface ShapeChange {
 export function shapeChanges(before: ReviewedShape | null, after: ReviewedShape): ShapeChange[] {
   const fields = ["description", "input_schema", "output_schema"] as const;
   return fields
-    .filter((field) => canonicalJson(plainJson(before?.[field] ?? null)) !== canonicalJson(plainJson(after[field] ?? null)))
+    .filter(
+      (field) => canonicalJson(plainJson(before?.[field] ?? null)) !== canonicalJson(plainJson(after[field] ?? null)),
+    )
     .map((field) => ({ field, before: before ? (before[field] ?? null) : null, after: after[field] ?? null }));
 }
 

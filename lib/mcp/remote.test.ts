@@ -21,7 +21,10 @@ async function peer(handler: http.RequestListener): Promise<string> {
 }
 
 async function failure(promise: Promise<unknown>): Promise<McpFailure> {
-  const error = await promise.then(() => null, (e: unknown) => e);
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(McpFailure);
   return error as McpFailure;
 }
@@ -39,28 +42,58 @@ afterAll(async () => {
 
 describe("listRemoteTools", () => {
   it("lists CRM Acme's tools with schemas and annotations over Streamable HTTP", async () => {
-    const tools = await listRemoteTools({ url: crm.crm.url, token: "crm-token-for-tests" }, { policy: allow(crm.crm.url) });
+    const tools = await listRemoteTools(
+      { url: crm.crm.url, token: "crm-token-for-tests" },
+      { policy: allow(crm.crm.url) },
+    );
     expect(tools.map((t) => t.name)).toEqual([
-      "get_customer", "list_orders", "preview_address_change", "commit_address_change",
-      "get_operation_status", "send_email", "refund_payment", "suspend_invoice_delivery",
-      "suspend_all_invoice_delivery", "get_job_status", "cancel_job",
+      "get_customer",
+      "list_orders",
+      "preview_address_change",
+      "commit_address_change",
+      "get_operation_status",
+      "send_email",
+      "refund_payment",
+      "suspend_invoice_delivery",
+      "suspend_all_invoice_delivery",
+      "get_job_status",
+      "cancel_job",
     ]);
     const commit = tools.find((t) => t.name === "commit_address_change")!;
-    expect(commit.inputSchema).toMatchObject({ type: "object", additionalProperties: false, required: expect.arrayContaining(["expected_version", "idempotency_key"]) });
+    expect(commit.inputSchema).toMatchObject({
+      type: "object",
+      additionalProperties: false,
+      required: expect.arrayContaining(["expected_version", "idempotency_key"]),
+    });
     expect(commit.outputSchema).toMatchObject({ type: "object" });
     expect(commit.annotations).toMatchObject({ readOnlyHint: false });
   });
 
   it("says unauthorized when the token is missing or wrong", async () => {
-    expect((await failure(listRemoteTools({ url: crm.crm.url, token: null }, { policy: allow(crm.crm.url) }))).kind).toBe("unauthorized");
-    expect((await failure(listRemoteTools({ url: crm.crm.url, token: "wrong" }, { policy: allow(crm.crm.url) }))).kind).toBe("unauthorized");
+    expect(
+      (await failure(listRemoteTools({ url: crm.crm.url, token: null }, { policy: allow(crm.crm.url) }))).kind,
+    ).toBe("unauthorized");
+    expect(
+      (await failure(listRemoteTools({ url: crm.crm.url, token: "wrong" }, { policy: allow(crm.crm.url) }))).kind,
+    ).toBe("unauthorized");
   });
 
   it("refuses loopback unless the operator allowlisted its origin, and metadata addresses always", async () => {
-    expect((await failure(listRemoteTools({ url: crm.crm.url, token: null }, { policy: {} }))).kind).toBe("url_not_allowed");
-    const otherPort = { privateOrigins: [new URL(crm.crm.url).origin.replace(/:(\d+)$/, (_m, port: string) => `:${Number(port) + 1}`)] };
-    expect((await failure(listRemoteTools({ url: crm.crm.url, token: null }, { policy: otherPort }))).kind).toBe("url_not_allowed");
-    const metadata = await failure(listRemoteTools({ url: "http://169.254.169.254/mcp", token: null }, { policy: { privateOrigins: ["http://169.254.169.254"] } }));
+    expect((await failure(listRemoteTools({ url: crm.crm.url, token: null }, { policy: {} }))).kind).toBe(
+      "url_not_allowed",
+    );
+    const otherPort = {
+      privateOrigins: [new URL(crm.crm.url).origin.replace(/:(\d+)$/, (_m, port: string) => `:${Number(port) + 1}`)],
+    };
+    expect((await failure(listRemoteTools({ url: crm.crm.url, token: null }, { policy: otherPort }))).kind).toBe(
+      "url_not_allowed",
+    );
+    const metadata = await failure(
+      listRemoteTools(
+        { url: "http://169.254.169.254/mcp", token: null },
+        { policy: { privateOrigins: ["http://169.254.169.254"] } },
+      ),
+    );
     expect(metadata.kind).toBe("url_not_allowed");
   });
 

@@ -19,7 +19,10 @@ export interface McpEndpoint {
 export type McpFailureKind = "url_not_allowed" | "unreachable" | "timeout" | "unauthorized" | "protocol";
 
 export class McpFailure extends Error {
-  constructor(readonly kind: McpFailureKind, message: string) {
+  constructor(
+    readonly kind: McpFailureKind,
+    message: string,
+  ) {
     super(message);
     this.name = "McpFailure";
   }
@@ -61,12 +64,24 @@ function tokenOnlyFor(origin: string, fetch: PinnedFetch): PinnedFetch {
 }
 
 /** Opens a client session, runs `work`, and always closes it. */
-export async function withMcpClient<T>(endpoint: McpEndpoint, work: (client: Client) => Promise<T>, options: McpClientOptions = {}): Promise<T> {
+export async function withMcpClient<T>(
+  endpoint: McpEndpoint,
+  work: (client: Client) => Promise<T>,
+  options: McpClientOptions = {},
+): Promise<T> {
   const timeoutMs = options.timeoutMs ?? MCP_TIMEOUT_MS;
   const transport = new StreamableHTTPClientTransport(new URL(endpoint.url), {
-    fetch: tokenOnlyFor(new URL(endpoint.url).origin, pinnedFetch(options.policy ?? { privateOrigins: env.privateOrigins })),
+    fetch: tokenOnlyFor(
+      new URL(endpoint.url).origin,
+      pinnedFetch(options.policy ?? { privateOrigins: env.privateOrigins }),
+    ),
     requestInit: endpoint.token ? { headers: { authorization: `Bearer ${endpoint.token}` } } : undefined,
-    reconnectionOptions: { maxReconnectionDelay: 1000, initialReconnectionDelay: 100, reconnectionDelayGrowFactor: 2, maxRetries: 0 },
+    reconnectionOptions: {
+      maxReconnectionDelay: 1000,
+      initialReconnectionDelay: 100,
+      reconnectionDelayGrowFactor: 2,
+      maxRetries: 0,
+    },
   });
   const client = new Client({ name: "guichet", version: "0.1.0" });
   try {
@@ -82,31 +97,39 @@ export async function withMcpClient<T>(endpoint: McpEndpoint, work: (client: Cli
 /** Every tool the server lists (all pages), each checked for the shape Guichet relies on. */
 export async function listRemoteTools(endpoint: McpEndpoint, options: McpClientOptions = {}): Promise<RemoteTool[]> {
   const timeoutMs = options.timeoutMs ?? MCP_TIMEOUT_MS;
-  return withMcpClient(endpoint, async (client) => {
-    const tools: RemoteTool[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < MAX_PAGES; page++) {
-      const result = await client.listTools(cursor ? { cursor } : undefined, { timeout: timeoutMs });
-      for (const raw of result.tools) {
-        const parsed = RemoteTool.safeParse(raw);
-        if (!parsed.success) {
-          const name = typeof raw.name === "string" ? raw.name.slice(0, 128) : "?";
-          throw new McpFailure("protocol", `The server listed an unusable tool (${name}): ${parsed.error.issues[0]?.message ?? "invalid"}.`);
+  return withMcpClient(
+    endpoint,
+    async (client) => {
+      const tools: RemoteTool[] = [];
+      let cursor: string | undefined;
+      for (let page = 0; page < MAX_PAGES; page++) {
+        const result = await client.listTools(cursor ? { cursor } : undefined, { timeout: timeoutMs });
+        for (const raw of result.tools) {
+          const parsed = RemoteTool.safeParse(raw);
+          if (!parsed.success) {
+            const name = typeof raw.name === "string" ? raw.name.slice(0, 128) : "?";
+            throw new McpFailure(
+              "protocol",
+              `The server listed an unusable tool (${name}): ${parsed.error.issues[0]?.message ?? "invalid"}.`,
+            );
+          }
+          tools.push(parsed.data);
         }
-        tools.push(parsed.data);
+        if (tools.length > MAX_TOOLS)
+          throw new McpFailure("protocol", `The server lists more than ${MAX_TOOLS} tools.`);
+        cursor = result.nextCursor;
+        if (!cursor) break;
       }
-      if (tools.length > MAX_TOOLS) throw new McpFailure("protocol", `The server lists more than ${MAX_TOOLS} tools.`);
-      cursor = result.nextCursor;
-      if (!cursor) break;
-    }
-    if (cursor) throw new McpFailure("protocol", `The server's tool list did not end after ${MAX_PAGES} pages.`);
-    const names = new Set<string>();
-    for (const tool of tools) {
-      if (names.has(tool.name)) throw new McpFailure("protocol", `The server lists the tool ${tool.name} twice.`);
-      names.add(tool.name);
-    }
-    return tools;
-  }, options);
+      if (cursor) throw new McpFailure("protocol", `The server's tool list did not end after ${MAX_PAGES} pages.`);
+      const names = new Set<string>();
+      for (const tool of tools) {
+        if (names.has(tool.name)) throw new McpFailure("protocol", `The server lists the tool ${tool.name} twice.`);
+        names.add(tool.name);
+      }
+      return tools;
+    },
+    options,
+  );
 }
 
 function causeCode(error: unknown): string | undefined {
@@ -118,7 +141,16 @@ function causeCode(error: unknown): string | undefined {
   return undefined;
 }
 
-const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN", "EPIPE", "UND_ERR_SOCKET"]);
+const NETWORK_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EPIPE",
+  "UND_ERR_SOCKET",
+]);
 
 function classify(error: unknown, timeoutMs: number): McpFailure {
   if (error instanceof McpFailure) return error;
@@ -130,11 +162,13 @@ function classify(error: unknown, timeoutMs: number): McpFailure {
     return new McpFailure("unauthorized", `The server refused the credentials (HTTP ${error.code}).`);
   }
   const code = causeCode(error);
-  if (code && NETWORK_CODES.has(code)) return new McpFailure("unreachable", `The server could not be reached (${code}).`);
+  if (code && NETWORK_CODES.has(code))
+    return new McpFailure("unreachable", `The server could not be reached (${code}).`);
   if (typeof error === "object" && error !== null && "issues" in error) {
     return new McpFailure("protocol", "The server's answer is not a valid MCP (JSON-RPC) message.");
   }
   const message = error instanceof Error ? error.message : String(error);
-  if (/\b401\b|unauthori[sz]ed/i.test(message)) return new McpFailure("unauthorized", "The server refused the credentials (HTTP 401).");
+  if (/\b401\b|unauthori[sz]ed/i.test(message))
+    return new McpFailure("unauthorized", "The server refused the credentials (HTTP 401).");
   return new McpFailure("protocol", `The server did not answer as an MCP server: ${message.slice(0, 300)}`);
 }

@@ -8,14 +8,19 @@ export const McpAuthMode = z.enum(["none", "org_token", "per_user_token", "oauth
 export type McpAuthMode = z.infer<typeof McpAuthMode>;
 
 const ServerName = z.string().trim().min(1).max(100);
-const ServerUrl = z.string().trim().min(1).max(2000).refine((value) => {
-  try {
-    const url = new URL(value);
-    return url.protocol === "http:" || url.protocol === "https:";
-  } catch {
-    return false;
-  }
-}, "Must be an absolute http(s) URL.");
+const ServerUrl = z
+  .string()
+  .trim()
+  .min(1)
+  .max(2000)
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return url.protocol === "http:" || url.protocol === "https:";
+    } catch {
+      return false;
+    }
+  }, "Must be an absolute http(s) URL.");
 const Token = z.string().min(1).max(4096);
 
 export const McpServerCreateBody = z.strictObject({
@@ -50,16 +55,30 @@ export function mcpToolTimeoutMs(tool: { writesData: boolean; timeoutMs: number 
   return tool.timeoutMs ?? MCP_TOOL_TIMEOUT_DEFAULT_MS[tool.writesData ? "write" : "read"];
 }
 
-export const McpToolUpdateBody = z.strictObject({
-  enabled: z.boolean().optional(),
-  writes_data: z.boolean().optional(),
-  /** true: the caller reviewed the tool as shown (fingerprint required); false: ask for a new review. */
-  reviewed: z.boolean().optional(),
-  /** The fingerprint the reviewer was shown: a tool that changed since then is refused. */
-  fingerprint: z.string().regex(/^[0-9a-f]{64}$/).optional(),
-  /** This tool's own timeout, in milliseconds; null returns to the default for its effect. */
-  timeout_ms: z.number().int().min(MCP_TOOL_TIMEOUT_BOUNDS_MS.min).max(MCP_TOOL_TIMEOUT_BOUNDS_MS.max).nullable().optional(),
-}).refine((body) => body.reviewed !== true || body.fingerprint !== undefined, { path: ["fingerprint"], message: "Required when reviewed is true." });
+export const McpToolUpdateBody = z
+  .strictObject({
+    enabled: z.boolean().optional(),
+    writes_data: z.boolean().optional(),
+    /** true: the caller reviewed the tool as shown (fingerprint required); false: ask for a new review. */
+    reviewed: z.boolean().optional(),
+    /** The fingerprint the reviewer was shown: a tool that changed since then is refused. */
+    fingerprint: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/)
+      .optional(),
+    /** This tool's own timeout, in milliseconds; null returns to the default for its effect. */
+    timeout_ms: z
+      .number()
+      .int()
+      .min(MCP_TOOL_TIMEOUT_BOUNDS_MS.min)
+      .max(MCP_TOOL_TIMEOUT_BOUNDS_MS.max)
+      .nullable()
+      .optional(),
+  })
+  .refine((body) => body.reviewed !== true || body.fingerprint !== undefined, {
+    path: ["fingerprint"],
+    message: "Required when reviewed is true.",
+  });
 export type McpToolUpdateBody = z.infer<typeof McpToolUpdateBody>;
 
 export const McpServerParams = z.strictObject({ server: z.string().min(1).max(20) });
@@ -126,4 +145,3 @@ export const SyncSummaryObject = z.object({
   removed: z.array(z.string()),
   unchanged: z.array(z.string()),
 });
-

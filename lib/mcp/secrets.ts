@@ -39,7 +39,12 @@ export function encryptSecret(plain: string, origin: string): string {
   const cipher = createCipheriv("aes-256-gcm", key(), iv);
   cipher.setAAD(Buffer.from(origin, "utf8"));
   const data = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()]);
-  return [VERSION, iv.toString("base64url"), cipher.getAuthTag().toString("base64url"), data.toString("base64url")].join(".");
+  return [
+    VERSION,
+    iv.toString("base64url"),
+    cipher.getAuthTag().toString("base64url"),
+    data.toString("base64url"),
+  ].join(".");
 }
 
 /** The token, only for the origin it was encrypted for; throws for any other origin, a changed key or a tampered value. */

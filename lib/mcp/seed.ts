@@ -16,8 +16,20 @@ export const DEMO_CONNECTOR_NAME = "CRM Acme";
  * CRM that is not running leaves the connector unsynced with a warning.
  */
 export async function seedDemoConnector(organizationId: string): Promise<void> {
-  const existing = await db.mcpServer.findFirst({ where: { organizationId, name: DEMO_CONNECTOR_NAME }, select: { id: true, url: true } });
-  const serverId = existing?.id ?? (await createServer(organizationId, { name: DEMO_CONNECTOR_NAME, url: env.GUICHET_DEMO_CRM_URL, auth: "none", active: true })).id;
+  const existing = await db.mcpServer.findFirst({
+    where: { organizationId, name: DEMO_CONNECTOR_NAME },
+    select: { id: true, url: true },
+  });
+  const serverId =
+    existing?.id ??
+    (
+      await createServer(organizationId, {
+        name: DEMO_CONNECTOR_NAME,
+        url: env.GUICHET_DEMO_CRM_URL,
+        auth: "none",
+        active: true,
+      })
+    ).id;
   if (existing && existing.url !== env.GUICHET_DEMO_CRM_URL) {
     // A new port for the demo CRM (test stacks pick a free one): follow it.
     await db.mcpServer.update({ where: { id: existing.id }, data: { url: env.GUICHET_DEMO_CRM_URL } });
@@ -30,9 +42,20 @@ export async function seedDemoConnector(organizationId: string): Promise<void> {
     return;
   }
   const reviewer = await db.member.findFirst({ where: { organizationId, role: "owner" }, select: { id: true } });
-  const unreviewed = await db.mcpTool.findMany({ where: { serverId, organizationId, reviewedFingerprint: null }, select: { id: true, description: true, inputSchema: true, outputSchema: true, annotations: true, fingerprint: true } });
+  const unreviewed = await db.mcpTool.findMany({
+    where: { serverId, organizationId, reviewedFingerprint: null },
+    select: {
+      id: true,
+      description: true,
+      inputSchema: true,
+      outputSchema: true,
+      annotations: true,
+      fingerprint: true,
+    },
+  });
   for (const tool of unreviewed) {
-    const annotations = tool.annotations && typeof tool.annotations === "object" ? (tool.annotations as Record<string, unknown>) : null;
+    const annotations =
+      tool.annotations && typeof tool.annotations === "object" ? (tool.annotations as Record<string, unknown>) : null;
     await db.mcpTool.update({
       where: { id: tool.id },
       data: { writesData: suggestedWritesData(annotations), ...reviewFields(tool, reviewer?.id ?? null) },

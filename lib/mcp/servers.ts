@@ -4,7 +4,13 @@ import { env } from "@/lib/env";
 import { ApiError, notFound } from "@/lib/http/errors";
 import { assertPublicUrl, UrlNotAllowedError } from "@/lib/net/ssrf";
 import { isoOffset, isoOffsetOrNull } from "@/lib/time";
-import { McpAuthMode, SyncErrorObject, type McpServerCreateBody, type McpServerObject, type McpServerUpdateBody } from "./api";
+import {
+  McpAuthMode,
+  SyncErrorObject,
+  type McpServerCreateBody,
+  type McpServerObject,
+  type McpServerUpdateBody,
+} from "./api";
 import { McpFailure, type McpEndpoint } from "./remote";
 import { decryptSecret, encryptSecret } from "./secrets";
 
@@ -12,8 +18,16 @@ import { decryptSecret, encryptSecret } from "./secrets";
 // scoped by organization; another organization's server is simply not found.
 
 export const serverSelect = {
-  id: true, name: true, url: true, auth: true, active: true, tokenCiphertext: true,
-  lastSyncedAt: true, lastSyncError: true, createdAt: true, updatedAt: true,
+  id: true,
+  name: true,
+  url: true,
+  auth: true,
+  active: true,
+  tokenCiphertext: true,
+  lastSyncedAt: true,
+  lastSyncError: true,
+  createdAt: true,
+  updatedAt: true,
   tools: { where: { removedAt: null }, select: { fingerprint: true, reviewedFingerprint: true } },
 } as const;
 
@@ -79,7 +93,9 @@ async function assertAllowedUrl(url: string): Promise<void> {
     await assertPublicUrl(url, { privateOrigins: env.privateOrigins });
   } catch (error) {
     if (!(error instanceof UrlNotAllowedError)) throw error;
-    throw new ApiError("url_not_allowed", error.message, { errors: [{ field: "url", code: error.reason, message: error.message }] });
+    throw new ApiError("url_not_allowed", error.message, {
+      errors: [{ field: "url", code: error.reason, message: error.message }],
+    });
   }
 }
 
@@ -89,22 +105,36 @@ const tokenError = (message: string) =>
 /** Only `org_token` servers hold an organization token; the others must not be given one. */
 function checkToken(auth: McpAuthMode, hasToken: boolean) {
   if (auth === "org_token" && !hasToken) throw tokenError("A token is required when auth is org_token.");
-  if (auth !== "org_token" && hasToken) throw tokenError(`A token is only accepted when auth is org_token (auth is ${auth}).`);
+  if (auth !== "org_token" && hasToken)
+    throw tokenError(`A token is only accepted when auth is org_token (auth is ${auth}).`);
 }
 
-export async function createServer(organizationId: string, input: McpServerCreateBody, tx: DbOrTx = db): Promise<McpServerRow> {
+export async function createServer(
+  organizationId: string,
+  input: McpServerCreateBody,
+  tx: DbOrTx = db,
+): Promise<McpServerRow> {
   checkToken(input.auth, input.token !== undefined);
   await assertAllowedUrl(input.url);
   return tx.mcpServer.create({
     data: {
-      organizationId, name: input.name, url: input.url, auth: input.auth, active: input.active,
+      organizationId,
+      name: input.name,
+      url: input.url,
+      auth: input.auth,
+      active: input.active,
       tokenCiphertext: input.token !== undefined ? encryptSecret(input.token, new URL(input.url).origin) : null,
     },
     select: serverSelect,
   });
 }
 
-export async function updateServer(organizationId: string, id: number, input: McpServerUpdateBody, tx: DbOrTx = db): Promise<McpServerRow> {
+export async function updateServer(
+  organizationId: string,
+  id: number,
+  input: McpServerUpdateBody,
+  tx: DbOrTx = db,
+): Promise<McpServerRow> {
   const existing = await findServer(organizationId, id, tx);
   const auth = input.auth ?? McpAuthMode.parse(existing.auth);
   const origin = new URL(input.url ?? existing.url).origin;
@@ -118,10 +148,19 @@ export async function updateServer(organizationId: string, id: number, input: Mc
   const dropsTokenByMove = storedKept && movesOrigin;
   // A server already without its token (a move dropped it) may still be renamed,
   // paused or moved: the token is required only when auth becomes org_token.
-  const staysWithoutToken = auth === "org_token" && existing.auth === "org_token" && existing.tokenCiphertext === null && input.token === undefined;
-  if (!dropsTokenByMove && !staysWithoutToken) checkToken(auth, keepsToken || (input.token !== undefined && input.token !== null));
+  const staysWithoutToken =
+    auth === "org_token" &&
+    existing.auth === "org_token" &&
+    existing.tokenCiphertext === null &&
+    input.token === undefined;
+  if (!dropsTokenByMove && !staysWithoutToken)
+    checkToken(auth, keepsToken || (input.token !== undefined && input.token !== null));
   if (input.url !== undefined && input.url !== existing.url) await assertAllowedUrl(input.url);
-  const tokenCiphertext = keepsToken ? existing.tokenCiphertext : input.token ? encryptSecret(input.token, origin) : null;
+  const tokenCiphertext = keepsToken
+    ? existing.tokenCiphertext
+    : input.token
+      ? encryptSecret(input.token, origin)
+      : null;
   return tx.mcpServer.update({
     where: { id: existing.id },
     data: { name: input.name, url: input.url, auth, active: input.active, tokenCiphertext },
@@ -147,6 +186,9 @@ export function serverEndpoint(server: Pick<McpServerRow, "url" | "tokenCipherte
     return { url: server.url, token: decryptSecret(server.tokenCiphertext, new URL(server.url).origin) };
   } catch {
     // The encryption key changed, or the token was given for another origin: the token is lost, not the connector.
-    throw new McpFailure("unauthorized", "The stored token can no longer be decrypted (the encryption key changed, or it was given for another address): give the connector its token again.");
+    throw new McpFailure(
+      "unauthorized",
+      "The stored token can no longer be decrypted (the encryption key changed, or it was given for another address): give the connector its token again.",
+    );
   }
 }

@@ -19,25 +19,40 @@ export interface SyncSummary {
 type Json = Prisma.InputJsonValue;
 
 function recordedShape(tool: RemoteTool) {
-  const shape = { description: tool.description ?? "", input_schema: tool.inputSchema, output_schema: tool.outputSchema ?? null };
+  const shape = {
+    description: tool.description ?? "",
+    input_schema: tool.inputSchema,
+    output_schema: tool.outputSchema ?? null,
+  };
   return { ...shape, fingerprint: toolFingerprint(shape) };
 }
 
-export async function syncServer(organizationId: string, serverId: number): Promise<{ server: McpServerRow; summary: SyncSummary }> {
+export async function syncServer(
+  organizationId: string,
+  serverId: number,
+): Promise<{ server: McpServerRow; summary: SyncSummary }> {
   const server = await findServer(organizationId, serverId);
   let remote: RemoteTool[];
   try {
     remote = await listRemoteTools(serverEndpoint(server));
   } catch (error) {
     if (!(error instanceof McpFailure)) throw error;
-    await db.mcpServer.update({ where: { id: server.id }, data: { lastSyncError: JSON.stringify({ code: error.kind, message: error.message }) } });
-    throw new ApiError("mcp_sync_failed", `Sync failed: ${error.message} Nothing was changed.`, { reason: { code: error.kind, message: error.message } });
+    await db.mcpServer.update({
+      where: { id: server.id },
+      data: { lastSyncError: JSON.stringify({ code: error.kind, message: error.message }) },
+    });
+    throw new ApiError("mcp_sync_failed", `Sync failed: ${error.message} Nothing was changed.`, {
+      reason: { code: error.kind, message: error.message },
+    });
   }
 
   const summary: SyncSummary = { added: [], changed: [], removed: [], unchanged: [] };
   const now = new Date();
   const updated = await db.$transaction(async (tx) => {
-    const stored = await tx.mcpTool.findMany({ where: { serverId: server.id, organizationId }, select: { id: true, name: true, fingerprint: true, removedAt: true } });
+    const stored = await tx.mcpTool.findMany({
+      where: { serverId: server.id, organizationId },
+      select: { id: true, name: true, fingerprint: true, removedAt: true },
+    });
     const byName = new Map(stored.map((tool) => [tool.name, tool]));
     for (const tool of remote) {
       const shape = recordedShape(tool);
@@ -51,23 +66,46 @@ export async function syncServer(organizationId: string, serverId: number): Prom
       const existing = byName.get(tool.name);
       if (!existing) {
         // New: unavailable until a person reviews it; "writes data" starts from the (untrusted) hint.
-        await tx.mcpTool.create({ data: { ...data, serverId: server.id, organizationId, name: tool.name, writesData: suggestedWritesData(tool.annotations) } });
+        await tx.mcpTool.create({
+          data: {
+            ...data,
+            serverId: server.id,
+            organizationId,
+            name: tool.name,
+            writesData: suggestedWritesData(tool.annotations),
+          },
+        });
         summary.added.push(tool.name);
         continue;
       }
       // A changed fingerprint no longer matches the reviewed one: that alone makes the tool "needs review" again.
-      const bucket = existing.fingerprint !== shape.fingerprint ? summary.changed : existing.removedAt ? summary.added : summary.unchanged;
+      const bucket =
+        existing.fingerprint !== shape.fingerprint
+          ? summary.changed
+          : existing.removedAt
+            ? summary.added
+            : summary.unchanged;
       bucket.push(tool.name);
       await tx.mcpTool.update({
         where: { id: existing.id },
-        data: { ...data, outputSchema: data.outputSchema ?? Prisma.DbNull, annotations: data.annotations ?? Prisma.DbNull, removedAt: null },
+        data: {
+          ...data,
+          outputSchema: data.outputSchema ?? Prisma.DbNull,
+          annotations: data.annotations ?? Prisma.DbNull,
+          removedAt: null,
+        },
       });
     }
     const listed = new Set(remote.map((tool) => tool.name));
     const gone = stored.filter((tool) => !listed.has(tool.name) && !tool.removedAt);
-    if (gone.length) await tx.mcpTool.updateMany({ where: { id: { in: gone.map((tool) => tool.id) } }, data: { removedAt: now } });
+    if (gone.length)
+      await tx.mcpTool.updateMany({ where: { id: { in: gone.map((tool) => tool.id) } }, data: { removedAt: now } });
     summary.removed.push(...gone.map((tool) => tool.name));
-    return tx.mcpServer.update({ where: { id: server.id }, data: { lastSyncedAt: now, lastSyncError: null }, select: serverSelect });
+    return tx.mcpServer.update({
+      where: { id: server.id },
+      data: { lastSyncedAt: now, lastSyncError: null },
+      select: serverSelect,
+    });
   });
   return { server: updated, summary };
 }

@@ -15,9 +15,20 @@ import { findServer } from "./servers";
 // (fingerprint) they were shown.
 
 const toolSelect = {
-  name: true, description: true, inputSchema: true, outputSchema: true, annotations: true,
-  fingerprint: true, reviewedFingerprint: true, reviewedSnapshot: true, reviewedAt: true, reviewedById: true,
-  enabled: true, writesData: true, timeoutMs: true, removedAt: true,
+  name: true,
+  description: true,
+  inputSchema: true,
+  outputSchema: true,
+  annotations: true,
+  fingerprint: true,
+  reviewedFingerprint: true,
+  reviewedSnapshot: true,
+  reviewedAt: true,
+  reviewedById: true,
+  enabled: true,
+  writesData: true,
+  timeoutMs: true,
+  removedAt: true,
 } as const;
 
 type ToolRow = Prisma.McpToolGetPayload<{ select: typeof toolSelect }>;
@@ -46,13 +57,17 @@ export function serializeTool(server: ServerState, tool: ToolRow): McpToolObject
   const code = mcpUnavailability(server, tool);
   const reviewed = tool.reviewedFingerprint === tool.fingerprint;
   const snapshot = Snapshot.safeParse(tool.reviewedSnapshot);
-  const annotations = JsonObject.nullable().catch(null).parse(tool.annotations ?? null);
+  const annotations = JsonObject.nullable()
+    .catch(null)
+    .parse(tool.annotations ?? null);
   return {
     name: tool.name,
     key: mcpToolKey(server.id, tool.name),
     description: tool.description,
     input_schema: JsonObject.catch({}).parse(tool.inputSchema),
-    output_schema: JsonObject.nullable().catch(null).parse(tool.outputSchema ?? null),
+    output_schema: JsonObject.nullable()
+      .catch(null)
+      .parse(tool.outputSchema ?? null),
     annotations,
     fingerprint: tool.fingerprint,
     status: reviewed ? "reviewed" : "needs_review",
@@ -63,16 +78,26 @@ export function serializeTool(server: ServerState, tool: ToolRow): McpToolObject
     timeout_source: tool.timeoutMs === null ? "default" : "review",
     available: code === null && tool.removedAt === null,
     reason: code ? reason(code) : null,
-    changes: reviewed ? [] : shapeChanges(snapshot.success ? (snapshot.data as ReviewedShape) : null, currentShape(tool)),
+    changes: reviewed
+      ? []
+      : shapeChanges(snapshot.success ? (snapshot.data as ReviewedShape) : null, currentShape(tool)),
     reviewed_at: isoOffsetOrNull(tool.reviewedAt),
     reviewed_by: tool.reviewedById,
     removed_at: isoOffsetOrNull(tool.removedAt),
   };
 }
 
-export async function listServerTools(organizationId: string, serverId: number, tx: DbOrTx = db): Promise<McpToolObject[]> {
+export async function listServerTools(
+  organizationId: string,
+  serverId: number,
+  tx: DbOrTx = db,
+): Promise<McpToolObject[]> {
   const server = await findServer(organizationId, serverId, tx);
-  const tools = await tx.mcpTool.findMany({ where: { serverId: server.id, organizationId }, select: toolSelect, orderBy: { name: "asc" } });
+  const tools = await tx.mcpTool.findMany({
+    where: { serverId: server.id, organizationId },
+    select: toolSelect,
+    orderBy: { name: "asc" },
+  });
   return tools.map((tool) => serializeTool(server, tool));
 }
 
@@ -85,7 +110,10 @@ export async function updateServerTool(
 ): Promise<McpToolObject> {
   return db.$transaction(async (tx) => {
     const server = await findServer(organizationId, serverId, tx);
-    const tool = await tx.mcpTool.findFirst({ where: { serverId: server.id, organizationId, name }, select: { id: true, ...toolSelect } });
+    const tool = await tx.mcpTool.findFirst({
+      where: { serverId: server.id, organizationId, name },
+      select: { id: true, ...toolSelect },
+    });
     if (!tool) throw notFound("MCP tool");
     if (input.reviewed === true && input.fingerprint !== tool.fingerprint) {
       // The tool changed (a sync ran) between the moment the reviewer looked and now.

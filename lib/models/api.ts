@@ -6,11 +6,21 @@ import type { PlanModelView } from "./service";
 export * from "./schemas";
 
 export function serializeModel(model: PlanModelView): ModelObject {
-  return { id: model.id, name: model.name, provider: model.provider, structured_output: model.structuredOutput, default: model.isDefault };
+  return {
+    id: model.id,
+    name: model.name,
+    provider: model.provider,
+    structured_output: model.structuredOutput,
+    default: model.isDefault,
+  };
 }
 
 export const listModelsEndpoint = defineEndpoint({
-  method: "GET", path: "/v1/models", tag: "Models", summary: "List the models of the organization's plan",
-  auth: "both", scopes: ["agents:read", "agents:write", "runs:read", "tools:read"],
+  method: "GET",
+  path: "/v1/models",
+  tag: "Models",
+  summary: "List the models of the organization's plan",
+  auth: "both",
+  scopes: ["agents:read", "agents:write", "runs:read", "tools:read"],
   response: z.object({ data: z.array(ModelObject), next_cursor: z.null() }),
 });

@@ -14,7 +14,9 @@ import { modelsForOrganization } from "./service";
 // follow the network policy of admin-chosen destinations: loopback or private
 // addresses only for an origin in GUICHET_PRIVATE_ORIGINS.
 
-const ModelSettings = z.object({ endpoint: z.string().url().optional(), api_model: z.string().min(1).optional() }).catch({});
+const ModelSettings = z
+  .object({ endpoint: z.string().url().optional(), api_model: z.string().min(1).optional() })
+  .catch({});
 
 export interface ModelRoute {
   modelId: string;
@@ -42,21 +44,41 @@ function configurationHint(provider: string): string {
  * The route of the model a run of this agent uses (the agent's, or the plan's
  * default); `503 model_provider_unavailable` when its provider is not configured.
  */
-export async function modelRouteFor(organizationId: string, agentModelId: string | null, tx: DbOrTx = db): Promise<ModelRoute> {
-  const modelId = agentModelId ?? (await modelsForOrganization(organizationId, tx)).find((model) => model.isDefault)?.id;
-  const model = modelId ? await tx.model.findUnique({ where: { id: modelId }, select: { id: true, name: true, provider: true, structuredOutput: true, settings: true } }) : null;
-  if (!model) throw new ApiError("model_provider_unavailable", "This agent has no model to run: its plan has no default model.");
+export async function modelRouteFor(
+  organizationId: string,
+  agentModelId: string | null,
+  tx: DbOrTx = db,
+): Promise<ModelRoute> {
+  const modelId =
+    agentModelId ?? (await modelsForOrganization(organizationId, tx)).find((model) => model.isDefault)?.id;
+  const model = modelId
+    ? await tx.model.findUnique({
+        where: { id: modelId },
+        select: { id: true, name: true, provider: true, structuredOutput: true, settings: true },
+      })
+    : null;
+  if (!model)
+    throw new ApiError("model_provider_unavailable", "This agent has no model to run: its plan has no default model.");
   const settings = ModelSettings.parse(model.settings);
   const setting = settingFor(model.provider);
   const baseUrl = setting.baseUrl ?? (setting.apiKey ? settings.endpoint : undefined);
   if (!baseUrl) {
-    throw new ApiError("model_provider_unavailable", `No provider is configured for ${model.name} (provider "${model.provider}"): ${configurationHint(model.provider)}.`, {
-      reason: { model: model.id, provider: model.provider },
-    });
+    throw new ApiError(
+      "model_provider_unavailable",
+      `No provider is configured for ${model.name} (provider "${model.provider}"): ${configurationHint(model.provider)}.`,
+      {
+        reason: { model: model.id, provider: model.provider },
+      },
+    );
   }
   return {
-    modelId: model.id, modelName: model.name, provider: model.provider, baseUrl, apiKey: setting.apiKey ?? null,
-    apiModel: settings.api_model ?? model.name, structuredOutput: model.structuredOutput,
+    modelId: model.id,
+    modelName: model.name,
+    provider: model.provider,
+    baseUrl,
+    apiKey: setting.apiKey ?? null,
+    apiModel: settings.api_model ?? model.name,
+    structuredOutput: model.structuredOutput,
   };
 }
 

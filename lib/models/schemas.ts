@@ -10,4 +10,3 @@ export const ModelObject = z.object({
   default: z.boolean(),
 });
 export type ModelObject = z.infer<typeof ModelObject>;
-

@@ -37,7 +37,9 @@ async function planModels(planId: string, tx: DbOrTx): Promise<PlanModelView[]> 
 /** The models of an organization's plan, default first. */
 export async function modelsForOrganization(organizationId: string, tx: DbOrTx = db): Promise<PlanModelView[]> {
   // SQL rather than findUniqueOrThrow, which Prisma 6 compiles anew on every call (0.2 → 0.03 ms).
-  const [organization] = await tx.$queryRaw<{ planId: string }[]>`SELECT "planId" FROM "Organization" WHERE "id" = ${organizationId}`;
+  const [organization] = await tx.$queryRaw<
+    { planId: string }[]
+  >`SELECT "planId" FROM "Organization" WHERE "id" = ${organizationId}`;
   if (!organization) throw notFound(); // what findUniqueOrThrow answered (P2025 → 404)
   const { planId } = organization;
   // Copies: callers may sort or edit what they get without touching the cache.

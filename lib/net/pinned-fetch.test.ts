@@ -35,7 +35,11 @@ afterAll(() => server.close());
 describe("pinnedFetch", () => {
   it("sends method, headers and body, and streams the answer back", async () => {
     const fetchLike = pinnedFetch({ privateOrigins: [`http://localhost:${port}`] });
-    const response = await fetchLike(`http://localhost:${port}/mcp`, { method: "POST", headers: { authorization: "Bearer t" }, body: '{"jsonrpc":"2.0"}' });
+    const response = await fetchLike(`http://localhost:${port}/mcp`, {
+      method: "POST",
+      headers: { authorization: "Bearer t" },
+      body: '{"jsonrpc":"2.0"}',
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("text/event-stream");
     expect(response.headers.get("x-multi")).toBe("a, b");
@@ -45,14 +49,20 @@ describe("pinnedFetch", () => {
 
   it("refuses loopback (by name too) unless its origin is allowlisted, before connecting", async () => {
     const before = seen.length;
-    for (const url of [`http://localhost:${port}/mcp`, `http://127.0.0.1:${port}/mcp`, `http://[::ffff:127.0.0.1]:${port}/mcp`]) {
+    for (const url of [
+      `http://localhost:${port}/mcp`,
+      `http://127.0.0.1:${port}/mcp`,
+      `http://[::ffff:127.0.0.1]:${port}/mcp`,
+    ]) {
       await expect(pinnedFetch({})(url, { method: "POST", body: "{}" })).rejects.toBeInstanceOf(UrlNotAllowedError);
     }
     expect(seen.length).toBe(before);
   });
 
   it("hands redirects back instead of following them", async () => {
-    const response = await pinnedFetch({ privateOrigins: [`http://127.0.0.1:${port}`] })(`http://127.0.0.1:${port}/redirect`);
+    const response = await pinnedFetch({ privateOrigins: [`http://127.0.0.1:${port}`] })(
+      `http://127.0.0.1:${port}/redirect`,
+    );
     expect(response.status).toBe(302);
     expect(response.headers.get("location")).toBe("http://169.254.169.254/latest");
   });

@@ -26,7 +26,11 @@ export function pinnedFetch(policy: UrlPolicy): PinnedFetch {
     if (body !== undefined) headers["content-length"] = String(body.length);
     const client = url.protocol === "https:" ? https : http;
     const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
-      const req = client.request(url, { method: init.method ?? "GET", headers, lookup, agent: false, signal: init.signal ?? undefined }, resolve);
+      const req = client.request(
+        url,
+        { method: init.method ?? "GET", headers, lookup, agent: false, signal: init.signal ?? undefined },
+        resolve,
+      );
       req.on("error", reject);
       req.end(body);
     });
@@ -38,7 +42,10 @@ export function pinnedFetch(policy: UrlPolicy): PinnedFetch {
     const status = res.statusCode ?? 502;
     const nullBody = status === 204 || status === 304 || init.method === "HEAD";
     if (nullBody) res.resume();
-    return new Response(nullBody ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>), { status, headers: responseHeaders });
+    return new Response(nullBody ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>), {
+      status,
+      headers: responseHeaders,
+    });
   };
 }
 

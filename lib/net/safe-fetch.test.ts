@@ -54,7 +54,9 @@ describe("safeFetch", () => {
     const origin = await serve((_req, res) => {
       res.writeHead(301, { location: "http://169.254.169.254/latest/meta-data/" }).end();
     });
-    const err = await safeFetch(`${origin}/`, { privateOrigins: [origin, "http://169.254.169.254"] }).catch((e: unknown) => e);
+    const err = await safeFetch(`${origin}/`, { privateOrigins: [origin, "http://169.254.169.254"] }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(UrlNotAllowedError);
     expect((err as UrlNotAllowedError).reason).toBe("metadata");
   });
@@ -79,7 +81,10 @@ describe("safeFetch", () => {
       res.end("ok");
     });
     const origin = await serve((_req, res) => res.writeHead(307, { location: `${target}/landing` }).end());
-    await safeFetch(`${origin}/`, { privateOrigins: [origin, target], headers: { Authorization: "Bearer secret", "X-Custom": "kept" } });
+    await safeFetch(`${origin}/`, {
+      privateOrigins: [origin, target],
+      headers: { Authorization: "Bearer secret", "X-Custom": "kept" },
+    });
     expect(seen).toEqual({ authorization: undefined, custom: "kept" });
   });
 
@@ -108,7 +113,9 @@ describe("safeFetch", () => {
       res.writeHead(200, { "content-type": "text/plain" });
       res.write("partial");
     });
-    await expect(safeFetch(`${origin}/`, { ...allow(origin), timeoutMs: 150 })).rejects.toMatchObject({ kind: "timeout" });
+    await expect(safeFetch(`${origin}/`, { ...allow(origin), timeoutMs: 150 })).rejects.toMatchObject({
+      kind: "timeout",
+    });
   });
 
   it("reports a cancellation by the caller as aborted", async () => {

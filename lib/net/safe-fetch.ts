@@ -51,7 +51,10 @@ const ORIGIN_BOUND_HEADERS = ["authorization", "cookie", "proxy-authorization"];
 export async function safeFetch(input: string | URL, options: SafeFetchOptions = {}): Promise<SafeFetchResponse> {
   const { maxBytes = 5_000_000, timeoutMs = 10_000, maxRedirects = 5 } = options;
   const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(new SafeFetchError("timeout", `Timed out after ${timeoutMs} ms`)), timeoutMs);
+  const timer = setTimeout(
+    () => deadline.abort(new SafeFetchError("timeout", `Timed out after ${timeoutMs} ms`)),
+    timeoutMs,
+  );
   const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
   let headers: Record<string, string> = {
     "user-agent": "Guichet/0.1",

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { assertPublicUrl, classifyAddress, refusalFor, testHostAddresses, UrlNotAllowedError, type UrlPolicy } from "./ssrf";
+import {
+  assertPublicUrl,
+  classifyAddress,
+  refusalFor,
+  testHostAddresses,
+  UrlNotAllowedError,
+  type UrlPolicy,
+} from "./ssrf";
 
 describe("classifyAddress", () => {
   it.each([
@@ -75,7 +82,11 @@ describe("assertPublicUrl", () => {
     ["http://user:pw@example.com/", {}, "credentials"],
     ["http://user@example.com/", {}, "credentials"],
     ["http://169.254.169.254/latest/meta-data/", { privateOrigins: ["http://169.254.169.254"] }, "metadata"],
-    ["http://metadata.google.internal/computeMetadata/v1/", { privateOrigins: ["http://metadata.google.internal"] }, "metadata"],
+    [
+      "http://metadata.google.internal/computeMetadata/v1/",
+      { privateOrigins: ["http://metadata.google.internal"] },
+      "metadata",
+    ],
     ["http://METADATA.google.internal./", {}, "metadata"],
     ["http://[fd00:ec2::254]/", { privateOrigins: ["http://[fd00:ec2::254]"] }, "metadata"],
     ["http://169.254.10.10/", { privateOrigins: ["http://169.254.10.10"] }, "link_local"],
@@ -111,10 +122,16 @@ describe("assertPublicUrl", () => {
   });
 
   it("treats a mapped .test name as public only in a test environment", async () => {
-    const saved = { hosts: process.env.GUICHET_TEST_HOSTS, env: process.env.NODE_ENV, stack: process.env.GUICHET_TEST_STACK };
+    const saved = {
+      hosts: process.env.GUICHET_TEST_HOSTS,
+      env: process.env.NODE_ENV,
+      stack: process.env.GUICHET_TEST_STACK,
+    };
     try {
       process.env.GUICHET_TEST_HOSTS = "*.test=127.0.0.1,evil.example=127.0.0.1";
-      expect((await assertPublicUrl("http://page.test:8080/")).addresses).toEqual([{ address: "127.0.0.1", family: 4 }]);
+      expect((await assertPublicUrl("http://page.test:8080/")).addresses).toEqual([
+        { address: "127.0.0.1", family: 4 },
+      ]);
       expect(testHostAddresses("evil.example")).toBeNull();
       (process.env as Record<string, string>).NODE_ENV = "production";
       delete process.env.GUICHET_TEST_STACK;

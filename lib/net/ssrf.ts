@@ -15,14 +15,7 @@ import ipaddr from "ipaddr.js";
 export type AddressClass = "public" | "private" | "loopback" | "link_local" | "metadata" | "reserved";
 
 export type UrlRefusalReason =
-  | "scheme"
-  | "credentials"
-  | "loopback"
-  | "private"
-  | "link_local"
-  | "metadata"
-  | "reserved"
-  | "unresolvable";
+  "scheme" | "credentials" | "loopback" | "private" | "link_local" | "metadata" | "reserved" | "unresolvable";
 
 export class UrlNotAllowedError extends Error {
   readonly reason: UrlRefusalReason;
@@ -99,7 +92,10 @@ export function classifyAddress(ip: string): AddressClass {
 }
 
 function embeddedIPv4(v6: ipaddr.IPv6, byteOffset: number): string {
-  return v6.toByteArray().slice(byteOffset, byteOffset + 4).join(".");
+  return v6
+    .toByteArray()
+    .slice(byteOffset, byteOffset + 4)
+    .join(".");
 }
 
 /** Why an address class is refused, or null when it is allowed; loopback and private only for an allowlisted origin. */
@@ -174,7 +170,10 @@ export async function assertPublicUrl(input: string | URL, policy: UrlPolicy = {
   if (url.protocol !== "http:" && url.protocol !== "https:") refuse("scheme", url.protocol);
   if (url.username || url.password) refuse("credentials", url.host);
 
-  const host = url.hostname.replace(/^\[(.*)\]$/, "$1").replace(/\.$/, "").toLowerCase();
+  const host = url.hostname
+    .replace(/^\[(.*)\]$/, "$1")
+    .replace(/\.$/, "")
+    .toLowerCase();
   if (METADATA_HOSTNAMES.has(host)) refuse("metadata", host);
 
   const testHost = testHostAddresses(host);

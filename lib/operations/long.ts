@@ -32,18 +32,28 @@ async function contractOf(operation: OperationRow): Promise<Contract> {
 }
 
 /** Runs one of the long operation's tools (its job status, its cancel) with Guichet's own deadline. */
-async function runTool(organizationId: string, key: string, args: Record<string, unknown>, context: ExecutionContext): Promise<unknown> {
+async function runTool(
+  organizationId: string,
+  key: string,
+  args: Record<string, unknown>,
+  context: ExecutionContext,
+): Promise<unknown> {
   const contract = await getToolContract(organizationId, key, undefined);
   const executor = await executorFor(organizationId, contract);
   const ctx = { ...context, signal: AbortSignal.timeout(FOLLOW_DEADLINE_MS) };
   let result: unknown;
   try {
-    result = (await executeUnderContract(contract, executor, args, ctx, new Date(Date.now() + FOLLOW_DEADLINE_MS))).result;
+    result = (await executeUnderContract(contract, executor, args, ctx, new Date(Date.now() + FOLLOW_DEADLINE_MS)))
+      .result;
   } catch (error) {
     throw error instanceof ExecutionFailure ? error.error : asToolError(error);
   }
   const broken = checkAgainst(contract.output_schema, result, contract.kind === "mcp" ? "lenient" : "strict");
-  if (broken) throw new ToolError("INVALID_OUTPUT", `The service's answer breaks the output schema of ${key} (rule ${broken.schemaPath}).`);
+  if (broken)
+    throw new ToolError(
+      "INVALID_OUTPUT",
+      `The service's answer breaks the output schema of ${key} (rule ${broken.schemaPath}).`,
+    );
   return result;
 }
 
@@ -59,11 +69,27 @@ export async function refreshOperation(operation: OperationRow, context: Executi
   const contract = await contractOf(operation);
   const jobId = jobIdOf(operation, contract);
   if (!contract.long_running || !jobId) return operation;
-  const answer = JobAnswer.safeParse(await runTool(operation.organizationId, contract.long_running.status_tool, { [contract.long_running.id_field]: jobId }, context));
-  if (!answer.success) throw new ToolError("INVALID_OUTPUT", "The job status answer does not say running, succeeded, failed or cancelled.");
+  const answer = JobAnswer.safeParse(
+    await runTool(
+      operation.organizationId,
+      contract.long_running.status_tool,
+      { [contract.long_running.id_field]: jobId },
+      context,
+    ),
+  );
+  if (!answer.success)
+    throw new ToolError(
+      "INVALID_OUTPUT",
+      "The job status answer does not say running, succeeded, failed or cancelled.",
+    );
   const status = answer.data.status;
   if (status === "running") return operation;
-  const error = status === "failed" ? { code: "UPSTREAM_ERROR", message: "The service reports the job failed.", retryable: false, field: null } : status === "cancelled" ? { code: "CANCELLED", message: "The job was cancelled at the service.", retryable: false, field: null } : null;
+  const error =
+    status === "failed"
+      ? { code: "UPSTREAM_ERROR", message: "The service reports the job failed.", retryable: false, field: null }
+      : status === "cancelled"
+        ? { code: "CANCELLED", message: "The job was cancelled at the service.", retryable: false, field: null }
+        : null;
   await db.operation.updateMany({
     where: { id: operation.id, status: "accepted" },
     data: { status, outcome: answer.data as Prisma.InputJsonObject, ...(error ? { error } : {}) },
@@ -86,9 +112,15 @@ export function operationView(operation: OperationRow): OperationView {
 }
 
 /** get_operation: one operation of the run, followed at the service when it is a long one still at work. */
-export async function followRunOperation(runId: string, organizationId: string, operationId: string, context: ExecutionContext): Promise<OperationView> {
+export async function followRunOperation(
+  runId: string,
+  organizationId: string,
+  operationId: string,
+  context: ExecutionContext,
+): Promise<OperationView> {
   const operation = await db.operation.findFirst({ where: { id: operationId, runId, organizationId } });
-  if (!operation) throw new ToolError("INVALID_ARGUMENTS", "This run has no operation with that id.", { field: "/operation_id" });
+  if (!operation)
+    throw new ToolError("INVALID_ARGUMENTS", "This run has no operation with that id.", { field: "/operation_id" });
   return operationView(await refreshOperation(operation, context));
 }
 
@@ -109,15 +141,29 @@ export function serviceContext(operation: OperationRow): ExecutionContext {
  * Guichet's own), then reads the job's state: cancelled is `stopped`, another
  * final state `already_finished`, still running `not_interruptible`.
  */
-export async function cancelLongOperation(operation: OperationRow, context: ExecutionContext): Promise<{ operation: OperationRow; outcome: "stopped" | "already_finished" | "not_interruptible" }> {
+export async function cancelLongOperation(
+  operation: OperationRow,
+  context: ExecutionContext,
+): Promise<{ operation: OperationRow; outcome: "stopped" | "already_finished" | "not_interruptible" }> {
   const contract = await contractOf(operation);
   const jobId = jobIdOf(operation, contract);
   const cancel = contract.long_running?.cancel_tool;
   if (!contract.long_running || !jobId || !cancel) return { operation, outcome: "not_interruptible" };
   const cancelContract = await getToolContract(operation.organizationId, cancel, undefined);
   const keyField = cancelContract.idempotency?.key_field;
-  await runTool(operation.organizationId, cancel, { [contract.long_running.id_field]: jobId, ...(keyField ? { [keyField]: `${operation.idempotencyKey}:cancel` } : {}) }, context);
+  await runTool(
+    operation.organizationId,
+    cancel,
+    {
+      [contract.long_running.id_field]: jobId,
+      ...(keyField ? { [keyField]: `${operation.idempotencyKey}:cancel` } : {}),
+    },
+    context,
+  );
   const settled = await refreshOperation(operation, context);
   const status = asStatus(settled.status);
-  return { operation: settled, outcome: status === "cancelled" ? "stopped" : status === "accepted" ? "not_interruptible" : "already_finished" };
+  return {
+    operation: settled,
+    outcome: status === "cancelled" ? "stopped" : status === "accepted" ? "not_interruptible" : "already_finished",
+  };
 }

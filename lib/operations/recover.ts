@@ -9,14 +9,20 @@ import { readStatusAnswer, type StatusReading } from "./status";
 // idempotency key, and trust a recorded success only if it also passes the
 // write tool's output schema.
 
-export async function askStatus(input: { organizationId: string; contract: Contract; idempotencyKey: string; context: ExecutionContext }): Promise<StatusReading> {
+export async function askStatus(input: {
+  organizationId: string;
+  contract: Contract;
+  idempotencyKey: string;
+  context: ExecutionContext;
+}): Promise<StatusReading> {
   const answer = await askStatusTool(input);
   if (!answer.ok) return { kind: "unknown", why: answer.why };
   const { contract } = input;
   const reading = readStatusAnswer(answer.result, contract.mcp?.tool ?? null);
   if (reading.kind === "succeeded") {
     const bad = checkAgainst(contract.output_schema, reading.result, contract.kind === "mcp" ? "lenient" : "strict");
-    if (bad) return { kind: "unknown", why: `the recorded result breaks the tool's output schema (rule ${bad.schemaPath})` };
+    if (bad)
+      return { kind: "unknown", why: `the recorded result breaks the tool's output schema (rule ${bad.schemaPath})` };
   }
   return reading;
 }

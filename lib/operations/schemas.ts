@@ -4,16 +4,31 @@ import { ListQuery } from "@/lib/http/list-query";
 // Operations' zod schemas and types: safe for the browser (no server import).
 
 /** `accepted`: the service took the write and still works on it (a long operation); its job status says when it ends. */
-export const operationStatuses = ["queued", "running", "accepted", "succeeded", "failed", "cancelled", "unknown"] as const;
+export const operationStatuses = [
+  "queued",
+  "running",
+  "accepted",
+  "succeeded",
+  "failed",
+  "cancelled",
+  "unknown",
+] as const;
 
 export const OperationStatus = z.enum(operationStatuses);
 
-export const OperationParams = z.strictObject({ operation: z.string().regex(/^op_[0-9a-z]{26}$/, "must be an operation id (op_…)") });
+export const OperationParams = z.strictObject({
+  operation: z.string().regex(/^op_[0-9a-z]{26}$/, "must be an operation id (op_…)"),
+});
 
 export const OperationListQuery = ListQuery.extend({
   status: z
     .string()
-    .transform((value) => value.split(",").map((s) => s.trim()).filter(Boolean))
+    .transform((value) =>
+      value
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(OperationStatus).min(1).max(operationStatuses.length))
     .optional(),
   run: z.string().min(1).max(64).optional(),
@@ -33,7 +48,15 @@ export const OperationObject = z.object({
   result: z.record(z.string(), z.unknown()).nullable(),
   /** A long operation's final state, as the service's job status reported it (null until it ends). */
   outcome: z.record(z.string(), z.unknown()).nullable(),
-  error: z.object({ code: z.string(), message: z.string(), retryable: z.boolean(), field: z.string().nullable(), trail: z.array(TrailObject).optional() }).nullable(),
+  error: z
+    .object({
+      code: z.string(),
+      message: z.string(),
+      retryable: z.boolean(),
+      field: z.string().nullable(),
+      trail: z.array(TrailObject).optional(),
+    })
+    .nullable(),
   resolution: z.object({ by: z.string(), reason: z.string(), at: z.string() }).nullable(),
   created_at: z.string(),
   updated_at: z.string(),
@@ -47,4 +70,3 @@ export const ResolveBody = z.strictObject({
 });
 
 export const CancelOutcomeObject = z.enum(["stopped", "already_finished", "not_interruptible"]);
-

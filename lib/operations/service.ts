@@ -41,7 +41,14 @@ export function asStatus(value: string): OperationStatus {
 }
 
 /** The operation of this key, created queued if it does not exist yet. */
-export async function openOperation(input: { organizationId: string; runId: string; proposalId: string | null; tool: string; idempotencyKey: string; argumentsSha256: string }): Promise<OperationRow> {
+export async function openOperation(input: {
+  organizationId: string;
+  runId: string;
+  proposalId: string | null;
+  tool: string;
+  idempotencyKey: string;
+  argumentsSha256: string;
+}): Promise<OperationRow> {
   const existing = await db.operation.findUnique({ where: { idempotencyKey: input.idempotencyKey } });
   if (existing) return existing;
   try {
@@ -67,9 +74,17 @@ export async function claimOperation(id: string): Promise<boolean> {
  * approved and unexpired consumes it even if the clock ran out during the call:
  * the write happened.
  */
-export async function recordSuccess(operation: OperationRow, result: unknown, now = new Date(), status: "succeeded" | "accepted" = "succeeded"): Promise<OperationRow> {
+export async function recordSuccess(
+  operation: OperationRow,
+  result: unknown,
+  now = new Date(),
+  status: "succeeded" | "accepted" = "succeeded",
+): Promise<OperationRow> {
   return db.$transaction(async (tx) => {
-    const moved = await tx.operation.updateMany({ where: { id: operation.id, status: { in: ["queued", "running", "unknown"] } }, data: { status, result: result as Prisma.InputJsonValue, error: Prisma.DbNull } });
+    const moved = await tx.operation.updateMany({
+      where: { id: operation.id, status: { in: ["queued", "running", "unknown"] } },
+      data: { status, result: result as Prisma.InputJsonValue, error: Prisma.DbNull },
+    });
     if (moved.count === 0) return tx.operation.findUniqueOrThrow({ where: { id: operation.id } });
     if (operation.proposalId) {
       await tx.proposal.updateMany({
@@ -89,14 +104,23 @@ export async function recordSuccess(operation: OperationRow, result: unknown, no
 async function countSettled(tx: DbOrTx, operation: OperationRow, metric: TelemetryMetric, code: string): Promise<void> {
   // Stored as key@version; a name that does not parse is counted as written, under version 0.
   const parsed = parseToolName(operation.tool);
-  await countTelemetry(operation.organizationId, [{ metric, tool: parsed?.key ?? operation.tool, version: parsed?.version ?? 0, code }], new Date(), tx);
+  await countTelemetry(
+    operation.organizationId,
+    [{ metric, tool: parsed?.key ?? operation.tool, version: parsed?.version ?? 0, code }],
+    new Date(),
+    tx,
+  );
 }
 
 /** A final refusal or failure: nothing was written, the proposal stays unconsumed. */
 export async function recordFailure(operation: OperationRow, error: StoredError): Promise<OperationRow> {
   return db.$transaction(async (tx) => {
-    const moved = await tx.operation.updateMany({ where: { id: operation.id, status: { in: ["queued", "running"] } }, data: { status: "failed", error: error as unknown as Prisma.InputJsonObject } });
-    if (moved.count === 1 && error.code === "VERSION_CONFLICT") await countSettled(tx, operation, "conflict", error.code);
+    const moved = await tx.operation.updateMany({
+      where: { id: operation.id, status: { in: ["queued", "running"] } },
+      data: { status: "failed", error: error as unknown as Prisma.InputJsonObject },
+    });
+    if (moved.count === 1 && error.code === "VERSION_CONFLICT")
+      await countSettled(tx, operation, "conflict", error.code);
     return tx.operation.findUniqueOrThrow({ where: { id: operation.id } });
   });
 }
@@ -104,7 +128,10 @@ export async function recordFailure(operation: OperationRow, error: StoredError)
 /** Still unknown after asking the service: the operation waits for an operator, the run is suspended. */
 export async function recordUnknown(operation: OperationRow, error: StoredError): Promise<OperationRow> {
   return db.$transaction(async (tx) => {
-    const moved = await tx.operation.updateMany({ where: { id: operation.id, status: { in: ["queued", "running"] } }, data: { status: "unknown", error: error as unknown as Prisma.InputJsonObject } });
+    const moved = await tx.operation.updateMany({
+      where: { id: operation.id, status: { in: ["queued", "running"] } },
+      data: { status: "unknown", error: error as unknown as Prisma.InputJsonObject },
+    });
     if (moved.count === 1) await countSettled(tx, operation, "unknown_outcome", "OUTCOME_UNKNOWN");
     await tx.run.updateMany({ where: { id: operation.runId, status: "active" }, data: { status: "suspended" } });
     return tx.operation.findUniqueOrThrow({ where: { id: operation.id } });
@@ -118,13 +145,28 @@ export type CancelOutcome = "stopped" | "already_finished" | "not_interruptible"
  * stopped. A running or unknown one was handed to the service, which cannot be
  * asked to forget it: compensation is a separate write with its own proposal.
  */
-export async function cancelOperation(organizationId: string, id: string, cancelLong?: (operation: OperationRow) => Promise<{ operation: OperationRow; outcome: CancelOutcome }>): Promise<{ operation: OperationRow; outcome: CancelOutcome }> {
+export async function cancelOperation(
+  organizationId: string,
+  id: string,
+  cancelLong?: (operation: OperationRow) => Promise<{ operation: OperationRow; outcome: CancelOutcome }>,
+): Promise<{ operation: OperationRow; outcome: CancelOutcome }> {
   const operation = await getOperation(organizationId, id);
   const status = asStatus(operation.status);
   // A long operation the service still works on: its cancel tool is asked (lib/operations/long.ts).
   if (status === "accepted") return cancelLong ? cancelLong(operation) : { operation, outcome: "not_interruptible" };
   if (status === "queued") {
-    const stopped = await db.operation.updateMany({ where: { id, status: "queued" }, data: { status: "cancelled", error: { code: "CANCELLED", message: "Cancelled before anything was sent to the service.", retryable: false, field: null } } });
+    const stopped = await db.operation.updateMany({
+      where: { id, status: "queued" },
+      data: {
+        status: "cancelled",
+        error: {
+          code: "CANCELLED",
+          message: "Cancelled before anything was sent to the service.",
+          retryable: false,
+          field: null,
+        },
+      },
+    });
     if (stopped.count === 1) return { operation: await getOperation(organizationId, id), outcome: "stopped" };
     return cancelOperation(organizationId, id, cancelLong);
   }
@@ -137,20 +179,36 @@ export async function cancelOperation(organizationId: string, id: string, cancel
  * `succeeded` consumes the proposal, `failed` leaves it unconsumed (a new
  * preview supersedes it). The run resumes once none of its operations is unknown.
  */
-export async function resolveOperation(organizationId: string, id: string, input: { memberId: string; outcome: "succeeded" | "failed"; reason: string }, now = new Date()): Promise<OperationRow> {
+export async function resolveOperation(
+  organizationId: string,
+  id: string,
+  input: { memberId: string; outcome: "succeeded" | "failed"; reason: string },
+  now = new Date(),
+): Promise<OperationRow> {
   const operation = await getOperation(organizationId, id);
   if (operation.status !== "unknown") {
-    throw new ApiError("operation_not_unknown", `This operation is ${operation.status}: only an unknown outcome is resolved by an operator.`, { reason: { status: operation.status } });
+    throw new ApiError(
+      "operation_not_unknown",
+      `This operation is ${operation.status}: only an unknown outcome is resolved by an operator.`,
+      { reason: { status: operation.status } },
+    );
   }
   await db.$transaction(async (tx) => {
     const resolution = { resolvedById: input.memberId, resolution: input.reason, resolvedAt: now };
-    const moved = await tx.operation.updateMany({ where: { id, status: "unknown" }, data: { status: input.outcome, ...resolution } });
+    const moved = await tx.operation.updateMany({
+      where: { id, status: "unknown" },
+      data: { status: input.outcome, ...resolution },
+    });
     if (moved.count === 0) throw new ApiError("operation_not_unknown", "This operation was resolved meanwhile.");
     if (input.outcome === "succeeded" && operation.proposalId) {
-      await tx.proposal.updateMany({ where: { id: operation.proposalId, status: { in: ["approved", "expired"] } }, data: { status: "consumed", operationId: id, consumedAt: now } });
+      await tx.proposal.updateMany({
+        where: { id: operation.proposalId, status: { in: ["approved", "expired"] } },
+        data: { status: "consumed", operationId: id, consumedAt: now },
+      });
     }
     const stillUnknown = await tx.operation.count({ where: { runId: operation.runId, status: "unknown" } });
-    if (stillUnknown === 0) await tx.run.updateMany({ where: { id: operation.runId, status: "suspended" }, data: { status: "active" } });
+    if (stillUnknown === 0)
+      await tx.run.updateMany({ where: { id: operation.runId, status: "suspended" }, data: { status: "active" } });
   });
   return getOperation(organizationId, id);
 }
@@ -161,7 +219,10 @@ export async function getOperation(organizationId: string, id: string, tx: DbOrT
   return operation;
 }
 
-export async function listOperations(organizationId: string, query: { limit: number; cursor?: string; status?: OperationStatus[]; run?: string }): Promise<OperationRow[]> {
+export async function listOperations(
+  organizationId: string,
+  query: { limit: number; cursor?: string; status?: OperationStatus[]; run?: string },
+): Promise<OperationRow[]> {
   return db.operation.findMany({
     where: {
       organizationId,

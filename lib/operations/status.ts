@@ -9,7 +9,12 @@ export const StatusAnswerBody = z.object({
   tool: z.string().nullable().optional(),
   result: z.unknown().optional(),
   error: z
-    .object({ code: z.string().min(1).max(100), message: z.string().max(2_000), retryable: z.boolean().optional(), field: z.string().nullable().optional() })
+    .object({
+      code: z.string().min(1).max(100),
+      message: z.string().max(2_000),
+      retryable: z.boolean().optional(),
+      field: z.string().nullable().optional(),
+    })
     .nullable()
     .optional(),
 });
@@ -32,12 +37,16 @@ export function readStatusAnswer(raw: unknown, expectedTool: string | null): Sta
     return { kind: "unknown", why: `the key is recorded for another tool (${answer.tool})` };
   }
   if (answer.status === "succeeded") {
-    if (answer.result === undefined || answer.result === null) return { kind: "unknown", why: "a success was recorded without its result" };
+    if (answer.result === undefined || answer.result === null)
+      return { kind: "unknown", why: "a success was recorded without its result" };
     return { kind: "succeeded", result: answer.result };
   }
   if (answer.status === "failed") {
     if (!answer.error) return { kind: "unknown", why: "a failure was recorded without its error" };
-    return { kind: "failed", error: { code: answer.error.code, message: answer.error.message, field: answer.error.field ?? null } };
+    return {
+      kind: "failed",
+      error: { code: answer.error.code, message: answer.error.message, field: answer.error.field ?? null },
+    };
   }
   return { kind: "unknown", why: "the service has nothing recorded under the key yet" };
 }

@@ -14,35 +14,63 @@ export * from "./schemas";
 // could be the agent's own.
 
 export function serializePolicy(table: PolicyTable): PolicyTableObject {
-  return { version: table.version, rules: table.rules, created_at: isoOffset(table.createdAt), created_by: table.createdById };
+  return {
+    version: table.version,
+    rules: table.rules,
+    created_at: isoOffset(table.createdAt),
+    created_by: table.createdById,
+  };
 }
 
 export function policyWarnings(table: PolicyTable): string[] {
-  return unguardedWriteRules(table.rules).map((id) => `Rule "${id}" lets write tools run without any approval: name the tools it allows.`);
+  return unguardedWriteRules(table.rules).map(
+    (id) => `Rule "${id}" lets write tools run without any approval: name the tools it allows.`,
+  );
 }
 
 const readScopes = ["tools:read", "agents:read", "runs:read"] as const;
 
 export const getPolicyEndpoint = defineEndpoint({
-  method: "GET", path: "/v1/policies", tag: "Policies", summary: "The current policy table: ordered rules deciding allow, require_approval or deny",
-  auth: "both", scopes: [...readScopes],
+  method: "GET",
+  path: "/v1/policies",
+  tag: "Policies",
+  summary: "The current policy table: ordered rules deciding allow, require_approval or deny",
+  auth: "both",
+  scopes: [...readScopes],
   response: z.object({ data: PolicyTableObject }),
 });
 
 export const putPolicyEndpoint = defineEndpoint({
-  method: "PUT", path: "/v1/policies", tag: "Policies", summary: "Publish a new version of the policy table (old versions are kept)",
-  auth: "session", roles: ["owner", "admin"], body: PolicyPutBody,
-  response: z.object({ data: PolicyTableObject, warnings: z.array(z.string()) }), errors: ["policy_version_conflict"],
+  method: "PUT",
+  path: "/v1/policies",
+  tag: "Policies",
+  summary: "Publish a new version of the policy table (old versions are kept)",
+  auth: "session",
+  roles: ["owner", "admin"],
+  body: PolicyPutBody,
+  response: z.object({ data: PolicyTableObject, warnings: z.array(z.string()) }),
+  errors: ["policy_version_conflict"],
 });
 
 export const listPolicyVersionsEndpoint = defineEndpoint({
-  method: "GET", path: "/v1/policies/versions", tag: "Policies", summary: "Every published version of the policy table, newest first",
-  auth: "both", scopes: [...readScopes], query: ListQuery,
+  method: "GET",
+  path: "/v1/policies/versions",
+  tag: "Policies",
+  summary: "Every published version of the policy table, newest first",
+  auth: "both",
+  scopes: [...readScopes],
+  query: ListQuery,
   response: z.object({ data: z.array(PolicyTableObject), next_cursor: z.string().nullable() }),
 });
 
 export const getPolicyVersionEndpoint = defineEndpoint({
-  method: "GET", path: "/v1/policies/versions/{version}", tag: "Policies", summary: "One published version of the policy table",
-  auth: "both", scopes: [...readScopes], params: PolicyVersionParams,
-  response: z.object({ data: PolicyTableObject }), errors: ["not_found"],
+  method: "GET",
+  path: "/v1/policies/versions/{version}",
+  tag: "Policies",
+  summary: "One published version of the policy table",
+  auth: "both",
+  scopes: [...readScopes],
+  params: PolicyVersionParams,
+  response: z.object({ data: PolicyTableObject }),
+  errors: ["not_found"],
 });

@@ -19,40 +19,79 @@ const write = (facts: Partial<PolicyFacts> = {}): PolicyFacts => ({
 
 describe("the default table", () => {
   it("lets reads through", () => {
-    expect(evaluatePolicy(table, write({ effect: "read", action: null, tool: "calculate" }))).toMatchObject({ rule: "reads", decision: "allow", approvals_required: 0 });
+    expect(evaluatePolicy(table, write({ effect: "read", action: null, tool: "calculate" }))).toMatchObject({
+      rule: "reads",
+      decision: "allow",
+      approvals_required: 0,
+    });
   });
 
   it("lets reversible sandbox drafts through, but not an irreversible or outgoing one", () => {
     expect(evaluatePolicy(table, write({ environment: "sandbox", action: "create" })).decision).toBe("allow");
-    expect(evaluatePolicy(table, write({ environment: "sandbox", irreversible: true })).decision).toBe("require_approval");
-    expect(evaluatePolicy(table, write({ environment: "sandbox", action: "message", external_message: true, irreversible: true })).rule).toBe("external-messages");
+    expect(evaluatePolicy(table, write({ environment: "sandbox", irreversible: true })).decision).toBe(
+      "require_approval",
+    );
+    expect(
+      evaluatePolicy(
+        table,
+        write({ environment: "sandbox", action: "message", external_message: true, irreversible: true }),
+      ).rule,
+    ).toBe("external-messages");
   });
 
   it("asks one approver for an address change in production (no silent allow for a write)", () => {
-    expect(evaluatePolicy(table, write())).toMatchObject({ rule: "writes", decision: "require_approval", approvals_required: 1, approver_roles: ["owner", "admin", "approver"] });
+    expect(evaluatePolicy(table, write())).toMatchObject({
+      rule: "writes",
+      decision: "require_approval",
+      approvals_required: 1,
+      approver_roles: ["owner", "admin", "approver"],
+    });
   });
 
   it("asks one approver below the payment threshold and two administrators at it", () => {
-    const small = evaluatePolicy(table, write({ action: "payment", irreversible: true, amount: { value_minor: LARGE_PAYMENT_MINOR - 1, currency: "EUR" } }));
+    const small = evaluatePolicy(
+      table,
+      write({
+        action: "payment",
+        irreversible: true,
+        amount: { value_minor: LARGE_PAYMENT_MINOR - 1, currency: "EUR" },
+      }),
+    );
     expect(small).toMatchObject({ rule: "payments", approvals_required: 1 });
-    const large = evaluatePolicy(table, write({ action: "payment", irreversible: true, amount: { value_minor: LARGE_PAYMENT_MINOR, currency: "EUR" } }));
-    expect(large).toMatchObject({ rule: "large-payments", approvals_required: 2, approver_roles: ["owner", "admin"], ttl_seconds: 1800 });
+    const large = evaluatePolicy(
+      table,
+      write({ action: "payment", irreversible: true, amount: { value_minor: LARGE_PAYMENT_MINOR, currency: "EUR" } }),
+    );
+    expect(large).toMatchObject({
+      rule: "large-payments",
+      approvals_required: 2,
+      approver_roles: ["owner", "admin"],
+      ttl_seconds: 1800,
+    });
   });
 
   it("compares thresholds per currency: an unlisted currency falls to the next row, never to allow", () => {
-    const yen = evaluatePolicy(table, write({ action: "payment", amount: { value_minor: 10_000_000, currency: "JPY" } }));
+    const yen = evaluatePolicy(
+      table,
+      write({ action: "payment", amount: { value_minor: 10_000_000, currency: "JPY" } }),
+    );
     expect(yen).toMatchObject({ rule: "payments", decision: "require_approval" });
   });
 
   it("asks one approver for a small bulk change and two from the bulk threshold", () => {
     expect(evaluatePolicy(table, write({ records_affected: 2 })).rule).toBe("bulk");
     expect(evaluatePolicy(table, write({ records_affected: LARGE_BULK_RECORDS - 1 })).rule).toBe("bulk");
-    expect(evaluatePolicy(table, write({ records_affected: LARGE_BULK_RECORDS }))).toMatchObject({ rule: "large-bulk", approvals_required: 2 });
+    expect(evaluatePolicy(table, write({ records_affected: LARGE_BULK_RECORDS }))).toMatchObject({
+      rule: "large-bulk",
+      approvals_required: 2,
+    });
   });
 
   it("asks an approval for deletes and external messages", () => {
     expect(evaluatePolicy(table, write({ action: "delete" })).rule).toBe("deletes");
-    expect(evaluatePolicy(table, write({ action: "message", external_message: true, irreversible: true })).rule).toBe("external-messages");
+    expect(evaluatePolicy(table, write({ action: "message", external_message: true, irreversible: true })).rule).toBe(
+      "external-messages",
+    );
   });
 
   it("has no row that lets a write through outside the sandbox", () => {
@@ -66,7 +105,10 @@ describe("matching", () => {
       { id: "direct-crm-email", match: { tools: ["mcp_*_send_email"] }, decision: "allow" },
       ...defaultPolicyRules,
     ]);
-    const outcome = evaluatePolicy({ version: 4, rules }, write({ tool: "mcp_3_send_email", action: "message", external_message: true }));
+    const outcome = evaluatePolicy(
+      { version: 4, rules },
+      write({ tool: "mcp_3_send_email", action: "message", external_message: true }),
+    );
     expect(outcome).toMatchObject({ rule: "direct-crm-email", decision: "allow", policy_version: 4 });
   });
 
@@ -89,13 +131,26 @@ describe("matching", () => {
 
   it("falls back to one approval for a write and allow for a read when no row matches", () => {
     const rules = PolicyRules.parse([{ id: "deny-deletes", match: { actions: ["delete"] }, decision: "deny" }]);
-    expect(evaluatePolicy({ version: 2, rules }, write())).toMatchObject({ rule: FALLBACK_RULE_ID, decision: "require_approval", approvals_required: 1 });
-    expect(evaluatePolicy({ version: 2, rules }, write({ effect: "read" }))).toMatchObject({ rule: FALLBACK_RULE_ID, decision: "allow" });
-    expect(evaluatePolicy({ version: 2, rules }, write({ action: "delete" }))).toMatchObject({ rule: "deny-deletes", decision: "deny" });
+    expect(evaluatePolicy({ version: 2, rules }, write())).toMatchObject({
+      rule: FALLBACK_RULE_ID,
+      decision: "require_approval",
+      approvals_required: 1,
+    });
+    expect(evaluatePolicy({ version: 2, rules }, write({ effect: "read" }))).toMatchObject({
+      rule: FALLBACK_RULE_ID,
+      decision: "allow",
+    });
+    expect(evaluatePolicy({ version: 2, rules }, write({ action: "delete" }))).toMatchObject({
+      rule: "deny-deletes",
+      decision: "deny",
+    });
   });
 
   it("points out allow rows that let writes through without a tool list", () => {
-    const rules = PolicyRules.parse([{ id: "everything", match: {}, decision: "allow" }, { id: "named", match: { tools: ["x"] }, decision: "allow" }]);
+    const rules = PolicyRules.parse([
+      { id: "everything", match: {}, decision: "allow" },
+      { id: "named", match: { tools: ["x"] }, decision: "allow" },
+    ]);
     expect(unguardedWriteRules(rules)).toEqual(["everything"]);
   });
 });

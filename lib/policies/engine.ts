@@ -35,7 +35,10 @@ export function ruleMatches(match: PolicyMatch, facts: PolicyFacts): boolean {
   return true;
 }
 
-export function evaluatePolicy(table: { version: number; rules: readonly PolicyRule[] }, facts: PolicyFacts): PolicyOutcome {
+export function evaluatePolicy(
+  table: { version: number; rules: readonly PolicyRule[] },
+  facts: PolicyFacts,
+): PolicyOutcome {
   const rule = table.rules.find((candidate) => ruleMatches(candidate.match, facts));
   if (rule) {
     return {
@@ -52,7 +55,9 @@ export function evaluatePolicy(table: { version: number; rules: readonly PolicyR
   const write = facts.effect === "write";
   return {
     rule: FALLBACK_RULE_ID,
-    description: write ? "Aucune ligne ne s'applique : une écriture attend l'accord d'une personne." : "Aucune ligne ne s'applique : les lectures passent.",
+    description: write
+      ? "Aucune ligne ne s'applique : une écriture attend l'accord d'une personne."
+      : "Aucune ligne ne s'applique : les lectures passent.",
     policy_version: table.version,
     decision: write ? "require_approval" : "allow",
     approvals_required: write ? 1 : 0,
@@ -64,5 +69,10 @@ export function evaluatePolicy(table: { version: number; rules: readonly PolicyR
 
 /** Rows that let some write through without anyone approving, for the editor to point out. */
 export function unguardedWriteRules(rules: readonly PolicyRule[]): string[] {
-  return rules.filter((rule) => rule.decision === "allow" && rule.match.effect !== "read" && !rule.match.tools && !rule.match.environments).map((rule) => rule.id);
+  return rules
+    .filter(
+      (rule) =>
+        rule.decision === "allow" && rule.match.effect !== "read" && !rule.match.tools && !rule.match.environments,
+    )
+    .map((rule) => rule.id);
 }

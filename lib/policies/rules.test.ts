@@ -14,7 +14,16 @@ describe("policy rules validation", () => {
 
   it("fills the approval fields of allow and deny rows", () => {
     const [rule] = PolicyRules.parse([{ id: "reads", match: { effect: "read" }, decision: "allow" }]);
-    expect(rule).toEqual({ id: "reads", description: "", match: { effect: "read" }, decision: "allow", approvals_required: 0, approver_roles: [], ttl_seconds: 3600, requester_can_approve: false });
+    expect(rule).toEqual({
+      id: "reads",
+      description: "",
+      match: { effect: "read" },
+      decision: "allow",
+      approvals_required: 0,
+      approver_roles: [],
+      ttl_seconds: 3600,
+      requester_can_approve: false,
+    });
   });
 
   it("needs approvals and approvers on an approval rule, and none elsewhere", () => {
@@ -29,21 +38,41 @@ describe("policy rules validation", () => {
   });
 
   it("refuses unknown fields, a viewer as approver, bounds and duplicates", () => {
-    expect(issues([{ id: "a", decision: "allow", match: { tool: ["x"] } }])[0]).toEqual({ path: "0.match", code: "unrecognized_keys" });
-    expect(issues([{ id: "a", decision: "require_approval", approvals_required: 1, approver_roles: ["viewer"] }])[0].path).toBe("0.approver_roles.0");
-    expect(issues([{ id: "a", decision: "require_approval", approvals_required: 6, approver_roles: ["admin"] }])[0].path).toBe("0.approvals_required");
+    expect(issues([{ id: "a", decision: "allow", match: { tool: ["x"] } }])[0]).toEqual({
+      path: "0.match",
+      code: "unrecognized_keys",
+    });
+    expect(
+      issues([{ id: "a", decision: "require_approval", approvals_required: 1, approver_roles: ["viewer"] }])[0].path,
+    ).toBe("0.approver_roles.0");
+    expect(
+      issues([{ id: "a", decision: "require_approval", approvals_required: 6, approver_roles: ["admin"] }])[0].path,
+    ).toBe("0.approvals_required");
     expect(issues([{ id: "a", decision: "allow", ttl_seconds: 59 }])[0].path).toBe("0.ttl_seconds");
     expect(issues([{ id: "a", decision: "allow", ttl_seconds: 604_801 }])[0].path).toBe("0.ttl_seconds");
     expect(issues([{ id: "a", decision: "allow", ttl_seconds: 604_800 }])).toEqual([]);
-    expect(issues([{ id: "a", decision: "allow" }, { id: "a", decision: "deny" }])).toEqual([{ path: "1.id", code: "custom" }]);
+    expect(
+      issues([
+        { id: "a", decision: "allow" },
+        { id: "a", decision: "deny" },
+      ]),
+    ).toEqual([{ path: "1.id", code: "custom" }]);
     expect(issues([])[0].code).toBe("too_small");
     expect(issues([{ id: "Bad Id", decision: "allow" }])[0].path).toBe("0.id");
   });
 
   it("checks thresholds per currency", () => {
-    expect(issues([{ id: "a", decision: "deny", match: { amount_at_least: { eur: 10 } } }])[0].path).toMatch(/^0\.match\.amount_at_least/);
-    expect(issues([{ id: "a", decision: "deny", match: { amount_at_least: { EUR: -1 } } }])[0].path).toBe("0.match.amount_at_least.EUR");
-    expect(issues([{ id: "a", decision: "deny", match: { amount_at_least: {} } }])[0].path).toBe("0.match.amount_at_least");
-    expect(issues([{ id: "a", decision: "deny", match: { tools: ["mcp_1_x; drop"] } }])[0].path).toBe("0.match.tools.0");
+    expect(issues([{ id: "a", decision: "deny", match: { amount_at_least: { eur: 10 } } }])[0].path).toMatch(
+      /^0\.match\.amount_at_least/,
+    );
+    expect(issues([{ id: "a", decision: "deny", match: { amount_at_least: { EUR: -1 } } }])[0].path).toBe(
+      "0.match.amount_at_least.EUR",
+    );
+    expect(issues([{ id: "a", decision: "deny", match: { amount_at_least: {} } }])[0].path).toBe(
+      "0.match.amount_at_least",
+    );
+    expect(issues([{ id: "a", decision: "deny", match: { tools: ["mcp_1_x; drop"] } }])[0].path).toBe(
+      "0.match.tools.0",
+    );
   });
 });

@@ -25,7 +25,11 @@ const ToolPattern = z.string().regex(/^[A-Za-z0-9_.*@-]{1,200}$/, "letters, digi
 export const PolicyMatch = z.strictObject({
   tools: z.array(ToolPattern).min(1).max(50).optional(),
   effect: z.enum(["read", "write"]).optional(),
-  environments: z.array(z.string().regex(/^[a-z][a-z0-9_-]{0,39}$/)).min(1).max(10).optional(),
+  environments: z
+    .array(z.string().regex(/^[a-z][a-z0-9_-]{0,39}$/))
+    .min(1)
+    .max(10)
+    .optional(),
   actions: z.array(PolicyAction).min(1).max(PolicyAction.options.length).optional(),
   /** Per currency, in minor units: matches an amount in a listed currency at or above its threshold. */
   amount_at_least: z
@@ -57,14 +61,32 @@ export const PolicyRule = z
   .superRefine((rule, ctx) => {
     if (rule.decision === "require_approval") {
       if (rule.approvals_required === undefined || rule.approvals_required < 1) {
-        ctx.addIssue({ code: "custom", path: ["approvals_required"], message: "An approval rule needs at least one approval." });
+        ctx.addIssue({
+          code: "custom",
+          path: ["approvals_required"],
+          message: "An approval rule needs at least one approval.",
+        });
       }
       if (!rule.approver_roles || rule.approver_roles.length === 0) {
-        ctx.addIssue({ code: "custom", path: ["approver_roles"], message: "Name at least one role allowed to approve." });
+        ctx.addIssue({
+          code: "custom",
+          path: ["approver_roles"],
+          message: "Name at least one role allowed to approve.",
+        });
       }
     } else {
-      if (rule.approvals_required) ctx.addIssue({ code: "custom", path: ["approvals_required"], message: `A rule that decides "${rule.decision}" takes no approvals.` });
-      if (rule.approver_roles?.length) ctx.addIssue({ code: "custom", path: ["approver_roles"], message: `A rule that decides "${rule.decision}" names no approvers.` });
+      if (rule.approvals_required)
+        ctx.addIssue({
+          code: "custom",
+          path: ["approvals_required"],
+          message: `A rule that decides "${rule.decision}" takes no approvals.`,
+        });
+      if (rule.approver_roles?.length)
+        ctx.addIssue({
+          code: "custom",
+          path: ["approver_roles"],
+          message: `A rule that decides "${rule.decision}" names no approvers.`,
+        });
     }
   })
   .transform((rule) => ({
@@ -84,7 +106,12 @@ export const PolicyRules = z
   .superRefine((rules, ctx) => {
     const seen = new Map<string, number>();
     rules.forEach((rule, index) => {
-      if (seen.has(rule.id)) ctx.addIssue({ code: "custom", path: [index, "id"], message: `Duplicate rule id "${rule.id}" (also row ${seen.get(rule.id)! + 1}).` });
+      if (seen.has(rule.id))
+        ctx.addIssue({
+          code: "custom",
+          path: [index, "id"],
+          message: `Duplicate rule id "${rule.id}" (also row ${seen.get(rule.id)! + 1}).`,
+        });
       else seen.set(rule.id, index);
     });
   });

@@ -39,4 +39,3 @@ export const PolicyPutBody = z.strictObject({
 });
 
 export const PolicyVersionParams = z.strictObject({ version: z.coerce.number().int().min(1).max(1_000_000) });
-

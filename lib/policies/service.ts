@@ -21,7 +21,13 @@ type PolicyRow = { id: string; version: number; rules: unknown; createdAt: Date;
 
 function toTable(row: PolicyRow): PolicyTable {
   // Stored tables were validated when written; parsing again keeps a hand-edited row from deciding anything.
-  return { id: row.id, version: row.version, rules: PolicyRules.parse(row.rules), createdAt: row.createdAt, createdById: row.createdById };
+  return {
+    id: row.id,
+    version: row.version,
+    rules: PolicyRules.parse(row.rules),
+    createdAt: row.createdAt,
+    createdById: row.createdById,
+  };
 }
 
 const defaultRules = () => PolicyRules.parse(defaultPolicyRules);
@@ -31,7 +37,9 @@ export async function currentPolicy(organizationId: string, tx: DbOrTx = db): Pr
   const latest = await tx.policyVersion.findFirst({ where: { organizationId }, orderBy: { version: "desc" } });
   if (latest) return toTable(latest);
   try {
-    return toTable(await tx.policyVersion.create({ data: { organizationId, version: 1, rules: defaultRules(), createdById: null } }));
+    return toTable(
+      await tx.policyVersion.create({ data: { organizationId, version: 1, rules: defaultRules(), createdById: null } }),
+    );
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
     // Another request wrote version 1 first: use it.
@@ -59,7 +67,11 @@ export async function publishPolicy(
     throw staleVersion(current.version);
   }
   try {
-    return toTable(await db.policyVersion.create({ data: { organizationId, version: current.version + 1, rules: input.rules, createdById: input.createdById } }));
+    return toTable(
+      await db.policyVersion.create({
+        data: { organizationId, version: current.version + 1, rules: input.rules, createdById: input.createdById },
+      }),
+    );
   } catch (error) {
     if (isUniqueViolation(error)) throw staleVersion(current.version + 1);
     throw error;
@@ -67,12 +79,19 @@ export async function publishPolicy(
 }
 
 function staleVersion(version: number) {
-  return new ApiError("policy_version_conflict", `The policy changed meanwhile (now version ${version}): reload it and apply your change again.`, {
-    reason: { current_version: version },
-  });
+  return new ApiError(
+    "policy_version_conflict",
+    `The policy changed meanwhile (now version ${version}): reload it and apply your change again.`,
+    {
+      reason: { current_version: version },
+    },
+  );
 }
 
-export async function listPolicyVersions(organizationId: string, query: { limit: number; cursor?: string }): Promise<PolicyTable[]> {
+export async function listPolicyVersions(
+  organizationId: string,
+  query: { limit: number; cursor?: string },
+): Promise<PolicyTable[]> {
   const rows = await db.policyVersion.findMany({
     where: { organizationId, ...afterCursor(query.cursor) },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],

@@ -5,34 +5,67 @@ import { ApproveBody, ProposalListQuery, ProposalObject, ProposalParams, RefuseB
 export * from "./schemas";
 
 const readScopes = ["runs:read"] as const;
-const decisionErrors = ["not_found", "proposal_expired", "proposal_not_pending", "approver_not_authorized", "already_decided"] as const;
+const decisionErrors = [
+  "not_found",
+  "proposal_expired",
+  "proposal_not_pending",
+  "approver_not_authorized",
+  "already_decided",
+] as const;
 
 export const listProposalsEndpoint = defineEndpoint({
-  method: "GET", path: "/v1/proposals", tag: "Proposals", summary: "Proposals of the organization, filtered by status and run",
-  auth: "both", scopes: [...readScopes], query: ProposalListQuery,
+  method: "GET",
+  path: "/v1/proposals",
+  tag: "Proposals",
+  summary: "Proposals of the organization, filtered by status and run",
+  auth: "both",
+  scopes: [...readScopes],
+  query: ProposalListQuery,
   response: z.object({ data: z.array(ProposalObject), next_cursor: z.string().nullable() }),
 });
 
 export const countProposalsEndpoint = defineEndpoint({
-  method: "GET", path: "/v1/proposals/counts", tag: "Proposals", summary: "How many proposals wait for a decision",
-  auth: "both", scopes: [...readScopes],
+  method: "GET",
+  path: "/v1/proposals/counts",
+  tag: "Proposals",
+  summary: "How many proposals wait for a decision",
+  auth: "both",
+  scopes: [...readScopes],
   response: z.object({ data: z.object({ pending: z.number().int() }) }),
 });
 
 export const getProposalEndpoint = defineEndpoint({
-  method: "GET", path: "/v1/proposals/{proposal}", tag: "Proposals", summary: "One proposal: the canonical change, its rule and its decisions",
-  auth: "both", scopes: [...readScopes], params: ProposalParams,
-  response: z.object({ data: ProposalObject }), errors: ["not_found"],
+  method: "GET",
+  path: "/v1/proposals/{proposal}",
+  tag: "Proposals",
+  summary: "One proposal: the canonical change, its rule and its decisions",
+  auth: "both",
+  scopes: [...readScopes],
+  params: ProposalParams,
+  response: z.object({ data: ProposalObject }),
+  errors: ["not_found"],
 });
 
 export const approveProposalEndpoint = defineEndpoint({
-  method: "POST", path: "/v1/proposals/{proposal}/approve", tag: "Proposals", summary: "Approve the exact change shown (signed-in people only)",
-  auth: "session", params: ProposalParams, body: ApproveBody,
-  response: z.object({ data: ProposalObject }), errors: [...decisionErrors, "self_approval_forbidden", "arguments_hash_mismatch", "agent_deleted"],
+  method: "POST",
+  path: "/v1/proposals/{proposal}/approve",
+  tag: "Proposals",
+  summary: "Approve the exact change shown (signed-in people only)",
+  auth: "session",
+  params: ProposalParams,
+  body: ApproveBody,
+  response: z.object({ data: ProposalObject }),
+  errors: [...decisionErrors, "self_approval_forbidden", "arguments_hash_mismatch", "agent_deleted"],
 });
 
 export const refuseProposalEndpoint = defineEndpoint({
-  method: "POST", path: "/v1/proposals/{proposal}/refuse", tag: "Proposals", summary: "Refuse a proposal with a reason (signed-in people only)",
-  auth: "session", params: ProposalParams, body: RefuseBody,
-  response: z.object({ data: ProposalObject }), errors: [...decisionErrors],
+  method: "POST",
+  path: "/v1/proposals/{proposal}/refuse",
+  tag: "Proposals",
+  summary: "Refuse a proposal with a reason (signed-in people only)",
+  auth: "session",
+  params: ProposalParams,
+  body: RefuseBody,
+  response: z.object({ data: ProposalObject }),
+  errors: [...decisionErrors],
 });

@@ -34,14 +34,25 @@ export interface ProposalFlowFigures {
   approve: StepFigures;
   commit: StepFigures;
   total: StepFigures;
-  contention: { concurrent_commits: number; succeeded: number; replayed: number; operations: number; effects: number; wall_ms: number };
+  contention: {
+    concurrent_commits: number;
+    succeeded: number;
+    replayed: number;
+    operations: number;
+    effects: number;
+    wall_ms: number;
+  };
 }
 
 function stepFigures(samples: number[]): StepFigures {
   const sorted = [...samples].sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
   const round = (n: number) => Math.round(n * 100) / 100;
-  return { p50_ms: round(at(0.5)), p95_ms: round(at(0.95)), mean_ms: round(sorted.reduce((s, x) => s + x, 0) / sorted.length) };
+  return {
+    p50_ms: round(at(0.5)),
+    p95_ms: round(at(0.95)),
+    mean_ms: round(sorted.reduce((s, x) => s + x, 0) / sorted.length),
+  };
 }
 
 function expectOk(step: string, envelope: ToolEnvelope): Extract<ToolEnvelope, { ok: true }> {
@@ -51,25 +62,65 @@ function expectOk(step: string, envelope: ToolEnvelope): Extract<ToolEnvelope, {
 
 const RUN_BUDGET = 90; // calls per run, under the default per-run limit of 120 a minute
 
-export async function measureProposalFlow(options: { crmUrl: string; iterations?: number; concurrency?: number }): Promise<ProposalFlowFigures> {
+export async function measureProposalFlow(options: {
+  crmUrl: string;
+  iterations?: number;
+  concurrency?: number;
+}): Promise<ProposalFlowFigures> {
   const iterations = options.iterations ?? 50;
   const concurrency = options.concurrency ?? 50;
   const organizationId = newId("org");
-  await db.organization.create({ data: { id: organizationId, slug: `bench-${organizationId.slice(-10)}`, name: "Bench proposals", planId: "pro" } });
+  await db.organization.create({
+    data: { id: organizationId, slug: `bench-${organizationId.slice(-10)}`, name: "Bench proposals", planId: "pro" },
+  });
   try {
-    const approver = await db.member.create({ data: { id: newId("mem"), organizationId, email: `approver-${organizationId}@bench.test`, name: "Bench approver", role: "approver", passwordHash: "-" } });
-    const server = await createServer(organizationId, { name: "CRM Acme (bench)", url: options.crmUrl, auth: "none", active: true });
+    const approver = await db.member.create({
+      data: {
+        id: newId("mem"),
+        organizationId,
+        email: `approver-${organizationId}@bench.test`,
+        name: "Bench approver",
+        role: "approver",
+        passwordHash: "-",
+      },
+    });
+    const server = await createServer(organizationId, {
+      name: "CRM Acme (bench)",
+      url: options.crmUrl,
+      auth: "none",
+      active: true,
+    });
     await syncServer(organizationId, server.id);
     for (const tool of await db.mcpTool.findMany({ where: { serverId: server.id } })) {
-      await db.mcpTool.update({ where: { id: tool.id }, data: { writesData: suggestedWritesData(tool.annotations as Record<string, unknown> | null), ...reviewFields(tool, null) } });
+      await db.mcpTool.update({
+        where: { id: tool.id },
+        data: {
+          writesData: suggestedWritesData(tool.annotations as Record<string, unknown> | null),
+          ...reviewFields(tool, null),
+        },
+      });
     }
     const key = (name: string) => `mcp_${server.id}_${name}`;
     const agent = await db.agent.create({
-      data: { id: newId("agt"), organizationId, name: "Bench", temperatureCenti: 30, tools: [key("get_customer"), key("preview_address_change"), key("commit_address_change")], clientTools: [] },
+      data: {
+        id: newId("agt"),
+        organizationId,
+        name: "Bench",
+        temperatureCenti: 30,
+        tools: [key("get_customer"), key("preview_address_change"), key("commit_address_change")],
+        clientTools: [],
+      },
     });
-    const principal = { kind: "apiKey" as const, organizationId, apiKeyId: "key_bench", scopes: ["runs:write" as const] };
-    const newRun = async () => (await createRun(principal, { agent: agent.id, capabilities: "read_write", debug: false })).run.id;
-    const call = (runId: string, tool: string, args: unknown) => dispatchToolCall({ organizationId, runId, tool: key(tool), arguments: args });
+    const principal = {
+      kind: "apiKey" as const,
+      organizationId,
+      apiKeyId: "key_bench",
+      scopes: ["runs:write" as const],
+    };
+    const newRun = async () =>
+      (await createRun(principal, { agent: agent.id, capabilities: "read_write", debug: false })).run.id;
+    const call = (runId: string, tool: string, args: unknown) =>
+      dispatchToolCall({ organizationId, runId, tool: key(tool), arguments: args });
     const decider = { organizationId, memberId: approver.id, role: "approver" as const };
 
     let runId = await newRun();
@@ -78,7 +129,13 @@ export async function measureProposalFlow(options: { crmUrl: string; iterations?
       if (calls + 3 > RUN_BUDGET) [runId, calls] = [await newRun(), 0];
       calls += 2;
       const t0 = performance.now();
-      const preview = expectOk("preview", await call(runId, "preview_address_change", { customer_id: "C-1842", destination: { kind: "saved", address_id: address } }));
+      const preview = expectOk(
+        "preview",
+        await call(runId, "preview_address_change", {
+          customer_id: "C-1842",
+          destination: { kind: "saved", address_id: address },
+        }),
+      );
       const proposal = preview.evidence.proposal as { id: string; arguments_sha256: string };
       const t1 = performance.now();
       await approveProposal(decider, proposal.id, proposal.arguments_sha256);
@@ -96,14 +153,33 @@ export async function measureProposalFlow(options: { crmUrl: string; iterations?
 
     // Contention: one approved proposal, C commits at once, counted in the service's own version.
     const contentionRun = await newRun();
-    const version = async () => (expectOk("get_customer", await call(contentionRun, "get_customer", { customer_id: "C-1842" })).result as { version: number }).version;
+    const version = async () =>
+      (
+        expectOk("get_customer", await call(contentionRun, "get_customer", { customer_id: "C-1842" })).result as {
+          version: number;
+        }
+      ).version;
     const before = await version();
-    const current = (expectOk("get_customer", await call(contentionRun, "get_customer", { customer_id: "C-1842" })).result as { shipping_address: { city: string } }).shipping_address.city;
-    const preview = expectOk("preview", await call(contentionRun, "preview_address_change", { customer_id: "C-1842", destination: { kind: "saved", address_id: current === "Lyon" ? "ADDR-3" : "ADDR-2" } }));
+    const current = (
+      expectOk("get_customer", await call(contentionRun, "get_customer", { customer_id: "C-1842" })).result as {
+        shipping_address: { city: string };
+      }
+    ).shipping_address.city;
+    const preview = expectOk(
+      "preview",
+      await call(contentionRun, "preview_address_change", {
+        customer_id: "C-1842",
+        destination: { kind: "saved", address_id: current === "Lyon" ? "ADDR-3" : "ADDR-2" },
+      }),
+    );
     const proposal = preview.evidence.proposal as { id: string; arguments_sha256: string };
     await approveProposal(decider, proposal.id, proposal.arguments_sha256);
     const started = performance.now();
-    const envelopes = await Promise.all(Array.from({ length: concurrency }, () => call(contentionRun, "commit_address_change", { proposal_id: proposal.id })));
+    const envelopes = await Promise.all(
+      Array.from({ length: concurrency }, () =>
+        call(contentionRun, "commit_address_change", { proposal_id: proposal.id }),
+      ),
+    );
     const wall = performance.now() - started;
     const succeeded = envelopes.filter((e): e is Extract<ToolEnvelope, { ok: true }> => e.ok);
     return {

@@ -7,8 +7,17 @@ import { acquireWriteLock, releaseWriteLock, type WriteLockTarget } from "@/lib/
 import { askStatus } from "@/lib/operations/recover";
 import { countTelemetry } from "@/lib/telemetry/service";
 import {
-  claimOperation, findOperationByKey, openOperation, recordFailure, recordSuccess, recordUnknown, settledStatuses,
-  asStatus, type OperationRow, type OutcomeTrail, type StoredError,
+  claimOperation,
+  findOperationByKey,
+  openOperation,
+  recordFailure,
+  recordSuccess,
+  recordUnknown,
+  settledStatuses,
+  asStatus,
+  type OperationRow,
+  type OutcomeTrail,
+  type StoredError,
 } from "@/lib/operations/service";
 import { assertCommittable, assertRunKeepsItsAgent, loadProposalForCommit } from "./commit-checks";
 import { idempotencyKeyFor } from "./idempotency-key";
@@ -21,9 +30,13 @@ import type { ProposalRow } from "./service";
 // service; anything else is asked again by idempotency key, and what cannot be
 // established stays unknown — never a guessed success.
 
-
 /** Refusals the service itself answered: nothing was written, asking again would say the same. */
-const DEFINITIVE: readonly ToolErrorCode[] = ["VERSION_CONFLICT", "IDEMPOTENCY_KEY_REUSED", "INVALID_ARGUMENTS", "TOOL_UNAVAILABLE"];
+const DEFINITIVE: readonly ToolErrorCode[] = [
+  "VERSION_CONFLICT",
+  "IDEMPOTENCY_KEY_REUSED",
+  "INVALID_ARGUMENTS",
+  "TOOL_UNAVAILABLE",
+];
 const LOCK_POLL_MS = 25;
 const LOCK_WAIT_CAP_MS = 20_000;
 
@@ -34,24 +47,47 @@ function asCode(code: string): ToolErrorCode {
 }
 
 function storedError(error: ToolError, trail?: OutcomeTrail[]): StoredError {
-  return { code: error.code, message: error.message, retryable: error.retryable, field: error.field, ...(trail ? { trail } : {}) };
+  return {
+    code: error.code,
+    message: error.message,
+    retryable: error.retryable,
+    field: error.field,
+    ...(trail ? { trail } : {}),
+  };
 }
 
 function success(operation: OperationRow, proposal: ProposalRow, extra: Record<string, unknown> = {}): WriteOutcome {
-  return { result: operation.result, retries: 0, evidence: { operation: operation.id, proposal_id: proposal.id, idempotency_key: operation.idempotencyKey, ...extra } };
+  return {
+    result: operation.result,
+    retries: 0,
+    evidence: {
+      operation: operation.id,
+      proposal_id: proposal.id,
+      idempotency_key: operation.idempotencyKey,
+      ...extra,
+    },
+  };
 }
 
 /** The answer an operation already settled gives to every later attempt with its key. */
 function answerFrom(operation: OperationRow, proposal: ProposalRow): WriteOutcome {
   const status = asStatus(operation.status);
   if (operation.argumentsSha256 !== proposal.argumentsSha256) {
-    throw new ToolError("IDEMPOTENCY_KEY_REUSED", `The key of operation ${operation.id} was used with other arguments: nothing was sent.`, { proposal_id: proposal.id });
+    throw new ToolError(
+      "IDEMPOTENCY_KEY_REUSED",
+      `The key of operation ${operation.id} was used with other arguments: nothing was sent.`,
+      { proposal_id: proposal.id },
+    );
   }
   if (status === "succeeded") return success(operation, proposal, { replayed: true });
   // A long write the service accepted: the acceptance again, and where it stands now is get_operation's to say.
   if (status === "accepted") return success(operation, proposal, { replayed: true, status: "running" });
   if (status === "unknown") {
-    throw new ToolError("OUTCOME_UNKNOWN", `Operation ${operation.id}: the service's outcome is unknown; the run is suspended until an operator resolves it.`, { proposal_id: proposal.id });
+    throw new ToolError(
+      "OUTCOME_UNKNOWN",
+      `Operation ${operation.id}: the service's outcome is unknown; the run is suspended until an operator resolves it.`,
+      { proposal_id: proposal.id },
+    );
   }
   if (status === "cancelled") {
     const when = operation.result ? "at the service while it was still working on it" : "before anything was sent";
@@ -59,7 +95,11 @@ function answerFrom(operation: OperationRow, proposal: ProposalRow): WriteOutcom
   }
   const error = (operation.error ?? {}) as Partial<StoredError>;
   const resolved = operation.resolution ? ` An operator found it not applied: ${operation.resolution}` : "";
-  throw new ToolError(asCode(error.code ?? "UPSTREAM_ERROR"), `${error.message ?? "The operation failed."}${resolved}`, { field: error.field ?? null, proposal_id: proposal.id });
+  throw new ToolError(
+    asCode(error.code ?? "UPSTREAM_ERROR"),
+    `${error.message ?? "The operation failed."}${resolved}`,
+    { field: error.field ?? null, proposal_id: proposal.id },
+  );
 }
 
 function lockTarget(proposal: ProposalRow): WriteLockTarget {
@@ -69,7 +109,13 @@ function lockTarget(proposal: ProposalRow): WriteLockTarget {
 }
 
 /** Waits for the target's lock, or for another attempt with the same key to settle the operation. */
-async function waitForTurn(target: WriteLockTarget, holder: string, ttlMs: number, key: string, until: number): Promise<"locked" | OperationRow | null> {
+async function waitForTurn(
+  target: WriteLockTarget,
+  holder: string,
+  ttlMs: number,
+  key: string,
+  until: number,
+): Promise<"locked" | OperationRow | null> {
   for (;;) {
     if (await acquireWriteLock(target, holder, ttlMs)) return "locked";
     const operation = await findOperationByKey(key);
@@ -95,14 +141,29 @@ export async function commitProposal(call: WriteCall, proposalId: string): Promi
     throw error;
   }
   const operation = await openOperation({
-    organizationId: run.organizationId, runId: run.id, proposalId: proposal.id, tool: `${contract.key}@${contract.version}`,
-    idempotencyKey: key, argumentsSha256: proposal.argumentsSha256,
+    organizationId: run.organizationId,
+    runId: run.id,
+    proposalId: proposal.id,
+    tool: `${contract.key}@${contract.version}`,
+    idempotencyKey: key,
+    argumentsSha256: proposal.argumentsSha256,
   });
   const target = lockTarget(proposal);
   const holder = `${operation.id}:${randomBytes(6).toString("hex")}`;
   const ttlMs = 2 * contract.timeout_ms + 30_000;
-  const turn = await waitForTurn(target, holder, ttlMs, key, Math.min(call.runDeadline.getTime(), Date.now() + LOCK_WAIT_CAP_MS));
-  if (turn === null) throw new ToolError("RATE_LIMITED", "Another write to the same record is in flight; retry shortly.", { retryable: true, retry_after_ms: 1_000, proposal_id: proposal.id });
+  const turn = await waitForTurn(
+    target,
+    holder,
+    ttlMs,
+    key,
+    Math.min(call.runDeadline.getTime(), Date.now() + LOCK_WAIT_CAP_MS),
+  );
+  if (turn === null)
+    throw new ToolError("RATE_LIMITED", "Another write to the same record is in flight; retry shortly.", {
+      retryable: true,
+      retry_after_ms: 1_000,
+      proposal_id: proposal.id,
+    });
   if (turn !== "locked") return answerFrom(turn, proposal);
   try {
     return await commitUnderLock(call, proposal.id, key);
@@ -115,7 +176,8 @@ async function commitUnderLock(call: WriteCall, proposalId: string, key: string)
   const { run, contract } = call;
   const proposal = await loadProposalForCommit(run.id, run.organizationId, proposalId, contract);
   let operation = await findOperationByKey(key);
-  if (!operation) throw new ToolError("CANCELLED", "The operation disappeared before it was sent.", { proposal_id: proposalId });
+  if (!operation)
+    throw new ToolError("CANCELLED", "The operation disappeared before it was sent.", { proposal_id: proposalId });
   const trail: OutcomeTrail[] = [];
   if (operation.status === "running") {
     // An earlier attempt sent the write and died before hearing back: never send it twice, ask.
@@ -133,7 +195,10 @@ async function commitUnderLock(call: WriteCall, proposalId: string, key: string)
     await recordFailure(operation, storedError(asToolError(error)));
     throw error;
   }
-  const args = { ...(proposal.arguments as Record<string, unknown>), ...(contract.idempotency ? { [contract.idempotency.key_field]: key } : {}) };
+  const args = {
+    ...(proposal.arguments as Record<string, unknown>),
+    ...(contract.idempotency ? { [contract.idempotency.key_field]: key } : {}),
+  };
   let result: unknown;
   try {
     result = (await executeUnderContract(contract, call.executor, args, call.context, call.runDeadline)).result;
@@ -150,8 +215,14 @@ async function commitUnderLock(call: WriteCall, proposalId: string, key: string)
   if (broken) {
     // A success without valid evidence is not a success: the write may or may not be what the body claims.
     // The dispatcher never sees this body, so the output error is counted here, once per write sent.
-    await countTelemetry(run.organizationId, [{ metric: "output_error", tool: contract.key, version: contract.version, code: "INVALID_OUTPUT" }]);
-    trail.push({ at: stamp(), step: "commit", outcome: `the service answered a success whose body breaks the output schema (rule ${broken.schemaPath})` });
+    await countTelemetry(run.organizationId, [
+      { metric: "output_error", tool: contract.key, version: contract.version, code: "INVALID_OUTPUT" },
+    ]);
+    trail.push({
+      at: stamp(),
+      step: "commit",
+      outcome: `the service answered a success whose body breaks the output schema (rule ${broken.schemaPath})`,
+    });
     return settleAmbiguous(call, operation, proposal, trail);
   }
   if (contract.long_running) {
@@ -162,20 +233,45 @@ async function commitUnderLock(call: WriteCall, proposalId: string, key: string)
 }
 
 /** Steps 2–4 of the fixed sequence: the recorded success, the recorded failure, or unknown and suspended. */
-async function settleAmbiguous(call: WriteCall, operation: OperationRow, proposal: ProposalRow, trail: OutcomeTrail[]): Promise<WriteOutcome> {
-  const reading = await askStatus({ organizationId: call.run.organizationId, contract: call.contract, idempotencyKey: operation.idempotencyKey, context: call.context });
+async function settleAmbiguous(
+  call: WriteCall,
+  operation: OperationRow,
+  proposal: ProposalRow,
+  trail: OutcomeTrail[],
+): Promise<WriteOutcome> {
+  const reading = await askStatus({
+    organizationId: call.run.organizationId,
+    contract: call.contract,
+    idempotencyKey: operation.idempotencyKey,
+    context: call.context,
+  });
   if (reading.kind === "succeeded") {
     // A long write's recorded answer is its acceptance: the job may still be at work.
     const accepted = call.contract.long_running !== undefined;
-    return success(await recordSuccess(operation, reading.result, new Date(), accepted ? "accepted" : "succeeded"), proposal, { recovered_by: "status", ...(accepted ? { status: "running" } : {}) });
+    return success(
+      await recordSuccess(operation, reading.result, new Date(), accepted ? "accepted" : "succeeded"),
+      proposal,
+      { recovered_by: "status", ...(accepted ? { status: "running" } : {}) },
+    );
   }
   if (reading.kind === "failed") {
-    const failure = new ToolError(asCode(reading.error.code), `The service recorded a refusal (${reading.error.code}): ${reading.error.message}`, { field: reading.error.field, proposal_id: proposal.id });
-    await recordFailure(operation, { ...storedError(failure), trail: [...trail, { at: stamp(), step: "status", outcome: `recorded failure ${reading.error.code}` }] });
+    const failure = new ToolError(
+      asCode(reading.error.code),
+      `The service recorded a refusal (${reading.error.code}): ${reading.error.message}`,
+      { field: reading.error.field, proposal_id: proposal.id },
+    );
+    await recordFailure(operation, {
+      ...storedError(failure),
+      trail: [...trail, { at: stamp(), step: "status", outcome: `recorded failure ${reading.error.code}` }],
+    });
     throw failure;
   }
   trail.push({ at: stamp(), step: "status", outcome: reading.why });
-  const unknown = new ToolError("OUTCOME_UNKNOWN", `Operation ${operation.id}: whether the service applied the write cannot be established (${reading.why}). The run is suspended and an operator was alerted.`, { proposal_id: proposal.id });
+  const unknown = new ToolError(
+    "OUTCOME_UNKNOWN",
+    `Operation ${operation.id}: whether the service applied the write cannot be established (${reading.why}). The run is suspended and an operator was alerted.`,
+    { proposal_id: proposal.id },
+  );
   await recordUnknown(operation, storedError(unknown, trail));
   throw unknown;
 }

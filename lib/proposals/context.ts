@@ -15,17 +15,35 @@ export interface ProposalContext {
   stale: Set<string>;
 }
 
-export async function proposalContext(organizationId: string, rows: ProposalRow[], now = new Date()): Promise<ProposalContext> {
+export async function proposalContext(
+  organizationId: string,
+  rows: ProposalRow[],
+  now = new Date(),
+): Promise<ProposalContext> {
   const runs = await db.run.findMany({
     where: { organizationId, id: { in: [...new Set(rows.map((row) => row.runId))] } },
-    select: { id: true, apiKeyId: true, memberId: true, source: true, clientName: true, clientVersion: true, agent: { select: { id: true, name: true } } },
+    select: {
+      id: true,
+      apiKeyId: true,
+      memberId: true,
+      source: true,
+      clientName: true,
+      clientVersion: true,
+      agent: { select: { id: true, name: true } },
+    },
   });
   const keyIds = [...new Set(runs.flatMap((run) => (run.apiKeyId ? [run.apiKeyId] : [])))];
-  const memberIds = new Set(rows.flatMap((row) => [...(row.requestedBy ? [row.requestedBy] : []), ...row.decisions.map((d) => d.memberId)]));
+  const memberIds = new Set(
+    rows.flatMap((row) => [...(row.requestedBy ? [row.requestedBy] : []), ...row.decisions.map((d) => d.memberId)]),
+  );
   for (const run of runs) if (run.memberId) memberIds.add(run.memberId);
   const [keys, members, stale] = await Promise.all([
-    keyIds.length ? db.apiKey.findMany({ where: { organizationId, id: { in: keyIds } }, select: { id: true, name: true } }) : [],
-    memberIds.size ? db.member.findMany({ where: { organizationId, id: { in: [...memberIds] } }, select: { id: true, name: true } }) : [],
+    keyIds.length
+      ? db.apiKey.findMany({ where: { organizationId, id: { in: keyIds } }, select: { id: true, name: true } })
+      : [],
+    memberIds.size
+      ? db.member.findMany({ where: { organizationId, id: { in: [...memberIds] } }, select: { id: true, name: true } })
+      : [],
     staleProposals(organizationId, rows, now),
   ]);
   const names = new Map(members.map((m) => [m.id, m.name]));
@@ -39,7 +57,8 @@ export async function proposalContext(organizationId: string, rows: ProposalRow[
         source: run.source === "mcp" ? "mcp" : run.apiKeyId ? "api_key" : "console",
         api_key: run.apiKeyId ? { id: run.apiKeyId, name: keyNames.get(run.apiKeyId) ?? null } : null,
         member: run.memberId ? { id: run.memberId, name: names.get(run.memberId) ?? null } : null,
-        mcp_client: run.source === "mcp" && run.clientName ? { name: run.clientName, version: run.clientVersion ?? "" } : null,
+        mcp_client:
+          run.source === "mcp" && run.clientName ? { name: run.clientName, version: run.clientVersion ?? "" } : null,
       },
     ]),
   );
@@ -54,20 +73,34 @@ export async function proposalContext(organizationId: string, rows: ProposalRow[
  * change made outside Guichet is caught at commit, as before.
  */
 async function staleProposals(organizationId: string, rows: ProposalRow[], now: Date): Promise<Set<string>> {
-  const live = rows.filter((row) => row.targetType && row.targetId && row.targetVersion !== null && ["pending", "approved"].includes(effectiveStatus(row, now)));
+  const live = rows.filter(
+    (row) =>
+      row.targetType &&
+      row.targetId &&
+      row.targetVersion !== null &&
+      ["pending", "approved"].includes(effectiveStatus(row, now)),
+  );
   if (live.length === 0) return new Set();
-  const targets = [...new Map(live.map((row) => [`${row.targetType}\u0000${row.targetId}`, { targetType: row.targetType!, targetId: row.targetId! }])).values()];
+  const targets = [
+    ...new Map(
+      live.map((row) => [
+        `${row.targetType}\u0000${row.targetId}`,
+        { targetType: row.targetType!, targetId: row.targetId! },
+      ]),
+    ).values(),
+  ];
   const committed = await db.proposal.findMany({
     where: { organizationId, status: "consumed", OR: targets },
     select: { id: true, targetType: true, targetId: true, targetVersion: true, consumedAt: true },
   });
   const movedPast = (row: ProposalRow, c: (typeof committed)[number]) =>
-    c.id !== row.id && c.targetType === row.targetType && c.targetId === row.targetId && c.targetVersion !== null && c.targetVersion >= row.targetVersion! &&
+    c.id !== row.id &&
+    c.targetType === row.targetType &&
+    c.targetId === row.targetId &&
+    c.targetVersion !== null &&
+    c.targetVersion >= row.targetVersion! &&
     // Committed after this one was made: versions only grow, so an earlier commit at this version means the service's record was reset.
-    c.consumedAt !== null && c.consumedAt > row.createdAt;
-  return new Set(
-    live
-      .filter((row) => committed.some((c) => movedPast(row, c)))
-      .map((row) => row.id),
-  );
+    c.consumedAt !== null &&
+    c.consumedAt > row.createdAt;
+  return new Set(live.filter((row) => committed.some((c) => movedPast(row, c))).map((row) => row.id));
 }

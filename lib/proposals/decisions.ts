@@ -25,18 +25,28 @@ type Decision = { kind: "approve"; argumentsSha256: string; note?: string } | { 
 function assertDecidable(proposal: ProposalRow, approver: Approver, now: Date): void {
   const status = effectiveStatus(proposal, now);
   if (status === "expired") {
-    throw new ApiError("proposal_expired", `This proposal expired at ${isoOffset(proposal.expiresAt)}: it can no longer be decided. The agent must propose again.`, {
-      reason: { status, expires_at: isoOffset(proposal.expiresAt) },
-    });
+    throw new ApiError(
+      "proposal_expired",
+      `This proposal expired at ${isoOffset(proposal.expiresAt)}: it can no longer be decided. The agent must propose again.`,
+      {
+        reason: { status, expires_at: isoOffset(proposal.expiresAt) },
+      },
+    );
   }
   if (status !== "pending") {
-    throw new ApiError("proposal_not_pending", `This proposal is ${status}: it was already decided.`, { reason: { status } });
+    throw new ApiError("proposal_not_pending", `This proposal is ${status}: it was already decided.`, {
+      reason: { status },
+    });
   }
   const policy = storedPolicy(proposal);
   if (!(policy.approver_roles as readonly string[]).includes(approver.role)) {
-    throw new ApiError("approver_not_authorized", `The rule "${policy.rule}" lets ${policy.approver_roles.join(", ")} decide; your role (${approver.role}) cannot.`, {
-      reason: { rule: policy.rule, approver_roles: policy.approver_roles, role: approver.role },
-    });
+    throw new ApiError(
+      "approver_not_authorized",
+      `The rule "${policy.rule}" lets ${policy.approver_roles.join(", ")} decide; your role (${approver.role}) cannot.`,
+      {
+        reason: { rule: policy.rule, approver_roles: policy.approver_roles, role: approver.role },
+      },
+    );
   }
 }
 
@@ -49,27 +59,43 @@ async function decide(approver: Approver, proposalId: string, decision: Decision
   if (decision.kind === "approve") {
     // An approval of a write that can never be committed would only mislead; refusing it still closes the card.
     if (await runLostItsAgent(proposal.organizationId, proposal.runId)) {
-      throw new ApiError("agent_deleted", "The agent that proposed this write was deleted: its run commits nothing more, so this proposal cannot be approved. Refuse it to close it.", {
-        reason: { run: proposal.runId },
-      });
+      throw new ApiError(
+        "agent_deleted",
+        "The agent that proposed this write was deleted: its run commits nothing more, so this proposal cannot be approved. Refuse it to close it.",
+        {
+          reason: { run: proposal.runId },
+        },
+      );
     }
     if (proposal.requestedBy === approver.memberId && !policy.requester_can_approve) {
       throw new ApiError("self_approval_forbidden", "You asked for this write: someone else must approve it.");
     }
     if (decision.argumentsSha256 !== proposal.argumentsSha256) {
-      throw new ApiError("arguments_hash_mismatch", "The arguments you were shown are not the ones this proposal holds: reload it before deciding.", {
-        reason: { arguments_sha256: proposal.argumentsSha256 },
-      });
+      throw new ApiError(
+        "arguments_hash_mismatch",
+        "The arguments you were shown are not the ones this proposal holds: reload it before deciding.",
+        {
+          reason: { arguments_sha256: proposal.argumentsSha256 },
+        },
+      );
     }
   }
   try {
     await db.$transaction(async (tx) => {
       // Taking the row first serializes concurrent deciders, so the quorum is counted on committed decisions.
-      const held = await tx.proposal.updateMany({ where: { id: proposal.id, status: "pending", expiresAt: { gt: now } }, data: { updatedAt: now } });
+      const held = await tx.proposal.updateMany({
+        where: { id: proposal.id, status: "pending", expiresAt: { gt: now } },
+        data: { updatedAt: now },
+      });
       if (held.count === 0) {
-        const current = await tx.proposal.findUniqueOrThrow({ where: { id: proposal.id }, include: { decisions: true } });
+        const current = await tx.proposal.findUniqueOrThrow({
+          where: { id: proposal.id },
+          include: { decisions: true },
+        });
         assertDecidable(current, approver, new Date());
-        throw new ApiError("proposal_not_pending", "This proposal was decided meanwhile.", { reason: { status: current.status } });
+        throw new ApiError("proposal_not_pending", "This proposal was decided meanwhile.", {
+          reason: { status: current.status },
+        });
       }
       await tx.decision.create({
         data: {
@@ -92,15 +118,23 @@ async function decide(approver: Approver, proposalId: string, decision: Decision
       }
     });
   } catch (error) {
-    if (isUniqueViolation(error)) throw new ApiError("already_decided", "You already decided on this proposal; the quorum needs distinct people.");
+    if (isUniqueViolation(error))
+      throw new ApiError("already_decided", "You already decided on this proposal; the quorum needs distinct people.");
     throw error;
   }
-  await countTelemetry(approver.organizationId, [{ metric: "approval_decision", tool: proposal.tool, version: proposal.toolVersion, code: decision.kind }]);
+  await countTelemetry(approver.organizationId, [
+    { metric: "approval_decision", tool: proposal.tool, version: proposal.toolVersion, code: decision.kind },
+  ]);
   return getProposal(approver.organizationId, proposal.id);
 }
 
 /** POST /v1/proposals/{id}/approve — one approval of the exact hash shown. */
-export function approveProposal(approver: Approver, proposalId: string, argumentsSha256: string, note?: string): Promise<ProposalRow> {
+export function approveProposal(
+  approver: Approver,
+  proposalId: string,
+  argumentsSha256: string,
+  note?: string,
+): Promise<ProposalRow> {
   return decide(approver, proposalId, { kind: "approve", argumentsSha256, note });
 }
 

@@ -4,10 +4,23 @@ import { draftFromArguments, draftFromPreview, DraftError, policyFacts } from ".
 
 function contract(tool: string, extra: Partial<Contract> = {}): Contract {
   return {
-    key: `mcp_7_${tool}`, version: 1, kind: "mcp", input_schema: { type: "object" }, output_schema: { type: "object" },
-    effect: "write", retry: "idempotent", idempotency: { key_field: "idempotency_key" }, preview: null, target: null,
-    status_tool: "mcp_7_get_operation_status", timeout_ms: 30_000, max_argument_bytes: 32_768, result_view: [""],
-    cancellation: "not_interruptible", mcp: { server_id: 7, tool }, ...extra,
+    key: `mcp_7_${tool}`,
+    version: 1,
+    kind: "mcp",
+    input_schema: { type: "object" },
+    output_schema: { type: "object" },
+    effect: "write",
+    retry: "idempotent",
+    idempotency: { key_field: "idempotency_key" },
+    preview: null,
+    target: null,
+    status_tool: "mcp_7_get_operation_status",
+    timeout_ms: 30_000,
+    max_argument_bytes: 32_768,
+    result_view: [""],
+    cancellation: "not_interruptible",
+    mcp: { server_id: 7, tool },
+    ...extra,
   };
 }
 
@@ -29,7 +42,11 @@ const preview = {
 describe("a proposal from the service's preview", () => {
   it("takes the canonical arguments and binds the target version into them", () => {
     const draft = draftFromPreview(commitAddress, preview);
-    expect(draft.arguments).toEqual({ customer_id: "C-1842", destination: { address_id: "ADDR-2", kind: "saved" }, expected_version: 17 });
+    expect(draft.arguments).toEqual({
+      customer_id: "C-1842",
+      destination: { address_id: "ADDR-2", kind: "saved" },
+      expected_version: 17,
+    });
     expect(draft.target).toEqual({ type: "customer", id: "C-1842", version: 17 });
     expect(draft.action).toBe("update");
     expect(draft.argumentsSha256).toMatch(/^[0-9a-f]{64}$/);
@@ -46,33 +63,60 @@ describe("a proposal from the service's preview", () => {
       changes: [...preview.changes, { field: "constructor", before: null, after: 1 }],
       labels: { shipping_address: "Adresse de livraison" },
     });
-    expect(labelled.changes.map((c) => [c.field, c.label])).toEqual([["shipping_address", "Adresse de livraison"], ["constructor", null]]);
+    expect(labelled.changes.map((c) => [c.field, c.label])).toEqual([
+      ["shipping_address", "Adresse de livraison"],
+      ["constructor", null],
+    ]);
     expect(labelled.argumentsSha256).toBe(draftFromPreview(commitAddress, preview).argumentsSha256);
     expect(() => draftFromPreview(commitAddress, { ...preview, labels: { shipping_address: 3 } })).toThrow(DraftError);
   });
 
   it("refuses a preview that breaks the protocol or names another record", () => {
     expect(() => draftFromPreview(commitAddress, { ...preview, irreversible: "no" })).toThrow(DraftError);
-    expect(() => draftFromPreview(commitAddress, { ...preview, target: { type: "customer", id: "C-2001", version: 3 } })).toThrow(/not the record/);
+    expect(() =>
+      draftFromPreview(commitAddress, { ...preview, target: { type: "customer", id: "C-2001", version: 3 } }),
+    ).toThrow(/not the record/);
   });
 });
 
 describe("a proposal from the arguments of a tool without preview", () => {
   it("describes an e-mail: recipients, irreversible, external", () => {
-    const draft = draftFromArguments(contract("send_email"), { to: ["camille@example.fr"], subject: "Livraison", body: "Bonjour" });
-    expect(draft).toMatchObject({ recipients: ["camille@example.fr"], irreversible: true, externalMessage: true, action: "message", recordsAffected: 1 });
+    const draft = draftFromArguments(contract("send_email"), {
+      to: ["camille@example.fr"],
+      subject: "Livraison",
+      body: "Bonjour",
+    });
+    expect(draft).toMatchObject({
+      recipients: ["camille@example.fr"],
+      irreversible: true,
+      externalMessage: true,
+      action: "message",
+      recordsAffected: 1,
+    });
     expect(draft.effect).toContain("camille@example.fr");
   });
 
   it("describes a refund with its amount in French", () => {
-    const refund = contract("refund_payment", { target: { type: "payment", id_pointer: "/payment_id", version_pointer: null } });
-    const draft = draftFromArguments(refund, { payment_id: "PAY-9001", amount: { value_minor: 2_500, currency: "EUR" } });
-    expect(draft).toMatchObject({ amount: { value_minor: 2_500, currency: "EUR" }, action: "payment", irreversible: true, target: { type: "payment", id: "PAY-9001", version: null } });
+    const refund = contract("refund_payment", {
+      target: { type: "payment", id_pointer: "/payment_id", version_pointer: null },
+    });
+    const draft = draftFromArguments(refund, {
+      payment_id: "PAY-9001",
+      amount: { value_minor: 2_500, currency: "EUR" },
+    });
+    expect(draft).toMatchObject({
+      amount: { value_minor: 2_500, currency: "EUR" },
+      action: "payment",
+      irreversible: true,
+      target: { type: "payment", id: "PAY-9001", version: null },
+    });
     expect(draft.effect.replace(/[\u202f\u00a0]/g, " ")).toBe("Rembourser 25,00 € sur le paiement PAY-9001.");
   });
 
   it("counts the records of a bulk change, whatever the order of the ids", () => {
-    const suspend = contract("suspend_invoice_delivery", { target: { type: "customer", id_pointer: "/customer_id", version_pointer: null } });
+    const suspend = contract("suspend_invoice_delivery", {
+      target: { type: "customer", id_pointer: "/customer_id", version_pointer: null },
+    });
     const a = draftFromArguments(suspend, { customer_id: "C-1842", invoice_ids: ["INV-1842-003", "INV-1842-001"] });
     const b = draftFromArguments(suspend, { invoice_ids: ["INV-1842-001", "INV-1842-003"], customer_id: "C-1842" });
     expect(a.recordsAffected).toBe(2);
@@ -81,13 +125,25 @@ describe("a proposal from the arguments of a tool without preview", () => {
   });
 
   it("never lets an idempotency key chosen by the caller into the proposal", () => {
-    const draft = draftFromArguments(contract("send_email"), { to: ["a@b.fr"], subject: "s", body: "b", idempotency_key: "agent-chosen-key" });
+    const draft = draftFromArguments(contract("send_email"), {
+      to: ["a@b.fr"],
+      subject: "s",
+      body: "b",
+      idempotency_key: "agent-chosen-key",
+    });
     expect(draft.arguments).not.toHaveProperty("idempotency_key");
   });
 
   it("describes an unknown write cautiously: every value shown, irreversible", () => {
     const draft = draftFromArguments(contract("close_account"), { account: "A-1", note: "x" });
-    expect(draft).toMatchObject({ irreversible: true, action: null, changes: [{ field: "account", after: "A-1" }, { field: "note", after: "x" }] });
+    expect(draft).toMatchObject({
+      irreversible: true,
+      action: null,
+      changes: [
+        { field: "account", after: "A-1" },
+        { field: "note", after: "x" },
+      ],
+    });
     // A known name with an unexpected shape is not trusted to the known describer.
     expect(draftFromArguments(contract("send_email"), { to: "not-a-list" }).irreversible).toBe(true);
     expect(draftFromArguments(contract("send_email"), { to: "not-a-list" }).externalMessage).toBe(false);
@@ -96,7 +152,14 @@ describe("a proposal from the arguments of a tool without preview", () => {
   it("hands the policy its facts", () => {
     const draft = draftFromArguments(contract("send_email"), { to: ["a@b.fr"], subject: "s", body: "b" });
     expect(policyFacts(contract("send_email"), draft)).toEqual({
-      tool: "mcp_7_send_email", effect: "write", environment: "production", action: "message", amount: null, records_affected: 1, irreversible: true, external_message: true,
+      tool: "mcp_7_send_email",
+      effect: "write",
+      environment: "production",
+      action: "message",
+      amount: null,
+      records_affected: 1,
+      irreversible: true,
+      external_message: true,
     });
   });
 });

@@ -35,7 +35,11 @@ export interface ProposalDraft {
 
 /** The preview protocol: what a preview tool's result must hold to become a proposal. */
 export const PreviewResult = z.object({
-  target: z.object({ type: z.string().min(1).max(100), id: z.string().min(1).max(200), version: z.number().int().min(0) }),
+  target: z.object({
+    type: z.string().min(1).max(100),
+    id: z.string().min(1).max(200),
+    version: z.number().int().min(0),
+  }),
   arguments: z.record(z.string(), z.unknown()),
   effect: z.string().min(1).max(2_000),
   changes: z.array(z.object({ field: z.string().min(1).max(200), before: z.unknown(), after: z.unknown() })).max(200),
@@ -78,13 +82,17 @@ function withHash(draft: Omit<ProposalDraft, "argumentsSha256">): ProposalDraft 
  */
 export function draftFromPreview(commit: Contract, raw: unknown): ProposalDraft {
   const parsed = PreviewResult.safeParse(raw);
-  if (!parsed.success) throw new DraftError(`The preview does not follow the proposal protocol (${parsed.error.issues[0]?.path.join("/") || "/"}).`);
+  if (!parsed.success)
+    throw new DraftError(
+      `The preview does not follow the proposal protocol (${parsed.error.issues[0]?.path.join("/") || "/"}).`,
+    );
   const preview = parsed.data;
   const args: Record<string, unknown> = { ...preview.arguments };
   const versionField = topLevelField(commit.target?.version_pointer);
   if (versionField) args[versionField] = preview.target.version;
   const idField = topLevelField(commit.target?.id_pointer);
-  if (idField && args[idField] !== preview.target.id) throw new DraftError("The preview's target is not the record its arguments name.");
+  if (idField && args[idField] !== preview.target.id)
+    throw new DraftError("The preview's target is not the record its arguments name.");
   return withHash({
     arguments: args,
     target: { type: preview.target.type, id: preview.target.id, version: preview.target.version },
@@ -111,9 +119,14 @@ export function draftFromArguments(contract: Contract, args: Record<string, unkn
   const targetVersion = versionField ? described.arguments[versionField] : undefined;
   return withHash({
     ...described,
-    target: contract.target && typeof targetId === "string"
-      ? { type: contract.target.type, id: targetId, version: typeof targetVersion === "number" ? targetVersion : null }
-      : described.target,
+    target:
+      contract.target && typeof targetId === "string"
+        ? {
+            type: contract.target.type,
+            id: targetId,
+            version: typeof targetVersion === "number" ? targetVersion : null,
+          }
+        : described.target,
   });
 }
 

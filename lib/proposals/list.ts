@@ -28,11 +28,17 @@ function afterExpiryCursor(cursor: string | undefined): Prisma.ProposalWhereInpu
     if (tag !== "e" || Number.isNaN(expiresAt.getTime()) || typeof id !== "string") throw new Error("bad cursor");
     return { OR: [{ expiresAt: { gt: expiresAt } }, { expiresAt, id: { gt: id } }] };
   } catch {
-    throw new ApiError("invalid_parameter", "Invalid cursor.", { errors: [{ field: "cursor", code: "invalid_value", message: "Invalid cursor." }] });
+    throw new ApiError("invalid_parameter", "Invalid cursor.", {
+      errors: [{ field: "cursor", code: "invalid_value", message: "Invalid cursor." }],
+    });
   }
 }
 
-export async function listProposals(organizationId: string, query: ProposalListQuery, now = new Date()): Promise<{ rows: ProposalRow[]; nextCursor: string | null }> {
+export async function listProposals(
+  organizationId: string,
+  query: ProposalListQuery,
+  now = new Date(),
+): Promise<{ rows: ProposalRow[]; nextCursor: string | null }> {
   const byExpiry = query.order === "expires_asc";
   const where: Prisma.ProposalWhereInput = {
     AND: [

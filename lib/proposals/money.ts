@@ -21,7 +21,12 @@ export function formatMoney(amount: Money): string {
   const digits = minorDigits(amount.currency);
   const value = amount.value_minor / 10 ** digits;
   try {
-    return new Intl.NumberFormat("fr-FR", { style: "currency", currency: amount.currency, minimumFractionDigits: digits, maximumFractionDigits: digits }).format(value);
+    return new Intl.NumberFormat("fr-FR", {
+      style: "currency",
+      currency: amount.currency,
+      minimumFractionDigits: digits,
+      maximumFractionDigits: digits,
+    }).format(value);
   } catch {
     return `${value.toFixed(digits)} ${amount.currency}`;
   }

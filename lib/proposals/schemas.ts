@@ -7,12 +7,19 @@ import { proposalStatuses } from "./state";
 
 export const ProposalStatus = z.enum(proposalStatuses);
 
-export const ProposalParams = z.strictObject({ proposal: z.string().regex(/^prop_[0-9a-z]{26}$/, "must be a proposal id (prop_…)") });
+export const ProposalParams = z.strictObject({
+  proposal: z.string().regex(/^prop_[0-9a-z]{26}$/, "must be a proposal id (prop_…)"),
+});
 
 export const ProposalListQuery = ListQuery.extend({
   status: z
     .string()
-    .transform((value) => value.split(",").map((s) => s.trim()).filter(Boolean))
+    .transform((value) =>
+      value
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(ProposalStatus).min(1).max(proposalStatuses.length))
     .optional(),
   run: z.string().min(1).max(64).optional(),
@@ -34,7 +41,10 @@ export const DecisionObject = z.object({
 /** One field of the change, as stored: the raw key, the name people know it by when the service gave one. */
 export const ProposalChange = z.object({
   field: z.string(),
-  label: z.string().nullable().meta({ description: "The field's name for people, from the service's preview (or Guichet's describer); null when none was given." }),
+  label: z.string().nullable().meta({
+    description:
+      "The field's name for people, from the service's preview (or Guichet's describer); null when none was given.",
+  }),
   before: z.unknown(),
   after: z.unknown(),
 });
@@ -44,12 +54,23 @@ export const StoredChanges = z.array(ProposalChange.extend({ label: z.string().n
 
 export const RequesterObject = z
   .object({
-    agent: z.object({ id: z.string(), name: z.string() }).nullable().meta({ description: "The agent whose run asked; null once the agent was deleted." }),
+    agent: z
+      .object({ id: z.string(), name: z.string() })
+      .nullable()
+      .meta({ description: "The agent whose run asked; null once the agent was deleted." }),
     run: z.string(),
-    source: z.enum(["api_key", "console", "mcp"]).meta({ description: "How the run was started: with an API key, by a signed-in person, or by an MCP client's session." }),
-    api_key: z.object({ id: z.string(), name: z.string().nullable() }).nullable().meta({ description: "The API key that started the run (name null once the key is gone)." }),
+    source: z.enum(["api_key", "console", "mcp"]).meta({
+      description: "How the run was started: with an API key, by a signed-in person, or by an MCP client's session.",
+    }),
+    api_key: z
+      .object({ id: z.string(), name: z.string().nullable() })
+      .nullable()
+      .meta({ description: "The API key that started the run (name null once the key is gone)." }),
     member: MemberRef.nullable().meta({ description: "The person whose session started the run." }),
-    mcp_client: z.object({ name: z.string(), version: z.string() }).nullable().meta({ description: "The MCP client as it named itself when the session opened." }),
+    mcp_client: z
+      .object({ name: z.string(), version: z.string() })
+      .nullable()
+      .meta({ description: "The MCP client as it named itself when the session opened." }),
   })
   .meta({ description: "Who asks for this write: the agent, its run and how that run was started." });
 export type RequesterObject = z.infer<typeof RequesterObject>;
@@ -84,7 +105,8 @@ export const ProposalObject = z.object({
   requested_by: MemberRef.nullable(),
   requester: RequesterObject,
   stale: z.boolean().meta({
-    description: "True while the proposal is pending or approved but another write to its target has landed since the version it was made against: committing it would be refused (VERSION_CONFLICT); refuse it and let the agent propose again.",
+    description:
+      "True while the proposal is pending or approved but another write to its target has landed since the version it was made against: committing it would be refused (VERSION_CONFLICT); refuse it and let the agent propose again.",
   }),
   decisions: z.array(DecisionObject),
   operation: z.string().nullable(),
@@ -102,4 +124,3 @@ export const ApproveBody = z.strictObject({
 export const RefuseBody = z.strictObject({
   reason: z.string().trim().min(1, "a refusal needs a reason the agent can re-plan with").max(500),
 });
-

@@ -10,10 +10,16 @@ import { effectiveStatus } from "./state";
 const ref = (id: string, names: Map<string, string>) => ({ id, name: names.get(id) ?? null });
 
 function requesterOf(row: ProposalRow, context: ProposalContext): RequesterObject {
-  return context.requesters.get(row.runId) ?? {
-    agent: null, run: row.runId, source: row.requestedBy ? "console" : "api_key", api_key: null,
-    member: row.requestedBy ? ref(row.requestedBy, context.names) : null, mcp_client: null,
-  };
+  return (
+    context.requesters.get(row.runId) ?? {
+      agent: null,
+      run: row.runId,
+      source: row.requestedBy ? "console" : "api_key",
+      api_key: null,
+      member: row.requestedBy ? ref(row.requestedBy, context.names) : null,
+      mcp_client: null,
+    }
+  );
 }
 
 export function serializeProposal(row: ProposalRow, context: ProposalContext, now = new Date()): ProposalObject {
@@ -25,20 +31,32 @@ export function serializeProposal(row: ProposalRow, context: ProposalContext, no
     tool: `${row.tool}@${row.toolVersion}`,
     arguments: row.arguments as Record<string, unknown>,
     arguments_sha256: row.argumentsSha256,
-    target: row.targetType && row.targetId ? { type: row.targetType, id: row.targetId, version: row.targetVersion } : null,
+    target:
+      row.targetType && row.targetId ? { type: row.targetType, id: row.targetId, version: row.targetVersion } : null,
     effect: row.effect,
     changes: StoredChanges.parse(row.changes).map((change) => ({ ...change, label: change.label ?? null })),
     recipients: (row.recipients as string[] | null) ?? null,
-    amount: row.amountValueMinor !== null && row.amountCurrency ? { value_minor: row.amountValueMinor, currency: row.amountCurrency } : null,
+    amount:
+      row.amountValueMinor !== null && row.amountCurrency
+        ? { value_minor: row.amountValueMinor, currency: row.amountCurrency }
+        : null,
     environment: row.environment,
     records_affected: row.recordsAffected,
     irreversible: row.irreversible,
     action: policy.action ?? null,
     policy: {
-      rule: policy.rule, description: policy.description, policy_version: policy.policy_version, decision: policy.decision,
-      approvals_required: policy.approvals_required, approver_roles: policy.approver_roles, requester_can_approve: policy.requester_can_approve,
+      rule: policy.rule,
+      description: policy.description,
+      policy_version: policy.policy_version,
+      decision: policy.decision,
+      approvals_required: policy.approvals_required,
+      approver_roles: policy.approver_roles,
+      requester_can_approve: policy.requester_can_approve,
     },
-    approvals: { count: row.decisions.filter((d) => d.decision === "approve").length, required: policy.approvals_required },
+    approvals: {
+      count: row.decisions.filter((d) => d.decision === "approve").length,
+      required: policy.approvals_required,
+    },
     status: effectiveStatus(row, now),
     expires_at: isoOffset(row.expiresAt),
     requested_by: row.requestedBy ? ref(row.requestedBy, names) : null,

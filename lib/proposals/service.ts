@@ -36,7 +36,10 @@ export interface NewProposal {
  * change. An `allow` decision needs nobody: the proposal is approved at once.
  * A new proposal for the same target supersedes the run's older pending ones.
  */
-export async function createProposal(input: NewProposal, now = new Date()): Promise<{ proposal: ProposalRow; created: boolean }> {
+export async function createProposal(
+  input: NewProposal,
+  now = new Date(),
+): Promise<{ proposal: ProposalRow; created: boolean }> {
   const dedupeKey = dedupeKeyOf(input.runId, input.tool.key, input.draft.argumentsSha256);
   for (let attempt = 0; attempt < 5; attempt++) {
     try {
@@ -53,7 +56,10 @@ export async function createProposal(input: NewProposal, now = new Date()): Prom
     }
     if ((status === "pending" || status === "approved") && (await commitFailedFinally(holder.id))) {
       // Its commit was refused for good (or an operator found it not applied): a new card, a new approval.
-      await db.proposal.updateMany({ where: { id: holder.id, status }, data: { status: "superseded", dedupeKey: null } });
+      await db.proposal.updateMany({
+        where: { id: holder.id, status },
+        data: { status: "superseded", dedupeKey: null },
+      });
       continue;
     }
     return { proposal: holder, created: false };
@@ -105,7 +111,14 @@ async function insert(input: NewProposal, dedupeKey: string, now: Date): Promise
  */
 async function supersedeOlder(tx: DbOrTx, proposal: ProposalRow): Promise<void> {
   await tx.proposal.updateMany({
-    where: { runId: proposal.runId, tool: proposal.tool, targetType: proposal.targetType, targetId: proposal.targetId, id: { not: proposal.id }, status: "pending" },
+    where: {
+      runId: proposal.runId,
+      tool: proposal.tool,
+      targetType: proposal.targetType,
+      targetId: proposal.targetId,
+      id: { not: proposal.id },
+      status: "pending",
+    },
     data: { status: "superseded", dedupeKey: null },
   });
 }
@@ -117,7 +130,10 @@ async function commitFailedFinally(proposalId: string): Promise<boolean> {
 
 /** Writes down an expiry the clock already decided. */
 export async function markExpired(id: string, tx: DbOrTx = db): Promise<void> {
-  await tx.proposal.updateMany({ where: { id, status: { in: ["pending", "approved"] } }, data: { status: "expired", dedupeKey: null } });
+  await tx.proposal.updateMany({
+    where: { id, status: { in: ["pending", "approved"] } },
+    data: { status: "expired", dedupeKey: null },
+  });
 }
 
 export async function getProposal(organizationId: string, id: string, tx: DbOrTx = db): Promise<ProposalRow> {
@@ -131,7 +147,8 @@ export function statusFilter(statuses: readonly ProposalStatus[], now: Date): Pr
   const live = (status: "pending" | "approved") => ({ status, expiresAt: { gt: now } });
   const parts: Prisma.ProposalWhereInput[] = statuses.flatMap((status): Prisma.ProposalWhereInput[] => {
     if (status === "pending" || status === "approved") return [live(status)];
-    if (status === "expired") return [{ status: "expired" }, { status: { in: ["pending", "approved"] }, expiresAt: { lte: now } }];
+    if (status === "expired")
+      return [{ status: "expired" }, { status: { in: ["pending", "approved"] }, expiresAt: { lte: now } }];
     return [{ status }];
   });
   return { OR: parts };

@@ -3,9 +3,19 @@ import { canTransition, effectiveStatus, isTerminal, proposalStatuses, type Prop
 
 describe("proposal state machine", () => {
   it("allows only the transitions of the proposal's life", () => {
-    const pairs = proposalStatuses.flatMap((from) => proposalStatuses.filter((to) => canTransition(from, to)).map((to) => `${from}→${to}`));
+    const pairs = proposalStatuses.flatMap((from) =>
+      proposalStatuses.filter((to) => canTransition(from, to)).map((to) => `${from}→${to}`),
+    );
     expect(pairs.sort()).toEqual(
-      ["pending→approved", "pending→refused", "pending→expired", "pending→superseded", "approved→consumed", "approved→expired", "approved→superseded"].sort(),
+      [
+        "pending→approved",
+        "pending→refused",
+        "pending→expired",
+        "pending→superseded",
+        "approved→consumed",
+        "approved→expired",
+        "approved→superseded",
+      ].sort(),
     );
   });
 

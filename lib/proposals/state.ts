@@ -34,7 +34,8 @@ export function asStatus(value: string): ProposalStatus {
 /** The status now: a pending or approved proposal past its expiry has expired, written down or not. */
 export function effectiveStatus(proposal: { status: string; expiresAt: Date }, now = new Date()): ProposalStatus {
   const status = asStatus(proposal.status);
-  if ((status === "pending" || status === "approved") && proposal.expiresAt.getTime() <= now.getTime()) return "expired";
+  if ((status === "pending" || status === "approved") && proposal.expiresAt.getTime() <= now.getTime())
+    return "expired";
   return status;
 }
 

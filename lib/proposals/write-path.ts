@@ -25,18 +25,28 @@ async function requesterOf(runId: string): Promise<string | null> {
   const run = await db.run.findUnique({ where: { id: runId }, select: { memberId: true, apiKeyId: true } });
   if (run?.memberId) return run.memberId;
   if (!run?.apiKeyId) return null;
-  return (await db.apiKey.findUnique({ where: { id: run.apiKeyId }, select: { createdById: true } }))?.createdById ?? null;
+  return (
+    (await db.apiKey.findUnique({ where: { id: run.apiKeyId }, select: { createdById: true } }))?.createdById ?? null
+  );
 }
 
 function denied(policy: PolicyOutcome): ToolError {
-  return new ToolError("POLICY_DENIED", `The policy rule "${policy.rule}" (version ${policy.policy_version}) forbids this write${policy.description ? `: ${policy.description}` : "."}`);
+  return new ToolError(
+    "POLICY_DENIED",
+    `The policy rule "${policy.rule}" (version ${policy.policy_version}) forbids this write${policy.description ? `: ${policy.description}` : "."}`,
+  );
 }
 
 async function propose(run: { id: string; organizationId: string }, contract: Contract, draft: ProposalDraft) {
   const policy = await decide(run.organizationId, policyFacts(contract, draft));
   if (policy.decision === "deny") return { policy, proposal: null, created: false };
   const { proposal, created } = await createProposal({
-    organizationId: run.organizationId, runId: run.id, tool: { key: contract.key, version: contract.version }, draft, policy, requestedBy: await requesterOf(run.id),
+    organizationId: run.organizationId,
+    runId: run.id,
+    tool: { key: contract.key, version: contract.version },
+    draft,
+    policy,
+    requestedBy: await requesterOf(run.id),
   });
   return { policy, proposal, created };
 }
@@ -45,8 +55,13 @@ async function propose(run: { id: string; organizationId: string }, contract: Co
 export function proposalEvidence(proposal: ProposalRow, created: boolean) {
   const policy = storedPolicy(proposal);
   return {
-    id: proposal.id, status: effectiveStatus(proposal), created, expires_at: isoOffset(proposal.expiresAt),
-    rule: policy.rule, approvals_required: policy.approvals_required, arguments_sha256: proposal.argumentsSha256,
+    id: proposal.id,
+    status: effectiveStatus(proposal),
+    created,
+    expires_at: isoOffset(proposal.expiresAt),
+    rule: policy.rule,
+    approvals_required: policy.approvals_required,
+    arguments_sha256: proposal.argumentsSha256,
   };
 }
 
@@ -54,7 +69,11 @@ export function proposalEvidence(proposal: ProposalRow, created: boolean) {
 export async function proposalWritePath(call: WriteCall): Promise<WriteOutcome> {
   if (isProposalRef(call.arguments)) return commitProposal(call, call.arguments.proposal_id);
   if (call.contract.preview) {
-    throw new ToolError("INVALID_ARGUMENTS", `This tool commits an approved proposal: call ${call.contract.preview} first, then send {proposal_id}.`, { field: "/proposal_id" });
+    throw new ToolError(
+      "INVALID_ARGUMENTS",
+      `This tool commits an approved proposal: call ${call.contract.preview} first, then send {proposal_id}.`,
+      { field: "/proposal_id" },
+    );
   }
   const draft = draftFromArguments(call.contract, call.arguments as Record<string, unknown>);
   const { policy, proposal, created } = await propose(call.run, call.contract, draft);
@@ -62,17 +81,35 @@ export async function proposalWritePath(call: WriteCall): Promise<WriteOutcome> 
   const status = effectiveStatus(proposal);
   // An explicit `allow` row: the proposal is approved by the table itself and committed now.
   if (policy.decision === "allow" && status === "approved" && created) return commitProposal(call, proposal.id);
-  if (status === "refused") throw new ToolError("PROPOSAL_NOT_APPROVED", `This exact change was refused (proposal ${proposal.id}): re-plan.`, { proposal_id: proposal.id });
-  if (status === "consumed") throw new ToolError("PROPOSAL_CONSUMED", `This exact change was already committed in this run (proposal ${proposal.id}).`, { proposal_id: proposal.id });
-  const next = status === "approved" ? `approved: commit it with {"proposal_id": "${proposal.id}"}` : `waits for ${policy.approvals_required} approval(s) under rule "${policy.rule}" until ${isoOffset(proposal.expiresAt)}; then commit it with {"proposal_id": "${proposal.id}"}`;
-  throw new ToolError("APPROVAL_REQUIRED", `Nothing was executed. Proposal ${proposal.id} ${next}.`, { proposal_id: proposal.id, retryable: true });
+  if (status === "refused")
+    throw new ToolError("PROPOSAL_NOT_APPROVED", `This exact change was refused (proposal ${proposal.id}): re-plan.`, {
+      proposal_id: proposal.id,
+    });
+  if (status === "consumed")
+    throw new ToolError(
+      "PROPOSAL_CONSUMED",
+      `This exact change was already committed in this run (proposal ${proposal.id}).`,
+      { proposal_id: proposal.id },
+    );
+  const next =
+    status === "approved"
+      ? `approved: commit it with {"proposal_id": "${proposal.id}"}`
+      : `waits for ${policy.approvals_required} approval(s) under rule "${policy.rule}" until ${isoOffset(proposal.expiresAt)}; then commit it with {"proposal_id": "${proposal.id}"}`;
+  throw new ToolError("APPROVAL_REQUIRED", `Nothing was executed. Proposal ${proposal.id} ${next}.`, {
+    proposal_id: proposal.id,
+    retryable: true,
+  });
 }
 
 /** The write tools of the run whose preview this tool is. */
 async function commitsPreviewedBy(run: RunRow, preview: Contract): Promise<Contract[]> {
   const writes = capabilitySetOf(run).filter((entry) => entry.effect === "write");
-  const contracts = await Promise.all(writes.map((entry) => findContract(run.organizationId, entry.key, entry.version)));
-  return contracts.flatMap((found) => (found && !found.retired && found.contract.preview === preview.key ? [found.contract] : []));
+  const contracts = await Promise.all(
+    writes.map((entry) => findContract(run.organizationId, entry.key, entry.version)),
+  );
+  return contracts.flatMap((found) =>
+    found && !found.retired && found.contract.preview === preview.key ? [found.contract] : [],
+  );
 }
 
 /**
@@ -80,7 +117,11 @@ async function commitsPreviewedBy(run: RunRow, preview: Contract): Promise<Contr
  * proposal for each write of the run it previews, or why there is none. A read
  * run gets no proposal — it could never commit one.
  */
-export async function proposalFromPreview(run: RunRow, preview: Contract, result: unknown): Promise<Record<string, unknown> | undefined> {
+export async function proposalFromPreview(
+  run: RunRow,
+  preview: Contract,
+  result: unknown,
+): Promise<Record<string, unknown> | undefined> {
   if (preview.effect !== "read") return undefined;
   const commits = await commitsPreviewedBy(run, preview);
   const commit = commits[0];
@@ -88,9 +129,15 @@ export async function proposalFromPreview(run: RunRow, preview: Contract, result
   let draft: ProposalDraft;
   try {
     draft = draftFromPreview(commit, result);
-    const sent = { ...draft.arguments, ...(commit.idempotency ? { [commit.idempotency.key_field]: "guichet-placeholder-key" } : {}) };
+    const sent = {
+      ...draft.arguments,
+      ...(commit.idempotency ? { [commit.idempotency.key_field]: "guichet-placeholder-key" } : {}),
+    };
     const broken = checkAgainst(commit.input_schema, sent, commit.kind === "mcp" ? "lenient" : "strict");
-    if (broken) throw new DraftError(`the previewed arguments would not pass ${commit.key}'s input schema (rule ${broken.schemaPath})`);
+    if (broken)
+      throw new DraftError(
+        `the previewed arguments would not pass ${commit.key}'s input schema (rule ${broken.schemaPath})`,
+      );
   } catch (error) {
     if (!(error instanceof DraftError)) throw error;
     return { proposal: null, proposal_error: error.message };

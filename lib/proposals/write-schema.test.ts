@@ -20,8 +20,16 @@ describe("the write call schema", () => {
   it("takes only a proposal id for a tool with a preview", () => {
     const schema = writeCallSchema({ ...base, preview: "mcp_1_preview_address_change" });
     expect(checkAgainst(schema, { proposal_id: "prop_01jabcdefghjkmnpqrstvwxyz0" })).toBeNull();
-    expect(checkAgainst(schema, { proposal_id: "prop_01jabcdefghjkmnpqrstvwxyz0", customer_id: "C-1842" })).toMatchObject({ field: "/customer_id" });
-    expect(checkAgainst(schema, { customer_id: "C-1842", destination: { kind: "saved", address_id: "ADDR-2" }, expected_version: 17 })).not.toBeNull();
+    expect(
+      checkAgainst(schema, { proposal_id: "prop_01jabcdefghjkmnpqrstvwxyz0", customer_id: "C-1842" }),
+    ).toMatchObject({ field: "/customer_id" });
+    expect(
+      checkAgainst(schema, {
+        customer_id: "C-1842",
+        destination: { kind: "saved", address_id: "ADDR-2" },
+        expected_version: 17,
+      }),
+    ).not.toBeNull();
     expect(checkAgainst(schema, { proposal_id: "p_7f31" })).toMatchObject({ field: "/proposal_id" });
   });
 
@@ -30,9 +38,13 @@ describe("the write call schema", () => {
     expect(checkAgainst(schema, { to: ["a@example.fr"], subject: "s", body: "b" })).toBeNull();
     expect(checkAgainst(schema, { proposal_id: "prop_01jabcdefghjkmnpqrstvwxyz0" })).toBeNull();
     // The agent never picks the idempotency key.
-    expect(checkAgainst(schema, { to: ["a@example.fr"], subject: "s", body: "b", idempotency_key: "agent-key-123" })).toMatchObject({ field: "/idempotency_key" });
+    expect(
+      checkAgainst(schema, { to: ["a@example.fr"], subject: "s", body: "b", idempotency_key: "agent-key-123" }),
+    ).toMatchObject({ field: "/idempotency_key" });
     // Mixing both shapes is refused, pointing at the intruder.
-    expect(checkAgainst(schema, { proposal_id: "prop_01jabcdefghjkmnpqrstvwxyz0", subject: "s" })).toMatchObject({ field: "/subject" });
-    expect(checkAgainst(schema, { to: ["a@example.fr"], subject: "" , body: "b" })).toMatchObject({ field: "/subject" });
+    expect(checkAgainst(schema, { proposal_id: "prop_01jabcdefghjkmnpqrstvwxyz0", subject: "s" })).toMatchObject({
+      field: "/subject",
+    });
+    expect(checkAgainst(schema, { to: ["a@example.fr"], subject: "", body: "b" })).toMatchObject({ field: "/subject" });
   });
 });

@@ -19,20 +19,34 @@ export const proposalRefSchema: JsonSchema = {
 function withoutFields(schema: JsonSchema, fields: string[]): JsonSchema {
   const properties = { ...((schema.properties as Record<string, unknown> | undefined) ?? {}) };
   for (const field of fields) delete properties[field];
-  const required = Array.isArray(schema.required) ? schema.required.filter((name) => !fields.includes(name as string)) : undefined;
+  const required = Array.isArray(schema.required)
+    ? schema.required.filter((name) => !fields.includes(name as string))
+    : undefined;
   return { ...schema, properties, ...(required ? { required } : {}) };
 }
 
-export function writeCallSchema(contract: Pick<Contract, "input_schema" | "preview" | "idempotency" | "target">): JsonSchema {
+export function writeCallSchema(
+  contract: Pick<Contract, "input_schema" | "preview" | "idempotency" | "target">,
+): JsonSchema {
   if (contract.preview) return proposalRefSchema;
   const engineFields = [contract.idempotency?.key_field].filter((f): f is string => Boolean(f));
   const candidate = withoutFields(contract.input_schema, engineFields);
   // `if` picks the branch, so a validation error points into the branch the caller meant.
-  return { type: "object", if: { properties: { proposal_id: true }, required: ["proposal_id"] }, then: proposalRefSchema, else: candidate };
+  return {
+    type: "object",
+    if: { properties: { proposal_id: true }, required: ["proposal_id"] },
+    then: proposalRefSchema,
+    else: candidate,
+  };
 }
 
 export function isProposalRef(args: unknown): args is { proposal_id: string } {
-  return typeof args === "object" && args !== null && !Array.isArray(args) && typeof (args as { proposal_id?: unknown }).proposal_id === "string";
+  return (
+    typeof args === "object" &&
+    args !== null &&
+    !Array.isArray(args) &&
+    typeof (args as { proposal_id?: unknown }).proposal_id === "string"
+  );
 }
 
 /** The commit arguments a preview's proposal will send, for checking them against the service's schema up front. */

@@ -4,7 +4,19 @@ import { ListQuery } from "@/lib/http/list-query";
 import { isoOffset } from "@/lib/time";
 import { capabilitySetOf, effectiveStatus, fileIdsOf, type RunRow } from "./model";
 import { StepObject } from "./step-object";
-import { RunCreateBody, RunFailure, RequiredAction, RunListQuery, RunMessage, RunObject, RunOutput, RunParams, RunUsage, ToolOutputsBody, WarningObject } from "./schemas";
+import {
+  RunCreateBody,
+  RunFailure,
+  RequiredAction,
+  RunListQuery,
+  RunMessage,
+  RunObject,
+  RunOutput,
+  RunParams,
+  RunUsage,
+  ToolOutputsBody,
+  WarningObject,
+} from "./schemas";
 
 export * from "./schemas";
 
@@ -21,7 +33,10 @@ export function serializeRun(run: RunRow): RunObject {
     debug: run.debug,
     managed: run.modelId !== null,
     model: run.modelId,
-    metadata: z.record(z.string(), z.string()).catch({}).parse(run.metadata ?? {}),
+    metadata: z
+      .record(z.string(), z.string())
+      .catch({})
+      .parse(run.metadata ?? {}),
     output: RunOutput.nullable().catch(null).parse(run.output),
     usage: RunUsage.nullable().catch(null).parse(run.usage),
     error: RunFailure.nullable().catch(null).parse(run.failure),
@@ -33,47 +48,93 @@ export function serializeRun(run: RunRow): RunObject {
 }
 
 export const createRunEndpoint = defineEndpoint({
-  method: "POST", path: "/v1/runs", tag: "Runs", summary: "Start a run of an agent, with its capability set frozen for the run's life. With `input`, Guichet runs the agent's model (a managed run) and answers the finished run",
-  auth: "both", scopes: ["runs:write"], body: RunCreateBody, status: 201,
+  method: "POST",
+  path: "/v1/runs",
+  tag: "Runs",
+  summary:
+    "Start a run of an agent, with its capability set frozen for the run's life. With `input`, Guichet runs the agent's model (a managed run) and answers the finished run",
+  auth: "both",
+  scopes: ["runs:write"],
+  body: RunCreateBody,
+  status: 201,
   response: z.object({ data: RunObject, warnings: z.array(WarningObject) }),
   errors: ["agent_inactive", "not_found", "invalid_parameter", "model_provider_unavailable"],
 });
 
 export const listRunsEndpoint = defineEndpoint({
-  method: "GET", path: "/v1/runs", tag: "Runs", summary: "List runs, newest first",
-  auth: "both", scopes: ["runs:read"], query: RunListQuery,
+  method: "GET",
+  path: "/v1/runs",
+  tag: "Runs",
+  summary: "List runs, newest first",
+  auth: "both",
+  scopes: ["runs:read"],
+  query: RunListQuery,
   response: z.object({ data: z.array(RunObject), next_cursor: z.string().nullable() }),
 });
 
 export const getRunEndpoint = defineEndpoint({
-  method: "GET", path: "/v1/runs/{run}", tag: "Runs", summary: "One run",
-  auth: "both", scopes: ["runs:read"], params: RunParams,
-  response: z.object({ data: RunObject }), errors: ["not_found"],
+  method: "GET",
+  path: "/v1/runs/{run}",
+  tag: "Runs",
+  summary: "One run",
+  auth: "both",
+  scopes: ["runs:read"],
+  params: RunParams,
+  response: z.object({ data: RunObject }),
+  errors: ["not_found"],
 });
 
 export const listStepsEndpoint = defineEndpoint({
-  method: "GET", path: "/v1/runs/{run}/steps", tag: "Runs", summary: "A run's steps (one per tool call), newest first, without payloads",
-  auth: "both", scopes: ["runs:read"], params: RunParams, query: ListQuery,
-  response: z.object({ data: z.array(StepObject), next_cursor: z.string().nullable() }), errors: ["not_found"],
+  method: "GET",
+  path: "/v1/runs/{run}/steps",
+  tag: "Runs",
+  summary: "A run's steps (one per tool call), newest first, without payloads",
+  auth: "both",
+  scopes: ["runs:read"],
+  params: RunParams,
+  query: ListQuery,
+  response: z.object({ data: z.array(StepObject), next_cursor: z.string().nullable() }),
+  errors: ["not_found"],
 });
 
 export const cancelRunEndpoint = defineEndpoint({
-  method: "POST", path: "/v1/runs/{run}/cancel", tag: "Runs", summary: "Cancel a run: no further tool call is accepted and calls in flight are aborted",
-  auth: "both", scopes: ["runs:write"], params: RunParams,
-  response: z.object({ data: RunObject, cancellation: z.object({ stopped_calls: z.number().int(), note: z.string() }) }),
+  method: "POST",
+  path: "/v1/runs/{run}/cancel",
+  tag: "Runs",
+  summary: "Cancel a run: no further tool call is accepted and calls in flight are aborted",
+  auth: "both",
+  scopes: ["runs:write"],
+  params: RunParams,
+  response: z.object({
+    data: RunObject,
+    cancellation: z.object({ stopped_calls: z.number().int(), note: z.string() }),
+  }),
   errors: ["not_found", "conflict"],
 });
 
 export const listRunMessagesEndpoint = defineEndpoint({
-  method: "GET", path: "/v1/runs/{run}/messages", tag: "Runs",
-  summary: "A managed run's conversation with its model, in order: instructions, input, answers and tool results (empty for a client-driven run)",
-  auth: "both", scopes: ["runs:read"], params: RunParams,
-  response: z.object({ data: z.array(RunMessage) }), errors: ["not_found"],
+  method: "GET",
+  path: "/v1/runs/{run}/messages",
+  tag: "Runs",
+  summary:
+    "A managed run's conversation with its model, in order: instructions, input, answers and tool results (empty for a client-driven run)",
+  auth: "both",
+  scopes: ["runs:read"],
+  params: RunParams,
+  response: z.object({ data: z.array(RunMessage) }),
+  errors: ["not_found"],
 });
 
 export const createToolOutputsEndpoint = defineEndpoint({
-  method: "POST", path: "/v1/runs/{run}/tool_outputs", tag: "Runs",
-  summary: "Answer the client tool calls a managed run waits for (requires_action): the run resumes and answers when it completes, fails or waits again",
-  auth: "both", scopes: ["runs:write"], params: RunParams, body: ToolOutputsBody,
-  response: z.object({ data: RunObject }), errors: ["not_found", "invalid_parameter", "run_not_waiting", "agent_deleted", "model_provider_unavailable"],
+  method: "POST",
+  path: "/v1/runs/{run}/tool_outputs",
+  tag: "Runs",
+  summary:
+    "Answer the client tool calls a managed run waits for (requires_action): the run resumes and answers when it completes, fails or waits again",
+  auth: "both",
+  scopes: ["runs:write"],
+  params: RunParams,
+  body: ToolOutputsBody,
+  response: z.object({ data: RunObject }),
+  errors: ["not_found", "invalid_parameter", "run_not_waiting", "agent_deleted", "model_provider_unavailable"],
 });

@@ -13,7 +13,6 @@ import type { CapabilityEntry } from "./model";
 // unavailable now and, in a `read` run, minus every write tool. Each tool left
 // out is reported as a warning, never silently.
 
-
 export interface RunWarning {
   code: "tool_unavailable" | "write_tool_excluded";
   tool: string;
@@ -31,23 +30,42 @@ export async function resolveCapabilitySet(
   for (const key of keys) {
     const entry = catalog.get(key);
     if (!entry) {
-      warnings.push({ code: "tool_unavailable", tool: key, reason: { code: "tool_removed", message: "This tool is no longer in the catalog." } });
+      warnings.push({
+        code: "tool_unavailable",
+        tool: key,
+        reason: { code: "tool_removed", message: "This tool is no longer in the catalog." },
+      });
       continue;
     }
     if (!entry.available) {
-      warnings.push({ code: "tool_unavailable", tool: key, reason: entry.reason ?? { code: "tool_unavailable", message: "This tool is unavailable." } });
+      warnings.push({
+        code: "tool_unavailable",
+        tool: key,
+        reason: entry.reason ?? { code: "tool_unavailable", message: "This tool is unavailable." },
+      });
       continue;
     }
     // Reviewed MCP tools get their contract published here if the review step has not done it yet.
-    const contract = entry.kind === "mcp" && entry.server
-      ? await publishMcpContract(tx, { serverId: entry.server.id, name: key.slice(mcpToolKey(entry.server.id, "").length) })
-      : currentBuiltinContract(key);
+    const contract =
+      entry.kind === "mcp" && entry.server
+        ? await publishMcpContract(tx, {
+            serverId: entry.server.id,
+            name: key.slice(mcpToolKey(entry.server.id, "").length),
+          })
+        : currentBuiltinContract(key);
     if (!contract) {
       warnings.push({ code: "tool_unavailable", tool: key, reason: reason("mcp_tool_needs_review") });
       continue;
     }
     if (contract.effect === "write" && input.capabilities === "read") {
-      warnings.push({ code: "write_tool_excluded", tool: key, reason: { code: "read_run", message: "This tool changes data and the run was created with capabilities \"read\"." } });
+      warnings.push({
+        code: "write_tool_excluded",
+        tool: key,
+        reason: {
+          code: "read_run",
+          message: 'This tool changes data and the run was created with capabilities "read".',
+        },
+      });
       continue;
     }
     capabilitySet.push({ key, version: contract.version, effect: contract.effect });

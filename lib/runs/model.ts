@@ -6,21 +6,45 @@ import type { Prisma } from "@/lib/db";
 // them) never pull the database client in.
 
 export const runSelect = {
-  id: true, organizationId: true, agentId: true, status: true, capabilities: true, instructions: true, capabilitySet: true,
-  warnings: true, fileIds: true, debug: true, expiresAt: true, createdAt: true, updatedAt: true,
-  modelId: true, metadata: true, output: true, usage: true, failure: true, requiredAction: true,
+  id: true,
+  organizationId: true,
+  agentId: true,
+  status: true,
+  capabilities: true,
+  instructions: true,
+  capabilitySet: true,
+  warnings: true,
+  fileIds: true,
+  debug: true,
+  expiresAt: true,
+  createdAt: true,
+  updatedAt: true,
+  modelId: true,
+  metadata: true,
+  output: true,
+  usage: true,
+  failure: true,
+  requiredAction: true,
 } as const;
 export type RunRow = Prisma.RunGetPayload<{ select: typeof runSelect }>;
 
 export type RunStatus = "active" | "requires_action" | "suspended" | "cancelled" | "completed" | "failed" | "expired";
 
-export const CapabilityEntry = z.object({ key: z.string(), version: z.number().int().positive(), effect: z.enum(["read", "write"]) });
+export const CapabilityEntry = z.object({
+  key: z.string(),
+  version: z.number().int().positive(),
+  effect: z.enum(["read", "write"]),
+});
 export type CapabilityEntry = z.infer<typeof CapabilityEntry>;
 export const CapabilitySet = z.array(CapabilityEntry);
 
 /** The status a run has now: an active run past its deadline is expired, whether or not anyone wrote it down. */
 export function effectiveStatus(run: Pick<RunRow, "status" | "expiresAt">, now = new Date()): RunStatus {
-  if ((run.status === "active" || run.status === "requires_action" || run.status === "suspended") && run.expiresAt <= now) return "expired";
+  if (
+    (run.status === "active" || run.status === "requires_action" || run.status === "suspended") &&
+    run.expiresAt <= now
+  )
+    return "expired";
   return run.status as RunStatus;
 }
 

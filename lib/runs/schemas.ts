@@ -5,15 +5,24 @@ import { ListQuery } from "@/lib/http/list-query";
 
 export const RunCapabilities = z.enum(["read", "read_write"]);
 
-export const RunInputMessage = z.strictObject({ role: z.enum(["user", "assistant"]), content: z.string().min(1).max(100_000) });
-export const RunMetadata = z.record(z.string().min(1).max(64), z.string().max(512))
+export const RunInputMessage = z.strictObject({
+  role: z.enum(["user", "assistant"]),
+  content: z.string().min(1).max(100_000),
+});
+export const RunMetadata = z
+  .record(z.string().min(1).max(64), z.string().max(512))
   .refine((value) => Object.keys(value).length <= 16, "At most 16 metadata pairs.");
 
 export const RunCreateBody = z.strictObject({
   agent: z.string().min(1).max(64),
   /** Given: Guichet runs the agent's model (a managed run). Absent: the caller drives the run with tool calls. */
-  input: z.union([z.string().min(1).max(100_000), z.array(RunInputMessage).min(1).max(100)]).optional()
-    .meta({ description: "Starts a managed run: a user message, or a conversation of user and assistant messages. Without it the run is driven by its caller's tool calls." }),
+  input: z
+    .union([z.string().min(1).max(100_000), z.array(RunInputMessage).min(1).max(100)])
+    .optional()
+    .meta({
+      description:
+        "Starts a managed run: a user message, or a conversation of user and assistant messages. Without it the run is driven by its caller's tool calls.",
+    }),
   /** Appended after the agent's instructions, never instead of them. */
   instructions: z.string().max(20_000).nullable().optional(),
   files: z.array(z.string().min(1).max(64)).max(20).optional(),
@@ -25,18 +34,26 @@ export const RunCreateBody = z.strictObject({
 export type RunCreateBody = z.infer<typeof RunCreateBody>;
 
 export const RunListQuery = ListQuery.extend({
-  agent: z.string().min(1).max(64).optional().meta({ description: "Only the runs of this agent. A deleted agent's runs are kept with `agent: null` and match no id." }),
+  agent: z.string().min(1).max(64).optional().meta({
+    description: "Only the runs of this agent. A deleted agent's runs are kept with `agent: null` and match no id.",
+  }),
 });
 export type RunListQuery = z.infer<typeof RunListQuery>;
 
 export const RunParams = z.strictObject({ run: z.string().min(1).max(64) });
 
-export const WarningObject = z.object({ code: z.string(), tool: z.string(), reason: z.object({ code: z.string(), message: z.string() }) });
+export const WarningObject = z.object({
+  code: z.string(),
+  tool: z.string(),
+  reason: z.object({ code: z.string(), message: z.string() }),
+});
 
 export const RunUsage = z.object({
   input_tokens: z.number().int(),
   output_tokens: z.number().int(),
-  model_calls: z.array(z.object({ input_tokens: z.number().int(), output_tokens: z.number().int(), duration_ms: z.number().int() })),
+  model_calls: z.array(
+    z.object({ input_tokens: z.number().int(), output_tokens: z.number().int(), duration_ms: z.number().int() }),
+  ),
 });
 export type RunUsage = z.infer<typeof RunUsage>;
 export const RunOutput = z.object({ text: z.string().nullable(), json: z.unknown().optional() });
@@ -53,13 +70,19 @@ export const RequiredAction = z.object({ tool_calls: z.array(PendingToolCall) })
 export type RequiredAction = z.infer<typeof RequiredAction>;
 
 export const ToolOutputsBody = z.strictObject({
-  tool_outputs: z.array(z.strictObject({ tool_call_id: z.string().min(1).max(100), output: z.string().max(100_000) })).min(1).max(16),
+  tool_outputs: z
+    .array(z.strictObject({ tool_call_id: z.string().min(1).max(100), output: z.string().max(100_000) }))
+    .min(1)
+    .max(16),
 });
 export type ToolOutputsBody = z.infer<typeof ToolOutputsBody>;
 
 export const RunObject = z.object({
   id: z.string(),
-  agent: z.string().nullable().meta({ description: "The agent the run executes; null once that agent was deleted (the run, its steps and its proposals are kept, and it accepts no more tool calls)." }),
+  agent: z.string().nullable().meta({
+    description:
+      "The agent the run executes; null once that agent was deleted (the run, its steps and its proposals are kept, and it accepts no more tool calls).",
+  }),
   status: z.enum(["active", "requires_action", "suspended", "cancelled", "completed", "failed", "expired"]),
   managed: z.boolean().meta({ description: "Guichet runs the agent's model (created with `input`)." }),
   model: z.string().nullable().meta({ description: "The model a managed run calls; null for a client-driven run." }),
@@ -70,10 +93,16 @@ export const RunObject = z.object({
   files: z.array(z.string()),
   debug: z.boolean(),
   metadata: z.record(z.string(), z.string()),
-  output: RunOutput.nullable().meta({ description: "A completed managed run's answer: its last message, and with the agent's output_schema the validated JSON." }),
+  output: RunOutput.nullable().meta({
+    description:
+      "A completed managed run's answer: its last message, and with the agent's output_schema the validated JSON.",
+  }),
   usage: RunUsage.nullable().meta({ description: "Tokens of a managed run, per model call." }),
   error: RunFailure.nullable().meta({ description: "Why a managed run failed." }),
-  required_action: RequiredAction.nullable().meta({ description: "In `requires_action`: the calls of the agent's client tools the model made, to answer with POST /v1/runs/{run}/tool_outputs." }),
+  required_action: RequiredAction.nullable().meta({
+    description:
+      "In `requires_action`: the calls of the agent's client tools the model made, to answer with POST /v1/runs/{run}/tool_outputs.",
+  }),
   expires_at: z.string(),
   created_at: z.string(),
   updated_at: z.string(),
@@ -83,8 +112,15 @@ export type RunObject = z.infer<typeof RunObject>;
 export const RunMessage = z.object({
   role: z.enum(["system", "user", "assistant", "tool"]),
   content: z.string().nullable(),
-  tool_calls: z.array(z.object({ id: z.string(), type: z.literal("function"), function: z.object({ name: z.string(), arguments: z.string() }) })).optional(),
+  tool_calls: z
+    .array(
+      z.object({
+        id: z.string(),
+        type: z.literal("function"),
+        function: z.object({ name: z.string(), arguments: z.string() }),
+      }),
+    )
+    .optional(),
   tool_call_id: z.string().optional(),
 });
 export type RunMessage = z.infer<typeof RunMessage>;
-

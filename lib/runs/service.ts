@@ -18,33 +18,64 @@ export { capabilitySetOf, effectiveStatus, fileIdsOf, runSelect, type RunRow, ty
 export const RUN_TTL_MS = 60 * 60 * 1000;
 
 /** Who drives a run: an API client (`POST /v1/runs`) or an MCP session, recorded with the client it named. */
-export type RunOrigin = { source: "api" } | { source: "mcp"; clientName: string; clientVersion: string; mcpSessionHash: string };
+export type RunOrigin =
+  { source: "api" } | { source: "mcp"; clientName: string; clientVersion: string; mcpSessionHash: string };
 
-export async function createRun(principal: Principal, body: RunCreateBody, tx: DbOrTx = db, origin: RunOrigin = { source: "api" }): Promise<{ run: RunRow; warnings: RunWarning[] }> {
+export async function createRun(
+  principal: Principal,
+  body: RunCreateBody,
+  tx: DbOrTx = db,
+  origin: RunOrigin = { source: "api" },
+): Promise<{ run: RunRow; warnings: RunWarning[] }> {
   const { organizationId } = principal;
-  const agent = await tx.agent.findFirst({ where: { id: body.agent, organizationId }, select: { id: true, active: true, instructions: true, tools: true, _count: { select: { documents: true } } } });
+  const agent = await tx.agent.findFirst({
+    where: { id: body.agent, organizationId },
+    select: { id: true, active: true, instructions: true, tools: true, _count: { select: { documents: true } } },
+  });
   if (!agent) throw notFound("Agent");
   if (!agent.active) throw new ApiError("agent_inactive", "This agent is inactive: it refuses every run.");
   const fileIds = [...new Set(body.files ?? [])];
   await assertRunFiles(organizationId, fileIds, tx);
   const capabilities = body.capabilities ?? "read";
-  const { capabilitySet, warnings } = await resolveCapabilitySet({
-    organizationId,
-    agentTools: z.array(z.string()).catch([]).parse(agent.tools),
-    withFileTools: fileIds.length > 0 || agent._count.documents > 0,
-    capabilities,
-  }, tx);
+  const { capabilitySet, warnings } = await resolveCapabilitySet(
+    {
+      organizationId,
+      agentTools: z.array(z.string()).catch([]).parse(agent.tools),
+      withFileTools: fileIds.length > 0 || agent._count.documents > 0,
+      capabilities,
+    },
+    tx,
+  );
   // The agent's instructions always apply; the run's own come after them, never instead.
-  const instructions = [agent.instructions, body.instructions].filter((text): text is string => Boolean(text && text.trim())).join("\n\n");
+  const instructions = [agent.instructions, body.instructions]
+    .filter((text): text is string => Boolean(text && text.trim()))
+    .join("\n\n");
   const now = new Date();
   const run = await tx.run.create({
     data: {
-      id: newId("run"), organizationId, agentId: agent.id, status: "active", capabilities, instructions,
-      capabilitySet: capabilitySet as unknown as Prisma.InputJsonArray, warnings: warnings as unknown as Prisma.InputJsonArray,
-      fileIds, debug: body.debug ?? false, metadata: body.metadata ?? Prisma.DbNull, expiresAt: new Date(now.getTime() + RUN_TTL_MS),
+      id: newId("run"),
+      organizationId,
+      agentId: agent.id,
+      status: "active",
+      capabilities,
+      instructions,
+      capabilitySet: capabilitySet as unknown as Prisma.InputJsonArray,
+      warnings: warnings as unknown as Prisma.InputJsonArray,
+      fileIds,
+      debug: body.debug ?? false,
+      metadata: body.metadata ?? Prisma.DbNull,
+      expiresAt: new Date(now.getTime() + RUN_TTL_MS),
       apiKeyId: principal.kind === "apiKey" ? principal.apiKeyId : null,
       memberId: principal.kind === "member" ? principalId(principal) : null,
-      ...(origin.source === "mcp" ? { source: "mcp", clientName: origin.clientName, clientVersion: origin.clientVersion, mcpSessionHash: origin.mcpSessionHash, mcpSeenAt: now } : {}),
+      ...(origin.source === "mcp"
+        ? {
+            source: "mcp",
+            clientName: origin.clientName,
+            clientVersion: origin.clientVersion,
+            mcpSessionHash: origin.mcpSessionHash,
+            mcpSeenAt: now,
+          }
+        : {}),
     },
     select: runSelect,
   });
@@ -54,12 +85,22 @@ export async function createRun(principal: Principal, body: RunCreateBody, tx: D
 async function assertRunFiles(organizationId: string, fileIds: string[], tx: DbOrTx): Promise<void> {
   if (fileIds.length === 0) return;
   const found = await tx.file.findMany({
-    where: { organizationId, id: { in: fileIds }, agentId: null, OR: [{ expiresAt: null }, { expiresAt: { gt: new Date() } }] },
+    where: {
+      organizationId,
+      id: { in: fileIds },
+      agentId: null,
+      OR: [{ expiresAt: null }, { expiresAt: { gt: new Date() } }],
+    },
     select: { id: true },
   });
   const known = new Set(found.map((f) => f.id));
-  const errors = fileIds.flatMap((id, index) => (known.has(id) ? [] : [{ field: `files[${index}]`, code: "not_found", message: `No file ${id}.` }]));
-  if (errors.length) throw new ApiError("invalid_parameter", errors.length === 1 ? errors[0].message : "Some files do not exist.", { errors });
+  const errors = fileIds.flatMap((id, index) =>
+    known.has(id) ? [] : [{ field: `files[${index}]`, code: "not_found", message: `No file ${id}.` }],
+  );
+  if (errors.length)
+    throw new ApiError("invalid_parameter", errors.length === 1 ? errors[0].message : "Some files do not exist.", {
+      errors,
+    });
 }
 
 export async function getRun(organizationId: string, runId: string, tx: DbOrTx = db): Promise<RunRow> {
@@ -72,7 +113,10 @@ export async function getRun(organizationId: string, runId: string, tx: DbOrTx =
 export async function runTranscript(organizationId: string, runId: string, tx: DbOrTx = db): Promise<RunMessage[]> {
   const run = await tx.run.findFirst({ where: { id: runId, organizationId }, select: { transcript: true } });
   if (!run) throw notFound("Run");
-  return z.array(RunMessage).catch([]).parse(run.transcript ?? []);
+  return z
+    .array(RunMessage)
+    .catch([])
+    .parse(run.transcript ?? []);
 }
 
 /** Whether the run outlived its agent: kept as a record with `agent: null`, it executes and commits nothing more. */
@@ -100,8 +144,12 @@ export async function cancelRun(organizationId: string, runId: string): Promise<
   const run = await getRun(organizationId, runId);
   const status = effectiveStatus(run);
   if (status === "cancelled") return { run, stoppedCalls: 0 };
-  if (status !== "active" && status !== "requires_action" && status !== "suspended") throw new ApiError("conflict", `This run is ${status}: there is nothing left to cancel.`, { reason: { status } });
-  const updated = await db.run.updateMany({ where: { id: run.id, organizationId, status: { in: ["active", "requires_action", "suspended"] } }, data: { status: "cancelled", requiredAction: Prisma.DbNull } });
+  if (status !== "active" && status !== "requires_action" && status !== "suspended")
+    throw new ApiError("conflict", `This run is ${status}: there is nothing left to cancel.`, { reason: { status } });
+  const updated = await db.run.updateMany({
+    where: { id: run.id, organizationId, status: { in: ["active", "requires_action", "suspended"] } },
+    data: { status: "cancelled", requiredAction: Prisma.DbNull },
+  });
   if (updated.count === 0) return cancelRun(organizationId, runId);
   return { run: await getRun(organizationId, runId), stoppedCalls: abortRunCalls(run.id) };
 }

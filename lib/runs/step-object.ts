@@ -20,14 +20,35 @@ export const StepObject = z.object({
 });
 export type StepObject = z.infer<typeof StepObject>;
 
-export const stepSelect = { id: true, runId: true, tool: true, version: true, status: true, durationMs: true, errorCode: true, errorField: true, argumentsSha256: true, retries: true, debugPayload: true, createdAt: true } as const;
+export const stepSelect = {
+  id: true,
+  runId: true,
+  tool: true,
+  version: true,
+  status: true,
+  durationMs: true,
+  errorCode: true,
+  errorField: true,
+  argumentsSha256: true,
+  retries: true,
+  debugPayload: true,
+  createdAt: true,
+} as const;
 export type StepRow = Prisma.StepGetPayload<{ select: typeof stepSelect }>;
 
 export function serializeStep(step: StepRow): StepObject {
   return {
-    id: step.id, run: step.runId, tool: step.tool, version: step.version, status: step.status === "ok" ? "ok" : "error",
-    duration_ms: step.durationMs, error_code: step.errorCode, error_field: step.errorField, arguments_sha256: step.argumentsSha256,
-    retries: step.retries, debug: (step.debugPayload as Record<string, unknown> | null) ?? null, created_at: isoOffset(step.createdAt),
+    id: step.id,
+    run: step.runId,
+    tool: step.tool,
+    version: step.version,
+    status: step.status === "ok" ? "ok" : "error",
+    duration_ms: step.durationMs,
+    error_code: step.errorCode,
+    error_field: step.errorField,
+    arguments_sha256: step.argumentsSha256,
+    retries: step.retries,
+    debug: (step.debugPayload as Record<string, unknown> | null) ?? null,
+    created_at: isoOffset(step.createdAt),
   };
 }
-

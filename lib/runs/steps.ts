@@ -24,12 +24,22 @@ export interface StepRecord {
 
 export async function recordStep(step: StepRecord, tx: DbOrTx = db): Promise<void> {
   await tx.step.create({
-    data: { ...step, tool: step.tool.slice(0, 200), errorField: step.errorField?.slice(0, 200) ?? null, debugPayload: (step.debugPayload ?? Prisma.DbNull) as Prisma.InputJsonValue },
+    data: {
+      ...step,
+      tool: step.tool.slice(0, 200),
+      errorField: step.errorField?.slice(0, 200) ?? null,
+      debugPayload: (step.debugPayload ?? Prisma.DbNull) as Prisma.InputJsonValue,
+    },
   });
 }
 
 /** A run's steps, newest first, one page at a time. */
-export async function listSteps(organizationId: string, runId: string, query: { limit: number; cursor?: string }, tx: DbOrTx = db) {
+export async function listSteps(
+  organizationId: string,
+  runId: string,
+  query: { limit: number; cursor?: string },
+  tx: DbOrTx = db,
+) {
   const rows = await tx.step.findMany({
     where: { organizationId, runId, ...afterCursor(query.cursor) },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],

@@ -9,7 +9,15 @@ const dims = { tool: z.string(), version: z.number().int() };
 export const TelemetryObject = z.object({
   from: z.string(),
   to: z.string(),
-  totals: z.object({ calls: z.number(), errors: z.number(), retries: z.number(), output_errors: z.number(), validation_errors: z.number(), conflicts: z.number(), unknown_outcomes: z.number() }),
+  totals: z.object({
+    calls: z.number(),
+    errors: z.number(),
+    retries: z.number(),
+    output_errors: z.number(),
+    validation_errors: z.number(),
+    conflicts: z.number(),
+    unknown_outcomes: z.number(),
+  }),
   calls: z.array(z.object({ ...dims, calls: z.number(), errors: z.number() })),
   errors_by_code: z.array(z.object({ code: z.string(), count: z.number() })),
   validation_errors: z.array(z.object({ ...dims, code: z.string(), field: z.string(), count: z.number() })),

@@ -6,7 +6,15 @@ import { isoOffset } from "@/lib/time";
 // and field. Nothing here can hold an argument or a result — only names the
 // registry or the validator produced.
 
-export const telemetryMetrics = ["call", "validation_error", "approval_decision", "conflict", "unknown_outcome", "retry", "output_error"] as const;
+export const telemetryMetrics = [
+  "call",
+  "validation_error",
+  "approval_decision",
+  "conflict",
+  "unknown_outcome",
+  "retry",
+  "output_error",
+] as const;
 export type TelemetryMetric = (typeof telemetryMetrics)[number];
 
 export interface TelemetryEvent {
@@ -27,18 +35,36 @@ export function hourOf(at: Date): Date {
 }
 
 /** Adds events to the hour's counters. The proposals engine counts approval decisions, conflicts and unknown outcomes here too. */
-export async function countTelemetry(organizationId: string, events: TelemetryEvent[], at = new Date(), tx: DbOrTx = db): Promise<void> {
+export async function countTelemetry(
+  organizationId: string,
+  events: TelemetryEvent[],
+  at = new Date(),
+  tx: DbOrTx = db,
+): Promise<void> {
   const bucket = hourOf(at);
   for (const event of events) {
     const id = {
-      organizationId, bucket, metric: event.metric,
-      tool: (event.tool ?? "").slice(0, 200), version: event.version ?? 0, code: (event.code ?? "").slice(0, 60), field: (event.field ?? "").slice(0, 200),
+      organizationId,
+      bucket,
+      metric: event.metric,
+      tool: (event.tool ?? "").slice(0, 200),
+      version: event.version ?? 0,
+      code: (event.code ?? "").slice(0, 60),
+      field: (event.field ?? "").slice(0, 200),
     };
     await increment(tx, id, event.count ?? 1);
   }
 }
 
-type CounterId = { organizationId: string; bucket: Date; metric: string; tool: string; version: number; code: string; field: string };
+type CounterId = {
+  organizationId: string;
+  bucket: Date;
+  metric: string;
+  tool: string;
+  version: number;
+  code: string;
+  field: string;
+};
 
 async function increment(tx: DbOrTx, id: CounterId, count: number, attempt = 0): Promise<void> {
   try {
@@ -57,7 +83,15 @@ async function increment(tx: DbOrTx, id: CounterId, count: number, attempt = 0):
 export interface TelemetrySummary {
   from: string;
   to: string;
-  totals: { calls: number; errors: number; retries: number; output_errors: number; validation_errors: number; conflicts: number; unknown_outcomes: number };
+  totals: {
+    calls: number;
+    errors: number;
+    retries: number;
+    output_errors: number;
+    validation_errors: number;
+    conflicts: number;
+    unknown_outcomes: number;
+  };
   calls: { tool: string; version: number; calls: number; errors: number }[];
   errors_by_code: { code: string; count: number }[];
   validation_errors: { tool: string; version: number; code: string; field: string; count: number }[];
@@ -79,7 +113,12 @@ function bump<K>(map: Map<K, number>, key: K, by: number) {
 }
 
 /** The organization's counters over the last `hours` hours, grouped for the API and the console. */
-export async function telemetrySummary(organizationId: string, hours: number, now = new Date(), tx: DbOrTx = db): Promise<TelemetrySummary> {
+export async function telemetrySummary(
+  organizationId: string,
+  hours: number,
+  now = new Date(),
+  tx: DbOrTx = db,
+): Promise<TelemetrySummary> {
   const to = new Date(hourOf(now).getTime() + HOUR_MS);
   const from = new Date(to.getTime() - hours * HOUR_MS);
   const rows = await tx.telemetryCounter.findMany({ where: { organizationId, bucket: { gte: from, lt: to } } });
@@ -89,9 +128,24 @@ export async function telemetrySummary(organizationId: string, hours: number, no
   const series = new Map<number, { calls: number; errors: number }>();
   for (let t = from.getTime(); t < to.getTime(); t += HOUR_MS) series.set(t, { calls: 0, errors: 0 });
   const summary: TelemetrySummary = {
-    from: isoOffset(from), to: isoOffset(to),
-    totals: { calls: 0, errors: 0, retries: 0, output_errors: 0, validation_errors: 0, conflicts: 0, unknown_outcomes: 0 },
-    calls: [], errors_by_code: [], validation_errors: [], retries: [], output_errors: [], approval_decisions: [], series: [],
+    from: isoOffset(from),
+    to: isoOffset(to),
+    totals: {
+      calls: 0,
+      errors: 0,
+      retries: 0,
+      output_errors: 0,
+      validation_errors: 0,
+      conflicts: 0,
+      unknown_outcomes: 0,
+    },
+    calls: [],
+    errors_by_code: [],
+    validation_errors: [],
+    retries: [],
+    output_errors: [],
+    approval_decisions: [],
+    series: [],
   };
   for (const row of rows) {
     const point = series.get(row.bucket.getTime());
@@ -112,7 +166,11 @@ export async function telemetrySummary(organizationId: string, hours: number, no
         break;
       }
       case "validation_error":
-        merge(summary.validation_errors, { tool: row.tool, version: row.version, code: row.code, field: row.field }, row.count);
+        merge(
+          summary.validation_errors,
+          { tool: row.tool, version: row.version, code: row.code, field: row.field },
+          row.count,
+        );
         summary.totals.validation_errors += row.count;
         break;
       case "retry":

@@ -55,7 +55,16 @@ export async function seedDemoTenants() {
   for (const person of demoMembers) {
     const exists = await db.member.findUnique({ where: { email: person.email } });
     if (!exists) {
-      await db.member.create({ data: { id: newId("mem"), organizationId: orgs[person.org].id, email: person.email, name: person.name, role: person.role, passwordHash } });
+      await db.member.create({
+        data: {
+          id: newId("mem"),
+          organizationId: orgs[person.org].id,
+          email: person.email,
+          name: person.name,
+          role: person.role,
+          passwordHash,
+        },
+      });
     }
   }
   const demoKey = await ensureDemoApiKey(orgs.acme.id);

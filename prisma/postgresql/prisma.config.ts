@@ -8,7 +8,9 @@ export default defineConfig({
   engine: "js",
   schema: path.join(__dirname, "schema.prisma"),
   async adapter() {
-    const url = process.env.DATABASE_URL?.startsWith("postgres") ? process.env.DATABASE_URL : "postgresql://postgres@127.0.0.1:5432/postgres";
+    const url = process.env.DATABASE_URL?.startsWith("postgres")
+      ? process.env.DATABASE_URL
+      : "postgresql://postgres@127.0.0.1:5432/postgres";
     return new PrismaPg({ connectionString: url });
   },
 });

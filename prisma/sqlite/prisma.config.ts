@@ -11,7 +11,9 @@ export default defineConfig({
   async adapter() {
     // The CLI needs a database handle even for schema-to-schema diffs; on a fresh clone ./data does not exist yet.
     mkdirSync("data", { recursive: true });
-    const url = process.env.DATABASE_URL?.startsWith("file:") ? process.env.DATABASE_URL : "file:./data/prisma-cli.sqlite";
+    const url = process.env.DATABASE_URL?.startsWith("file:")
+      ? process.env.DATABASE_URL
+      : "file:./data/prisma-cli.sqlite";
     return new PrismaBetterSQLite3({ url });
   },
 });

@@ -40,7 +40,11 @@ const routes: Route[] = [
 ];
 
 const call = (route: Route, as: Caller) =>
-  api(route.path(), { method: route.method, as, ...(route.multipart ? { body: uploadForm("x", "x.txt") } : route.json ? { json: route.json } : {}) });
+  api(route.path(), {
+    method: route.method,
+    as,
+    ...(route.multipart ? { body: uploadForm("x", "x.txt") } : route.json ? { json: route.json } : {}),
+  });
 
 // [route label, scopes that open it]
 const scopeTable: [string, Scope[]][] = [
@@ -55,7 +59,15 @@ const scopeTable: [string, Scope[]][] = [
   ["download a file", ["files:read"]],
   ["upload a file", ["files:write"]],
 ];
-const allScopes: Scope[] = ["agents:read", "agents:write", "runs:read", "runs:write", "files:read", "files:write", "tools:read"];
+const allScopes: Scope[] = [
+  "agents:read",
+  "agents:write",
+  "runs:read",
+  "runs:write",
+  "files:read",
+  "files:write",
+  "tools:read",
+];
 
 describe("scopes", () => {
   it.each(scopeTable)("%s needs one of %j", async (label, opening) => {
@@ -74,10 +86,24 @@ describe("scopes", () => {
   it("refuses deletes without the write scope and leaves everything in place", async () => {
     const readOnly = { key: await acme.keyWith(["agents:read", "runs:read", "files:read", "files:write"]) };
     for (const label of ["delete an agent", "delete a document"]) {
-      expect((await call(routes.find((r) => r.label === label)!, readOnly)).status).toBe(403);
+      expect(
+        (
+          await call(
+            routes.find((r) => r.label === label)!,
+            readOnly,
+          )
+        ).status,
+      ).toBe(403);
     }
     const noFilesWrite = { key: await acme.keyWith(["agents:write", "files:read"]) };
-    expect((await call(routes.find((r) => r.label === "delete a file")!, noFilesWrite)).status).toBe(403);
+    expect(
+      (
+        await call(
+          routes.find((r) => r.label === "delete a file")!,
+          noFilesWrite,
+        )
+      ).status,
+    ).toBe(403);
     const db = await testDb();
     expect(await db.agent.findUnique({ where: { id: agent.id } })).not.toBeNull();
     expect(await db.file.count({ where: { id: { in: [doc.id, file.id] } } })).toBe(2);
@@ -102,16 +128,19 @@ describe("scopes", () => {
 });
 
 describe("another organization", () => {
-  it.each(routes.filter(named).map((r) => [r.label, r] as const))("gets 404 to %s, and nothing changes", async (_label, route) => {
-    const db = await testDb();
-    const before = await db.agent.findUniqueOrThrow({ where: { id: agent.id } });
-    const response = await call(route, { key: other.key });
-    expect(response.status).toBe(404);
-    expect(response.body.error.code).toBe("not_found");
-    expect(await db.agent.findUniqueOrThrow({ where: { id: agent.id } })).toEqual(before);
-    expect(await db.file.count({ where: { id: { in: [doc.id, file.id] } } })).toBe(2);
-    expect(await db.file.count({ where: { organizationId: other.organizationId } })).toBe(0);
-  });
+  it.each(routes.filter(named).map((r) => [r.label, r] as const))(
+    "gets 404 to %s, and nothing changes",
+    async (_label, route) => {
+      const db = await testDb();
+      const before = await db.agent.findUniqueOrThrow({ where: { id: agent.id } });
+      const response = await call(route, { key: other.key });
+      expect(response.status).toBe(404);
+      expect(response.body.error.code).toBe("not_found");
+      expect(await db.agent.findUniqueOrThrow({ where: { id: agent.id } })).toEqual(before);
+      expect(await db.file.count({ where: { id: { in: [doc.id, file.id] } } })).toBe(2);
+      expect(await db.file.count({ where: { organizationId: other.organizationId } })).toBe(0);
+    },
+  );
 
   it("does not see the agents or files in its lists", async () => {
     expect((await api("/v1/agents", { as: { key: other.key } })).body.data).toEqual([]);

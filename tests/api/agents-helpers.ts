@@ -29,12 +29,21 @@ export async function arrangeMcpServer(
   const db = await testDb();
   const server = await db.mcpServer.create({
     data: {
-      organizationId: tenant.organizationId, name: options.name ?? "Arranged", url: "http://127.0.0.1:9/mcp",
-      auth: options.auth ?? "none", active: options.active ?? true,
+      organizationId: tenant.organizationId,
+      name: options.name ?? "Arranged",
+      url: "http://127.0.0.1:9/mcp",
+      auth: options.auth ?? "none",
+      active: options.active ?? true,
       tools: {
         create: options.tools.map((tool) => ({
-          organizationId: tenant.organizationId, name: tool.name, description: `${tool.name} tool`, inputSchema: { type: "object" },
-          fingerprint: "fp-1", reviewedFingerprint: tool.reviewed === false ? null : "fp-1", enabled: tool.enabled ?? true, writesData: tool.writesData ?? false,
+          organizationId: tenant.organizationId,
+          name: tool.name,
+          description: `${tool.name} tool`,
+          inputSchema: { type: "object" },
+          fingerprint: "fp-1",
+          reviewedFingerprint: tool.reviewed === false ? null : "fp-1",
+          enabled: tool.enabled ?? true,
+          writesData: tool.writesData ?? false,
         })),
       },
     },
@@ -45,15 +54,28 @@ export async function arrangeMcpServer(
 /** Moves the tenant to a plan of its own with the given limits (and only Mistral Small unless told). */
 export async function arrangePlan(
   tenant: Tenant,
-  limits: Partial<{ storageBytes: number; maxFiles: number; maxAgents: number; maxFileBytes: number; fileTtlDays: number; features: string[] }>,
+  limits: Partial<{
+    storageBytes: number;
+    maxFiles: number;
+    maxAgents: number;
+    maxFileBytes: number;
+    fileTtlDays: number;
+    features: string[];
+  }>,
   planModels: { modelId: string; isDefault: boolean }[] = [{ modelId: models.small, isDefault: true }],
 ): Promise<string> {
   const db = await testDb();
   const id = `test-${randomBytes(4).toString("hex")}`;
   await db.plan.create({
     data: {
-      id, name: id, features: limits.features ?? [], storageBytes: limits.storageBytes ?? 10_000_000, maxFiles: limits.maxFiles ?? 100,
-      maxAgents: limits.maxAgents ?? 100, maxFileBytes: limits.maxFileBytes ?? 1_000_000, fileTtlDays: limits.fileTtlDays ?? 30,
+      id,
+      name: id,
+      features: limits.features ?? [],
+      storageBytes: limits.storageBytes ?? 10_000_000,
+      maxFiles: limits.maxFiles ?? 100,
+      maxAgents: limits.maxAgents ?? 100,
+      maxFileBytes: limits.maxFileBytes ?? 1_000_000,
+      fileTtlDays: limits.fileTtlDays ?? 30,
       models: { create: planModels },
     },
   });
@@ -67,14 +89,22 @@ export async function setPlan(tenant: Tenant, planId: string): Promise<void> {
 }
 
 export async function createAgent(tenant: Tenant, body: Record<string, unknown> = {}) {
-  const response = await api("/v1/agents", { json: { name: `Agent ${randomBytes(4).toString("hex")}`, ...body }, as: { key: tenant.key } });
-  if (response.status !== 201) throw new Error(`create agent: HTTP ${response.status} ${JSON.stringify(response.body)}`);
+  const response = await api("/v1/agents", {
+    json: { name: `Agent ${randomBytes(4).toString("hex")}`, ...body },
+    as: { key: tenant.key },
+  });
+  if (response.status !== 201)
+    throw new Error(`create agent: HTTP ${response.status} ${JSON.stringify(response.body)}`);
   return response.body.data as Record<string, any>;
 }
 
 export function uploadForm(content: Buffer | string, filename: string, field = "file"): FormData {
   const body = new FormData();
-  body.append(field, new Blob([new Uint8Array(typeof content === "string" ? Buffer.from(content) : content)]), filename);
+  body.append(
+    field,
+    new Blob([new Uint8Array(typeof content === "string" ? Buffer.from(content) : content)]),
+    filename,
+  );
   return body;
 }
 
@@ -95,5 +125,18 @@ export function tempFiles(): string[] {
   return existsSync(dir) ? readdirSync(dir) : [];
 }
 
-export const agentKeys = ["active", "client_tools", "created_at", "id", "instructions", "model", "name", "output_schema", "temperature", "tools", "unavailable_tools", "updated_at"];
+export const agentKeys = [
+  "active",
+  "client_tools",
+  "created_at",
+  "id",
+  "instructions",
+  "model",
+  "name",
+  "output_schema",
+  "temperature",
+  "tools",
+  "unavailable_tools",
+  "updated_at",
+];
 export const isoWithOffset = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00$/;

@@ -5,7 +5,8 @@ import { api, createTenant, testDb, type Tenant } from "./helpers";
 // Seed 002: tools on an agent — the 40-tool limit, forced tools, and tools
 // that are unavailable when added (refused) or became unavailable since (kept).
 
-const patch = (tenant: Tenant, id: string, body: unknown) => api(`/v1/agents/${id}`, { method: "PATCH", json: body, as: { key: tenant.key } });
+const patch = (tenant: Tenant, id: string, body: unknown) =>
+  api(`/v1/agents/${id}`, { method: "PATCH", json: body, as: { key: tenant.key } });
 const storedTools = async (id: string) => (await (await testDb()).agent.findUniqueOrThrow({ where: { id } })).tools;
 
 describe("40 tools at most, forced tools and duplicates aside", () => {
@@ -14,16 +15,29 @@ describe("40 tools at most, forced tools and duplicates aside", () => {
 
   beforeAll(async () => {
     tenant = await createTenant("pro");
-    const serverId = await arrangeMcpServer(tenant, { name: "Many", tools: Array.from({ length: 33 }, (_, i) => ({ name: `tool_${String(i).padStart(2, "0")}` })) });
+    const serverId = await arrangeMcpServer(tenant, {
+      name: "Many",
+      tools: Array.from({ length: 33 }, (_, i) => ({ name: `tool_${String(i).padStart(2, "0")}` })),
+    });
     const catalog = await api("/v1/tools", { as: { key: tenant.key } });
-    available = catalog.body.data.filter((t: { available: boolean; forced: boolean }) => t.available && !t.forced).map((t: { key: string }) => t.key);
+    available = catalog.body.data
+      .filter((t: { available: boolean; forced: boolean }) => t.available && !t.forced)
+      .map((t: { key: string }) => t.key);
     expect(available).toHaveLength(8 + 33);
     expect(available).toContain(`mcp_${serverId}_tool_32`);
   });
 
   it("accepts 40 tools, even sent with forced tools and duplicates around them", async () => {
     const forty = available.slice(0, 40);
-    const sent = ["web_search", ...forty.slice(0, 20), "calculate", forty[3], ...forty.slice(20), "web_fetch", forty[39]];
+    const sent = [
+      "web_search",
+      ...forty.slice(0, 20),
+      "calculate",
+      forty[3],
+      ...forty.slice(20),
+      "web_fetch",
+      forty[39],
+    ];
     const agent = await createAgent(tenant, { tools: sent });
     expect(agent.tools).toEqual(forty);
     expect(await storedTools(agent.id)).toEqual(forty);
@@ -31,7 +45,10 @@ describe("40 tools at most, forced tools and duplicates aside", () => {
 
   it("refuses 41: 400 invalid_parameter on tools, on create and on PATCH", async () => {
     const before = await (await testDb()).agent.count({ where: { organizationId: tenant.organizationId } });
-    const created = await api("/v1/agents", { json: { name: "Too many", tools: available.slice(0, 41) }, as: { key: tenant.key } });
+    const created = await api("/v1/agents", {
+      json: { name: "Too many", tools: available.slice(0, 41) },
+      as: { key: tenant.key },
+    });
     expect(created.status).toBe(400);
     expect(created.body.error.code).toBe("invalid_parameter");
     expect(created.body.error.errors).toEqual([expect.objectContaining({ field: "tools", code: "too_big" })]);
@@ -51,7 +68,10 @@ describe("tools unavailable when added are refused with the reason", () => {
   beforeAll(async () => {
     tenant = await createTenant("free");
     servers = {
-      crm: await arrangeMcpServer(tenant, { name: "CRM", tools: [{ name: "get_customer" }, { name: "off", enabled: false }, { name: "fresh", reviewed: false }] }),
+      crm: await arrangeMcpServer(tenant, {
+        name: "CRM",
+        tools: [{ name: "get_customer" }, { name: "off", enabled: false }, { name: "fresh", reviewed: false }],
+      }),
       inactive: await arrangeMcpServer(tenant, { name: "Inactive", active: false, tools: [{ name: "read" }] }),
       perUser: await arrangeMcpServer(tenant, { name: "Per user", auth: "per_user_token", tools: [{ name: "read" }] }),
       oauth: await arrangeMcpServer(tenant, { name: "OAuth", auth: "oauth", tools: [{ name: "read" }] }),
@@ -71,12 +91,17 @@ describe("tools unavailable when added are refused with the reason", () => {
     const entry = catalog.body.data.find((t: { key: string }) => t.key === tool);
     expect(entry.reason.code).toBe(reasonCode);
 
-    const created = await api("/v1/agents", { json: { name: `With ${tool}`, tools: ["create_chart", tool] }, as: { key: tenant.key } });
+    const created = await api("/v1/agents", {
+      json: { name: `With ${tool}`, tools: ["create_chart", tool] },
+      as: { key: tenant.key },
+    });
     expect(created.status).toBe(422);
     expect(created.body.error.code).toBe("tool_unavailable");
     expect(created.body.error.reason).toEqual(entry.reason);
     expect(created.body.error.errors[0]).toMatchObject({ field: "tools[1]", code: "tool_unavailable" });
-    expect(await (await testDb()).agent.count({ where: { organizationId: tenant.organizationId, name: `With ${tool}` } })).toBe(0);
+    expect(
+      await (await testDb()).agent.count({ where: { organizationId: tenant.organizationId, name: `With ${tool}` } }),
+    ).toBe(0);
 
     const agent = await createAgent(tenant, { tools: ["create_chart"] });
     const patched = await patch(tenant, agent.id, { tools: ["create_chart", tool] });
@@ -86,7 +111,10 @@ describe("tools unavailable when added are refused with the reason", () => {
   });
 
   it("names an unknown MCP key 422 unknown_tool", async () => {
-    const response = await api("/v1/agents", { json: { name: "Ghost", tools: [`mcp_${servers.crm}_nope`] }, as: { key: tenant.key } });
+    const response = await api("/v1/agents", {
+      json: { name: "Ghost", tools: [`mcp_${servers.crm}_nope`] },
+      as: { key: tenant.key },
+    });
     expect(response.status).toBe(422);
     expect(response.body.error.code).toBe("unknown_tool");
     expect(response.body.error.errors[0].field).toBe("tools[0]");
@@ -97,9 +125,17 @@ describe("tools that became unavailable after being saved", () => {
   it("stay in tools, appear in unavailable_tools, and never make a PATCH that does not add them fail", async () => {
     const tenant = await createTenant("pro");
     const db = await testDb();
-    const crm = await arrangeMcpServer(tenant, { name: "CRM", tools: [{ name: "get_customer" }, { name: "list_orders" }, { name: "send_email", writesData: true }] });
+    const crm = await arrangeMcpServer(tenant, {
+      name: "CRM",
+      tools: [{ name: "get_customer" }, { name: "list_orders" }, { name: "send_email", writesData: true }],
+    });
     const other = await arrangeMcpServer(tenant, { name: "Other", tools: [{ name: "search" }] });
-    const keys = { get: `mcp_${crm}_get_customer`, list: `mcp_${crm}_list_orders`, send: `mcp_${crm}_send_email`, search: `mcp_${other}_search` };
+    const keys = {
+      get: `mcp_${crm}_get_customer`,
+      list: `mcp_${crm}_list_orders`,
+      send: `mcp_${crm}_send_email`,
+      search: `mcp_${other}_search`,
+    };
     const tools = ["list_data_bases", keys.get, keys.list, keys.send, keys.search, "create_chart"];
     const agent = await createAgent(tenant, { tools });
     expect(agent.unavailable_tools).toEqual([]);

@@ -13,28 +13,50 @@ beforeAll(async () => {
 });
 
 const post = (tenant: Tenant, body: unknown) => api("/v1/agents", { json: body, as: { key: tenant.key } });
-const patch = (tenant: Tenant, id: string, body: unknown) => api(`/v1/agents/${id}`, { method: "PATCH", json: body, as: { key: tenant.key } });
-const agentCount = async (tenant: Tenant) => (await testDb()).agent.count({ where: { organizationId: tenant.organizationId } });
+const patch = (tenant: Tenant, id: string, body: unknown) =>
+  api(`/v1/agents/${id}`, { method: "PATCH", json: body, as: { key: tenant.key } });
+const agentCount = async (tenant: Tenant) =>
+  (await testDb()).agent.count({ where: { organizationId: tenant.organizationId } });
 let seq = 0;
 const fresh = () => `Agent ${++seq}`;
 const schema = { type: "object", properties: { answer: { type: "string" } }, required: ["answer"] };
-const clientTool = (name: string) => ({ name, description: `Runs ${name} on our side.`, parameters: { type: "object", properties: { id: { type: "string" } } } });
+const clientTool = (name: string) => ({
+  name,
+  description: `Runs ${name} on our side.`,
+  parameters: { type: "object", properties: { id: { type: "string" } } },
+});
 
 describe("POST /v1/agents — the object", () => {
   it("creates with the seed's defaults and answers exactly the seed's object", async () => {
-    const response = await post(acme, { name: "Assistant support", instructions: "Tu réponds à partir des tickets fournis.", tools: ["web_search", "create_chart"] });
+    const response = await post(acme, {
+      name: "Assistant support",
+      instructions: "Tu réponds à partir des tickets fournis.",
+      tools: ["web_search", "create_chart"],
+    });
     expect(response.status).toBe(201);
     const agent = response.body.data;
     expect(Object.keys(agent).sort()).toEqual(agentKeys);
     expect(agent).toMatchObject({
-      name: "Assistant support", instructions: "Tu réponds à partir des tickets fournis.", model: null, temperature: 0.3,
-      tools: ["create_chart"], active: true, output_schema: null, client_tools: [], unavailable_tools: [],
+      name: "Assistant support",
+      instructions: "Tu réponds à partir des tickets fournis.",
+      model: null,
+      temperature: 0.3,
+      tools: ["create_chart"],
+      active: true,
+      output_schema: null,
+      client_tools: [],
+      unavailable_tools: [],
     });
     expect(agent.id).toMatch(/^agt_[0-9a-z]{26}$/);
     expect(agent.created_at).toMatch(isoWithOffset);
     expect(agent.updated_at).toMatch(isoWithOffset);
     const stored = await (await testDb()).agent.findUniqueOrThrow({ where: { id: agent.id } });
-    expect(stored).toMatchObject({ organizationId: acme.organizationId, temperatureCenti: 30, tools: ["create_chart"], modelId: null });
+    expect(stored).toMatchObject({
+      organizationId: acme.organizationId,
+      temperatureCenti: 30,
+      tools: ["create_chart"],
+      modelId: null,
+    });
     const read = await api(`/v1/agents/${agent.id}`, { as: { key: acme.key } });
     expect(read.status).toBe(200);
     expect(read.body.data).toEqual(agent);
@@ -64,14 +86,30 @@ const accepted: [string, Record<string, unknown>, Record<string, unknown>][] = [
   ["temperature 1.995 → 2", { temperature: 1.995 }, { temperature: 2 }],
   ["no tools", { tools: [] }, { tools: [] }],
   ["forced tools removed", { tools: ["web_search", "web_fetch", "calculate"] }, { tools: [] }],
-  ["duplicates removed, order kept", { tools: ["query_table", "create_chart", "query_table", "calculate", "create_chart", "inspect_file"] }, { tools: ["query_table", "create_chart", "inspect_file"] }],
+  [
+    "duplicates removed, order kept",
+    { tools: ["query_table", "create_chart", "query_table", "calculate", "create_chart", "inspect_file"] },
+    { tools: ["query_table", "create_chart", "inspect_file"] },
+  ],
   ["inactive", { active: false }, { active: false }],
-  ["an output schema with a structured-output model", { output_schema: schema, model: models.large }, { output_schema: schema }],
+  [
+    "an output schema with a structured-output model",
+    { output_schema: schema, model: models.large },
+    { output_schema: schema },
+  ],
   ["an output schema with the plan default", { output_schema: schema }, { output_schema: schema }],
   ["output schema null", { output_schema: null }, { output_schema: null }],
-  ["20 client tools", { client_tools: Array.from({ length: 20 }, (_, i) => clientTool(`lookup_${i}`)) }, { client_tools: Array.from({ length: 20 }, (_, i) => clientTool(`lookup_${i}`)) }],
+  [
+    "20 client tools",
+    { client_tools: Array.from({ length: 20 }, (_, i) => clientTool(`lookup_${i}`)) },
+    { client_tools: Array.from({ length: 20 }, (_, i) => clientTool(`lookup_${i}`)) },
+  ],
   ["client tools null", { client_tools: null }, { client_tools: [] }],
-  ["client tool name of 64 characters", { client_tools: [clientTool("a".repeat(64))] }, { client_tools: [clientTool("a".repeat(64))] }],
+  [
+    "client tool name of 64 characters",
+    { client_tools: [clientTool("a".repeat(64))] },
+    { client_tools: [clientTool("a".repeat(64))] },
+  ],
 ];
 
 describe("POST /v1/agents — accepted values", () => {
@@ -105,18 +143,90 @@ const refused: [string, Record<string, unknown>, number, string, string | null][
   ["active not a boolean", { active: "yes" }, 400, "invalid_parameter", "active"],
   ["output_schema not an object", { output_schema: "object" }, 400, "invalid_parameter", "output_schema"],
   ["output_schema a list", { output_schema: [schema] }, 400, "invalid_parameter", "output_schema"],
-  ["output_schema not a valid JSON Schema", { output_schema: { type: "strin" } }, 400, "invalid_parameter", "output_schema"],
-  ["output_schema with an unresolvable $ref", { output_schema: { $ref: "#/$defs/nope" } }, 400, "invalid_parameter", "output_schema"],
-  ["output_schema with a model without structured output", { output_schema: schema, model: models.small }, 422, "output_schema_unsupported", "output_schema"],
-  ["21 client tools", { client_tools: Array.from({ length: 21 }, (_, i) => clientTool(`t${i}`)) }, 400, "invalid_parameter", "client_tools"],
-  ["a client tool name with a space", { client_tools: [clientTool("look up")] }, 400, "invalid_parameter", "client_tools[0].name"],
-  ["a client tool name of 65 characters", { client_tools: [clientTool("a".repeat(65))] }, 400, "invalid_parameter", "client_tools[0].name"],
-  ["client tool names repeated", { client_tools: [clientTool("lookup"), clientTool("lookup")] }, 400, "invalid_parameter", "client_tools[1].name"],
-  ["a client tool named like a catalog tool", { client_tools: [clientTool("create_chart")] }, 400, "invalid_parameter", "client_tools[0].name"],
-  ["a client tool without description", { client_tools: [{ name: "x", parameters: { type: "object" } }] }, 400, "invalid_parameter", "client_tools[0].description"],
-  ["a client tool without parameters", { client_tools: [{ name: "x", description: "d" }] }, 400, "invalid_parameter", "client_tools[0].parameters"],
-  ["client tool parameters not a JSON Schema", { client_tools: [{ ...clientTool("x"), parameters: { type: 12 } }] }, 400, "invalid_parameter", "client_tools[0].parameters"],
-  ["an unknown key in a client tool", { client_tools: [{ ...clientTool("x"), strict: true }] }, 400, "unknown_parameter", "client_tools[0].strict"],
+  [
+    "output_schema not a valid JSON Schema",
+    { output_schema: { type: "strin" } },
+    400,
+    "invalid_parameter",
+    "output_schema",
+  ],
+  [
+    "output_schema with an unresolvable $ref",
+    { output_schema: { $ref: "#/$defs/nope" } },
+    400,
+    "invalid_parameter",
+    "output_schema",
+  ],
+  [
+    "output_schema with a model without structured output",
+    { output_schema: schema, model: models.small },
+    422,
+    "output_schema_unsupported",
+    "output_schema",
+  ],
+  [
+    "21 client tools",
+    { client_tools: Array.from({ length: 21 }, (_, i) => clientTool(`t${i}`)) },
+    400,
+    "invalid_parameter",
+    "client_tools",
+  ],
+  [
+    "a client tool name with a space",
+    { client_tools: [clientTool("look up")] },
+    400,
+    "invalid_parameter",
+    "client_tools[0].name",
+  ],
+  [
+    "a client tool name of 65 characters",
+    { client_tools: [clientTool("a".repeat(65))] },
+    400,
+    "invalid_parameter",
+    "client_tools[0].name",
+  ],
+  [
+    "client tool names repeated",
+    { client_tools: [clientTool("lookup"), clientTool("lookup")] },
+    400,
+    "invalid_parameter",
+    "client_tools[1].name",
+  ],
+  [
+    "a client tool named like a catalog tool",
+    { client_tools: [clientTool("create_chart")] },
+    400,
+    "invalid_parameter",
+    "client_tools[0].name",
+  ],
+  [
+    "a client tool without description",
+    { client_tools: [{ name: "x", parameters: { type: "object" } }] },
+    400,
+    "invalid_parameter",
+    "client_tools[0].description",
+  ],
+  [
+    "a client tool without parameters",
+    { client_tools: [{ name: "x", description: "d" }] },
+    400,
+    "invalid_parameter",
+    "client_tools[0].parameters",
+  ],
+  [
+    "client tool parameters not a JSON Schema",
+    { client_tools: [{ ...clientTool("x"), parameters: { type: 12 } }] },
+    400,
+    "invalid_parameter",
+    "client_tools[0].parameters",
+  ],
+  [
+    "an unknown key in a client tool",
+    { client_tools: [{ ...clientTool("x"), strict: true }] },
+    400,
+    "unknown_parameter",
+    "client_tools[0].strict",
+  ],
   ["an unknown top-level key", { colour: "blue" }, 400, "unknown_parameter", "colour"],
   ["a body that is not an object", [] as unknown as Record<string, unknown>, 400, "invalid_parameter", null],
 ];
@@ -173,11 +283,21 @@ describe("POST /v1/agents — refusals", () => {
 
   it("creates one agent for one Idempotency-Key", async () => {
     const body = { name: "Idempotent agent" };
-    const first = await api("/v1/agents", { json: body, headers: { "idempotency-key": "agt-1" }, as: { key: acme.key } });
-    const second = await api("/v1/agents", { json: body, headers: { "idempotency-key": "agt-1" }, as: { key: acme.key } });
+    const first = await api("/v1/agents", {
+      json: body,
+      headers: { "idempotency-key": "agt-1" },
+      as: { key: acme.key },
+    });
+    const second = await api("/v1/agents", {
+      json: body,
+      headers: { "idempotency-key": "agt-1" },
+      as: { key: acme.key },
+    });
     expect(first.status).toBe(201);
     expect(second.body).toEqual(first.body);
-    expect(await (await testDb()).agent.count({ where: { organizationId: acme.organizationId, name: "Idempotent agent" } })).toBe(1);
+    expect(
+      await (await testDb()).agent.count({ where: { organizationId: acme.organizationId, name: "Idempotent agent" } }),
+    ).toBe(1);
   });
 });
 
@@ -186,7 +306,13 @@ describe("PATCH /v1/agents/{agent}", () => {
     const agent = await createAgent(acme, { instructions: "Keep me", temperature: 0.7, tools: ["create_chart"] });
     const response = await patch(acme, agent.id, { temperature: 1.005, active: false });
     expect(response.status).toBe(200);
-    expect(response.body.data).toMatchObject({ instructions: "Keep me", temperature: 1.01, active: false, tools: ["create_chart"], created_at: agent.created_at });
+    expect(response.body.data).toMatchObject({
+      instructions: "Keep me",
+      temperature: 1.01,
+      active: false,
+      tools: ["create_chart"],
+      created_at: agent.created_at,
+    });
     expect(Date.parse(response.body.data.updated_at)).toBeGreaterThanOrEqual(Date.parse(agent.updated_at));
     expect((await (await testDb()).agent.findUniqueOrThrow({ where: { id: agent.id } })).temperatureCenti).toBe(101);
   });
@@ -199,8 +325,18 @@ describe("PATCH /v1/agents/{agent}", () => {
   });
 
   it("removes output_schema with null, empties client_tools with null or [], clears instructions and the model", async () => {
-    const agent = await createAgent(acme, { instructions: "x", model: models.sonnet, output_schema: schema, client_tools: [clientTool("a")] });
-    const cleared = await patch(acme, agent.id, { output_schema: null, client_tools: null, instructions: null, model: null });
+    const agent = await createAgent(acme, {
+      instructions: "x",
+      model: models.sonnet,
+      output_schema: schema,
+      client_tools: [clientTool("a")],
+    });
+    const cleared = await patch(acme, agent.id, {
+      output_schema: null,
+      client_tools: null,
+      instructions: null,
+      model: null,
+    });
     expect(cleared.status).toBe(200);
     expect(cleared.body.data).toMatchObject({ output_schema: null, client_tools: [], instructions: null, model: null });
     const stored = await (await testDb()).agent.findUniqueOrThrow({ where: { id: agent.id } });
@@ -269,7 +405,10 @@ describe("GET /v1/agents", () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const response: { status: number; body: any } = await api(`/v1/agents?limit=2${cursor ? `&cursor=${cursor}` : ""}`, { as: { key: tenant.key } });
+      const response: { status: number; body: any } = await api(
+        `/v1/agents?limit=2${cursor ? `&cursor=${cursor}` : ""}`,
+        { as: { key: tenant.key } },
+      );
       expect(response.status).toBe(200);
       expect(response.body.data.length).toBeLessThanOrEqual(2);
       seen.push(...response.body.data.map((a: { id: string }) => a.id));

@@ -13,12 +13,22 @@ interface RawResponse {
   text: string;
 }
 
-function raw(method: string, path: string, options: { headers?: Record<string, string>; body?: Buffer } = {}): Promise<RawResponse> {
+function raw(
+  method: string,
+  path: string,
+  options: { headers?: Record<string, string>; body?: Buffer } = {},
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const request = http.request(`${baseUrl}${path}`, { method, headers: options.headers }, (response) => {
       const chunks: Buffer[] = [];
       response.on("data", (chunk: Buffer) => chunks.push(chunk));
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString("utf8") }));
+      response.on("end", () =>
+        resolve({
+          status: response.statusCode ?? 0,
+          headers: response.headers,
+          text: Buffer.concat(chunks).toString("utf8"),
+        }),
+      );
       response.on("error", reject);
     });
     request.on("error", reject);
@@ -89,22 +99,28 @@ describe("methods no route exports", () => {
 });
 
 describe("multipart requests with a wrong method", () => {
-  it.each(["PUT", "PATCH", "QUERY", "TRACE"])("%s /v1/files with a file gets the 405 envelope and stores nothing", async (method) => {
-    const db = await testDb();
-    const before = await db.file.count({ where: { organizationId: acme.organizationId } });
-    const { body, contentType } = multipart("bonjour", "notes.txt");
-    const response = await raw(method, "/v1/files", { headers: { ...auth, "content-type": contentType }, body });
-    expectEnvelope(response, 405, "method_not_allowed");
-    expect(allowOf(response)).toEqual(["GET", "POST"]);
-    expect(await db.file.count({ where: { organizationId: acme.organizationId } })).toBe(before);
-  });
+  it.each(["PUT", "PATCH", "QUERY", "TRACE"])(
+    "%s /v1/files with a file gets the 405 envelope and stores nothing",
+    async (method) => {
+      const db = await testDb();
+      const before = await db.file.count({ where: { organizationId: acme.organizationId } });
+      const { body, contentType } = multipart("bonjour", "notes.txt");
+      const response = await raw(method, "/v1/files", { headers: { ...auth, "content-type": contentType }, body });
+      expectEnvelope(response, 405, "method_not_allowed");
+      expect(allowOf(response)).toEqual(["GET", "POST"]);
+      expect(await db.file.count({ where: { organizationId: acme.organizationId } })).toBe(before);
+    },
+  );
 
   it("the same multipart body with POST is stored", async () => {
     const { body, contentType } = multipart("bonjour", "notes.txt");
     const response = await raw("POST", "/v1/files", { headers: { ...auth, "content-type": contentType }, body });
     expect(response.status).toBe(201);
     const id = JSON.parse(response.text).data.id;
-    expect(await (await testDb()).file.findUnique({ where: { id } })).toMatchObject({ organizationId: acme.organizationId, filename: "notes.txt" });
+    expect(await (await testDb()).file.findUnique({ where: { id } })).toMatchObject({
+      organizationId: acme.organizationId,
+      filename: "notes.txt",
+    });
   });
 });
 

@@ -20,9 +20,18 @@ afterAll(async () => {
 });
 
 const builtinKeys = [
-  "web_search", "web_fetch", "calculate", "create_chart",
-  "inspect_file", "read_uploaded_file", "search_text", "list_uploaded_files",
-  "list_data_bases", "describe_table", "query_table", "get_operation",
+  "web_search",
+  "web_fetch",
+  "calculate",
+  "create_chart",
+  "inspect_file",
+  "read_uploaded_file",
+  "search_text",
+  "list_uploaded_files",
+  "list_data_bases",
+  "describe_table",
+  "query_table",
+  "get_operation",
 ];
 
 describe("the catalog of a free organization", () => {
@@ -30,18 +39,37 @@ describe("the catalog of a free organization", () => {
     const entries = await catalog(free);
     expect(entries.map((e) => e.key)).toEqual(builtinKeys);
     expect(entries.find((e) => e.key === "web_search")).toEqual({
-      key: "web_search", label: "Web search", description: "Searches the web and returns results with their URLs.",
-      kind: "native", forced: true, available: true, reason: null, server: null, writes_data: false,
+      key: "web_search",
+      label: "Web search",
+      description: "Searches the web and returns results with their URLs.",
+      kind: "native",
+      forced: true,
+      available: true,
+      reason: null,
+      server: null,
+      writes_data: false,
     });
     expect(entries.find((e) => e.key === "create_chart")).toEqual({
-      key: "create_chart", label: "Chart", description: "Creates a bar, line, pie or area chart, returned as structured data.",
-      kind: "native", forced: false, available: true, reason: null, server: null, writes_data: false,
+      key: "create_chart",
+      label: "Chart",
+      description: "Creates a bar, line, pie or area chart, returned as structured data.",
+      kind: "native",
+      forced: false,
+      available: true,
+      reason: null,
+      server: null,
+      writes_data: false,
     });
     expect(entries.find((e) => e.key === "list_data_bases")).toEqual({
-      key: "list_data_bases", label: "List data bases", description: "Lists the data bases of the organization and their tables.",
-      kind: "data", forced: false, available: false,
+      key: "list_data_bases",
+      label: "List data bases",
+      description: "Lists the data bases of the organization and their tables.",
+      kind: "data",
+      forced: false,
+      available: false,
       reason: { code: "plan_feature_missing", message: "Your plan does not include structured data." },
-      server: null, writes_data: false,
+      server: null,
+      writes_data: false,
     });
     expect(entries.filter((e) => e.forced).map((e) => e.key)).toEqual(["web_search", "web_fetch", "calculate"]);
     expect(entries.filter((e) => e.kind === "data").every((e) => e.reason?.code === "plan_feature_missing")).toBe(true);
@@ -51,7 +79,11 @@ describe("the catalog of a free organization", () => {
 describe("the catalog of a pro organization", () => {
   it("offers the data tools and one entry per tool of the connected server", async () => {
     const entries = await catalog(pro);
-    expect(entries.find((e) => e.key === "list_data_bases")).toMatchObject({ kind: "data", available: true, reason: null });
+    expect(entries.find((e) => e.key === "list_data_bases")).toMatchObject({
+      kind: "data",
+      available: true,
+      reason: null,
+    });
     const mcp = entries.filter((e) => e.kind === "mcp");
     expect(mcp).toHaveLength(11);
     expect(mcp.every((e) => e.key.startsWith(`mcp_${serverId}_`) && e.label.startsWith("CRM Acme — "))).toBe(true);
@@ -59,19 +91,34 @@ describe("the catalog of a pro organization", () => {
 
   it("keeps a freshly synced tool unavailable until a person reviews it", async () => {
     expect(await catalogEntry(pro, `mcp_${serverId}_send_email`)).toEqual({
-      key: `mcp_${serverId}_send_email`, label: "CRM Acme — send_email",
+      key: `mcp_${serverId}_send_email`,
+      label: "CRM Acme — send_email",
       description: expect.stringContaining("e-mail"),
-      kind: "mcp", forced: false, available: false,
-      reason: { code: "mcp_tool_needs_review", message: "This tool is new or changed since its last review; a person must review it." },
-      server: { id: serverId, name: "CRM Acme" }, writes_data: true,
+      kind: "mcp",
+      forced: false,
+      available: false,
+      reason: {
+        code: "mcp_tool_needs_review",
+        message: "This tool is new or changed since its last review; a person must review it.",
+      },
+      server: { id: serverId, name: "CRM Acme" },
+      writes_data: true,
     });
   });
 
   it("makes the tool available once reviewed, with writes_data as the reviewer decided", async () => {
     await reviewTool(pro, serverId, "send_email", { writes_data: true });
     await reviewTool(pro, serverId, "get_customer", { writes_data: false });
-    expect(await catalogEntry(pro, `mcp_${serverId}_send_email`)).toMatchObject({ available: true, reason: null, writes_data: true });
-    expect(await catalogEntry(pro, `mcp_${serverId}_get_customer`)).toMatchObject({ available: true, reason: null, writes_data: false });
+    expect(await catalogEntry(pro, `mcp_${serverId}_send_email`)).toMatchObject({
+      available: true,
+      reason: null,
+      writes_data: true,
+    });
+    expect(await catalogEntry(pro, `mcp_${serverId}_get_customer`)).toMatchObject({
+      available: true,
+      reason: null,
+      writes_data: false,
+    });
   });
 });
 
@@ -88,7 +135,10 @@ describe("every reason code, through real state changes", () => {
 
   it("mcp_tool_disabled, then available again when re-enabled", async () => {
     expect((await patchTool(pro, serverId, "get_customer", { enabled: false })).status).toBe(200);
-    expect(await catalogEntry(pro, key())).toMatchObject({ available: false, reason: { code: "mcp_tool_disabled", message: "This tool is disabled in your MCP settings." } });
+    expect(await catalogEntry(pro, key())).toMatchObject({
+      available: false,
+      reason: { code: "mcp_tool_disabled", message: "This tool is disabled in your MCP settings." },
+    });
     await patchTool(pro, serverId, "get_customer", { enabled: true });
     expect(await catalogEntry(pro, key())).toMatchObject({ available: true });
   });
@@ -105,11 +155,19 @@ describe("every reason code, through real state changes", () => {
   it("mcp_per_user_credentials and mcp_oauth_credentials follow the server's auth mode", async () => {
     await patchServer(pro, serverId, { auth: "per_user_token" });
     expect(await catalogEntry(pro, key())).toMatchObject({
-      available: false, reason: { code: "mcp_per_user_credentials", message: "This connector uses a token per member; an API run has no member." },
+      available: false,
+      reason: {
+        code: "mcp_per_user_credentials",
+        message: "This connector uses a token per member; an API run has no member.",
+      },
     });
     await patchServer(pro, serverId, { auth: "oauth" });
     expect(await catalogEntry(pro, key())).toMatchObject({
-      available: false, reason: { code: "mcp_oauth_credentials", message: "This connector signs each member in with OAuth; an API run has no member." },
+      available: false,
+      reason: {
+        code: "mcp_oauth_credentials",
+        message: "This connector signs each member in with OAuth; an API run has no member.",
+      },
     });
     await patchServer(pro, serverId, { auth: "none" });
     expect(await catalogEntry(pro, key())).toMatchObject({ available: true });
@@ -119,7 +177,11 @@ describe("every reason code, through real state changes", () => {
     await crmFaults({ tool_schema_variant: 2 });
     const sync = await syncServer(pro, serverId);
     expect(sync.body.sync.changed).toEqual(["get_customer"]);
-    expect(await catalogEntry(pro, key())).toMatchObject({ available: false, reason: { code: "mcp_tool_needs_review" }, writes_data: false });
+    expect(await catalogEntry(pro, key())).toMatchObject({
+      available: false,
+      reason: { code: "mcp_tool_needs_review" },
+      writes_data: false,
+    });
     await reviewTool(pro, serverId, "get_customer");
     expect(await catalogEntry(pro, key())).toMatchObject({ available: true, writes_data: false });
     await crmFaults({ tool_schema_variant: 1 });
@@ -160,8 +222,15 @@ describe("GET /v1/tools/{key}", () => {
   it("returns an MCP tool with the schemas recorded at sync", async () => {
     const response = await api(`/v1/tools/mcp_${serverId}_commit_address_change`, { as: { key: pro.key } });
     expect(response.status).toBe(200);
-    expect(response.body.data).toMatchObject({ kind: "mcp", server: { id: serverId, name: "CRM Acme" }, available: false });
-    expect(response.body.data.input_schema).toMatchObject({ additionalProperties: false, required: expect.arrayContaining(["expected_version"]) });
+    expect(response.body.data).toMatchObject({
+      kind: "mcp",
+      server: { id: serverId, name: "CRM Acme" },
+      available: false,
+    });
+    expect(response.body.data.input_schema).toMatchObject({
+      additionalProperties: false,
+      required: expect.arrayContaining(["expected_version"]),
+    });
   });
 
   it("answers 404 for a key outside the catalog", async () => {

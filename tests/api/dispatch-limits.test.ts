@@ -36,7 +36,14 @@ describe.each([
   beforeAll(async () => {
     tenant = await createTenant("pro");
     agentId = (await createAgent(tenant)).id;
-    const env = { ...process.env, NODE_ENV: "production" as const, ...suiteNetwork(), GUICHET_RUN_CALLS_PER_MINUTE: String(RUN_LIMIT), GUICHET_ORG_CALLS_PER_MINUTE: String(ORG_LIMIT), ...extra };
+    const env = {
+      ...process.env,
+      NODE_ENV: "production" as const,
+      ...suiteNetwork(),
+      GUICHET_RUN_CALLS_PER_MINUTE: String(RUN_LIMIT),
+      GUICHET_ORG_CALLS_PER_MINUTE: String(ORG_LIMIT),
+      ...extra,
+    };
     apps = await Promise.all([startApp(env), startApp(env)]);
   });
 
@@ -48,7 +55,13 @@ describe.each([
     const results: { at: number; ok: boolean; envelope: any }[] = [];
     for (let i = 0; i < count; i++) {
       const at = Date.now();
-      const envelope = await callTool(caller, runIds[i % runIds.length], "calculate", { expression: `${i} + 1` }, apps[i % 2].baseUrl);
+      const envelope = await callTool(
+        caller,
+        runIds[i % runIds.length],
+        "calculate",
+        { expression: `${i} + 1` },
+        apps[i % 2].baseUrl,
+      );
       results.push({ at, ok: envelope.ok, envelope });
     }
     return results;
@@ -99,6 +112,12 @@ describe("one in-flight write per target (WriteLock)", () => {
     const later = new Date(Date.now() + 50);
     expect(await acquireWriteLock(target, "op_next", 60_000, later)).toBe(true);
     await releaseWriteLock(target, "op_crashed");
-    expect((await (await testDb()).writeLock.findUniqueOrThrow({ where: { target: `${target.organizationId}:customer:${target.id}` } })).holder).toBe("op_next");
+    expect(
+      (
+        await (
+          await testDb()
+        ).writeLock.findUniqueOrThrow({ where: { target: `${target.organizationId}:customer:${target.id}` } })
+      ).holder,
+    ).toBe("op_next");
   });
 });

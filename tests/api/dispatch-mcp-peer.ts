@@ -16,7 +16,11 @@ const tools = [
     annotations: { readOnlyHint: true },
     inputSchema: { type: "object", properties: { user_id: { type: "string", minLength: 1 } }, required: ["user_id"] },
     // Open on purpose: the server may add fields; the result view keeps only the declared ones.
-    outputSchema: { type: "object", properties: { name: { type: "string" }, plan: { type: "string" } }, required: ["name", "plan"] },
+    outputSchema: {
+      type: "object",
+      properties: { name: { type: "string" }, plan: { type: "string" } },
+      required: ["name", "plan"],
+    },
   },
   {
     name: "get_account",
@@ -28,7 +32,10 @@ const tools = [
       type: "object",
       properties: {
         owner: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
-        contacts: { type: "array", items: { type: "object", properties: { kind: { type: "string" } }, required: ["kind"] } },
+        contacts: {
+          type: "array",
+          items: { type: "object", properties: { kind: { type: "string" } }, required: ["kind"] },
+        },
       },
       required: ["owner", "contacts"],
     },
@@ -40,7 +47,12 @@ const tools = [
     inputSchema: { type: "object", properties: {} },
     outputSchema: { type: "object", properties: { count: { type: "integer" } }, required: ["count"] },
   },
-  { name: "say_hello", description: "Say hello.", annotations: { readOnlyHint: true }, inputSchema: { type: "object", properties: { name: { type: "string" } } } },
+  {
+    name: "say_hello",
+    description: "Say hello.",
+    annotations: { readOnlyHint: true },
+    inputSchema: { type: "object", properties: { name: { type: "string" } } },
+  },
   {
     name: "find_order",
     description: "Find an order (refuses in plain text, as many servers do).",
@@ -68,13 +80,19 @@ export async function startMcpPeer(): Promise<McpPeer> {
     calls[name] = (calls[name] ?? 0) + 1;
     switch (name) {
       case "get_profile":
-        return { content: [], structuredContent: { name: "Camille", plan: "pro", api_token: "tok_live_SECRET", internal_score: 42 } };
+        return {
+          content: [],
+          structuredContent: { name: "Camille", plan: "pro", api_token: "tok_live_SECRET", internal_score: 42 },
+        };
       case "get_account":
         return {
           content: [],
           structuredContent: {
             owner: { name: "Camille", password_hash: "bcrypt$OWNER_SECRET" },
-            contacts: [{ kind: "email", value: "camille@private.test" }, { kind: "phone", value: "+33 6 00 00 00 00", risk_flag: true }],
+            contacts: [
+              { kind: "email", value: "camille@private.test" },
+              { kind: "phone", value: "+33 6 00 00 00 00", risk_flag: true },
+            ],
           },
         };
       case "count_things":
@@ -84,7 +102,12 @@ export async function startMcpPeer(): Promise<McpPeer> {
       case "find_order":
         return { isError: true, content: [{ type: "text", text: "Order 42 is archived; ask support." }] };
       default:
-        if (calls[name] % 2 === 1) return { isError: true, content: [{ type: "text", text: "busy" }], structuredContent: { error: { code: "BUSY", message: "Try again.", retryable: true } } };
+        if (calls[name] % 2 === 1)
+          return {
+            isError: true,
+            content: [{ type: "text", text: "busy" }],
+            structuredContent: { error: { code: "BUSY", message: "Try again.", retryable: true } },
+          };
         return { content: [], structuredContent: { attempt: calls[name] } };
     }
   }
@@ -107,9 +130,10 @@ export async function startMcpPeer(): Promise<McpPeer> {
   return {
     url: `http://peer.test:${port}/mcp`, // a public-looking name for 127.0.0.1 (test hosts)
     calls,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

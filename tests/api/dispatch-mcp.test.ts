@@ -1,5 +1,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { callTool, connectCrm, createAgent, createRun, reviewAll, storedSteps, syncServer, type ConnectedCrm } from "./dispatch-fixtures";
+import {
+  callTool,
+  connectCrm,
+  createAgent,
+  createRun,
+  reviewAll,
+  storedSteps,
+  syncServer,
+  type ConnectedCrm,
+} from "./dispatch-fixtures";
 import { startMcpPeer, type McpPeer } from "./dispatch-mcp-peer";
 import { api, createTenant, crmFaults, crmState, testDb, type Tenant } from "./helpers";
 
@@ -19,7 +28,15 @@ beforeAll(async () => {
   peerServer = await connectCrm(acme, { url: peer.url, name: "Profils" });
 });
 
-afterEach(async () => crmFaults({ malformed_success: false, slow_ms: 0, cut_after_commit: false, status_down: false, tool_schema_variant: 1 }));
+afterEach(async () =>
+  crmFaults({
+    malformed_success: false,
+    slow_ms: 0,
+    cut_after_commit: false,
+    status_down: false,
+    tool_schema_variant: 1,
+  }),
+);
 afterAll(async () => peer?.close());
 
 async function runWith(tools: string[], capabilities: "read" | "read_write" = "read") {
@@ -32,14 +49,22 @@ describe("CRM Acme reads", () => {
     const run = await runWith([crm.key("get_customer")]);
     const stored = (await crmState()).customers.find((c: { customer_id: string }) => c.customer_id === "C-1842");
     const envelope = await callTool(acme, run, crm.key("get_customer"), { customer_id: "C-1842" });
-    expect(envelope).toMatchObject({ ok: true, result: { customer_id: "C-1842", name: stored.name, version: stored.version }, evidence: { tool: `${crm.key("get_customer")}@1`, untrusted: true } });
+    expect(envelope).toMatchObject({
+      ok: true,
+      result: { customer_id: "C-1842", name: stored.name, version: stored.version },
+      evidence: { tool: `${crm.key("get_customer")}@1`, untrusted: true },
+    });
   });
 
   it("pages orders with the service's cursor", async () => {
     const run = await runWith([crm.key("list_orders")]);
     const first = await callTool(acme, run, crm.key("list_orders"), { customer_id: "C-1842", limit: 10 });
     expect(first.result.orders).toHaveLength(10);
-    const second = await callTool(acme, run, crm.key("list_orders"), { customer_id: "C-1842", limit: 10, cursor: first.result.next_cursor });
+    const second = await callTool(acme, run, crm.key("list_orders"), {
+      customer_id: "C-1842",
+      limit: 10,
+      cursor: first.result.next_cursor,
+    });
     expect(second.result.orders[0].order_id).not.toBe(first.result.orders[0].order_id);
   });
 
@@ -56,7 +81,15 @@ describe("faults", () => {
     const run = await runWith([crm.key("get_customer")]);
     await crmFaults({ malformed_success: true });
     const envelope = await callTool(acme, run, crm.key("get_customer"), { customer_id: "C-1842" });
-    expect(envelope).toEqual({ ok: false, error: { code: "INVALID_OUTPUT", message: expect.stringContaining("output schema"), retryable: false, field: null } });
+    expect(envelope).toEqual({
+      ok: false,
+      error: {
+        code: "INVALID_OUTPUT",
+        message: expect.stringContaining("output schema"),
+        retryable: false,
+        field: null,
+      },
+    });
     expect(JSON.stringify(envelope)).not.toMatch(/Camille|unexpected_field|C-1842/);
     const [step] = await storedSteps(run);
     expect(step).toMatchObject({ status: "error", errorCode: "INVALID_OUTPUT", debugPayload: null });
@@ -89,7 +122,9 @@ describe("faults", () => {
     const envelope = await callTool(acme, run, peerServer.key("flaky_read"));
     expect(envelope).toMatchObject({ ok: true, result: { attempt: before + 2 }, evidence: { retries: 1 } });
     const db = await testDb();
-    const retries = await db.telemetryCounter.findMany({ where: { organizationId: acme.organizationId, metric: "retry", tool: peerServer.key("flaky_read") } });
+    const retries = await db.telemetryCounter.findMany({
+      where: { organizationId: acme.organizationId, metric: "retry", tool: peerServer.key("flaky_read") },
+    });
     expect(retries.reduce((sum, r) => sum + r.count, 0)).toBeGreaterThanOrEqual(1);
     expect(retries[0].code).toBe("safe");
   });
@@ -133,13 +168,17 @@ describe("output validation and the result view", () => {
 
   it("gives a tool without an output schema one bounded text field", async () => {
     const run = await runWith([peerServer.key("say_hello")]);
-    expect((await callTool(acme, run, peerServer.key("say_hello"), { name: "Camille" })).result).toEqual({ text: "Bonjour Camille" });
+    expect((await callTool(acme, run, peerServer.key("say_hello"), { name: "Camille" })).result).toEqual({
+      text: "Bonjour Camille",
+    });
   });
 
   it("closes the open input objects of a reviewed schema: an invented field is refused", async () => {
     const run = await runWith([peerServer.key("get_profile")]);
     const before = peer.calls.get_profile ?? 0;
-    expect((await callTool(acme, run, peerServer.key("get_profile"), { user_id: "u1", as_admin: true })).error).toMatchObject({ code: "INVALID_ARGUMENTS", field: "/as_admin" });
+    expect(
+      (await callTool(acme, run, peerServer.key("get_profile"), { user_id: "u1", as_admin: true })).error,
+    ).toMatchObject({ code: "INVALID_ARGUMENTS", field: "/as_admin" });
     expect(peer.calls.get_profile ?? 0).toBe(before);
   });
 });
@@ -155,14 +194,20 @@ describe("contract versions", () => {
     let contract = await api(`/v1/tools/${key}/contract`, { as: { key: acme.key } });
     expect(contract.body.data.version).toBe(1);
     expect(contract.body.data.versions.map((v: { version: number }) => v.version)).toEqual([1]);
-    expect((await api("/v1/agents", { json: { name: "Pendant la revue", tools: [key] }, as: { key: acme.key } })).body.error.code).toBe("tool_unavailable");
+    expect(
+      (await api("/v1/agents", { json: { name: "Pendant la revue", tools: [key] }, as: { key: acme.key } })).body.error
+        .code,
+    ).toBe("tool_unavailable");
     expect((await callTool(acme, oldRun, key, { customer_id: "C-1842" })).evidence.tool).toBe(`${key}@1`);
 
     await reviewAll(acme, crm.serverId);
     contract = await api(`/v1/tools/${key}/contract`, { as: { key: acme.key } });
     expect(contract.body.data.version).toBe(2);
     expect(contract.body.data.input_schema.properties.include).toBeDefined();
-    expect((await api(`/v1/tools/${key}/contract?version=1`, { as: { key: acme.key } })).body.data.input_schema.properties.include).toBeUndefined();
+    expect(
+      (await api(`/v1/tools/${key}/contract?version=1`, { as: { key: acme.key } })).body.data.input_schema.properties
+        .include,
+    ).toBeUndefined();
 
     const newRun = await runWith([key]);
     const fresh = await callTool(acme, newRun, key, { customer_id: "C-1842", include: ["orders_count"] });
@@ -170,17 +215,36 @@ describe("contract versions", () => {
 
     // The old run still calls v1: its schema refuses the new field, and v2 is not its version.
     expect((await callTool(acme, oldRun, key, { customer_id: "C-1842" })).evidence.tool).toBe(`${key}@1`);
-    expect((await callTool(acme, oldRun, key, { customer_id: "C-1842", include: ["orders_count"] })).error).toMatchObject({ code: "INVALID_ARGUMENTS", field: "/include" });
-    expect((await callTool(acme, oldRun, `${key}@2`, { customer_id: "C-1842" })).error.code).toBe("UNSUPPORTED_VERSION");
-    expect((await callTool(acme, newRun, `${key}@1`, { customer_id: "C-1842" })).error.code).toBe("UNSUPPORTED_VERSION");
-    const stored = await (await testDb()).toolContract.findMany({ where: { organizationId: acme.organizationId, key }, orderBy: { version: "asc" } });
+    expect(
+      (await callTool(acme, oldRun, key, { customer_id: "C-1842", include: ["orders_count"] })).error,
+    ).toMatchObject({ code: "INVALID_ARGUMENTS", field: "/include" });
+    expect((await callTool(acme, oldRun, `${key}@2`, { customer_id: "C-1842" })).error.code).toBe(
+      "UNSUPPORTED_VERSION",
+    );
+    expect((await callTool(acme, newRun, `${key}@1`, { customer_id: "C-1842" })).error.code).toBe(
+      "UNSUPPORTED_VERSION",
+    );
+    const stored = await (
+      await testDb()
+    ).toolContract.findMany({ where: { organizationId: acme.organizationId, key }, orderBy: { version: "asc" } });
     expect(stored.map((c) => c.version)).toEqual([1, 2]);
   });
 
   it("serves built-in contracts with their history and 404s for unknown tools or versions", async () => {
     const contract = await api("/v1/tools/calculate/contract", { as: { key: await acme.keyWith(["tools:read"]) } });
     expect(contract.status).toBe(200);
-    expect(contract.body.data).toMatchObject({ key: "calculate", version: 1, effect: "read", retry: "safe", timeout_ms: 2000, max_argument_bytes: 4096, result_view: ["/expression", "/result"], cancellation: "abort", retired: false, versions: [{ version: 1, published_at: null, retired: false }] });
+    expect(contract.body.data).toMatchObject({
+      key: "calculate",
+      version: 1,
+      effect: "read",
+      retry: "safe",
+      timeout_ms: 2000,
+      max_argument_bytes: 4096,
+      result_view: ["/expression", "/result"],
+      cancellation: "abort",
+      retired: false,
+      versions: [{ version: 1, published_at: null, retired: false }],
+    });
     expect((await api("/v1/tools/calculate/contract?version=7", { as: { key: acme.key } })).status).toBe(404);
     expect((await api("/v1/tools/nothing/contract", { as: { key: acme.key } })).status).toBe(404);
     const other = await createTenant("pro");

@@ -30,17 +30,25 @@ beforeAll(async () => {
     const q = new URL(req.url ?? "/", "http://x").searchParams.get("q");
     if (searchMode === "down") return res.writeHead(503).end("busy");
     if (searchMode === "garbage") return res.writeHead(200, { "content-type": "application/json" }).end("{not json");
-    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({
-      results: [
-        { title: `Résultat pour ${q}`, url: "https://example.org/guichet", content: "Un guichet pour les agents." },
-        { title: "Lien local", url: "file:///etc/passwd", content: "dropped" },
-        { title: "Deux", url: "https://example.org/deux", content: "Second." },
-        { title: "Trois", url: "https://example.org/trois", content: "Troisième." },
-      ],
-    }));
+    res.writeHead(200, { "content-type": "application/json" }).end(
+      JSON.stringify({
+        results: [
+          { title: `Résultat pour ${q}`, url: "https://example.org/guichet", content: "Un guichet pour les agents." },
+          { title: "Lien local", url: "file:///etc/passwd", content: "dropped" },
+          { title: "Deux", url: "https://example.org/deux", content: "Second." },
+          { title: "Trois", url: "https://example.org/trois", content: "Troisième." },
+        ],
+      }),
+    );
   });
   // The search backend is the one allowlisted private origin here; CRM Acme is not.
-  app = await startApp({ ...process.env, NODE_ENV: "production", ...testNetwork(), GUICHET_PRIVATE_ORIGINS: search.origin, GUICHET_SEARCH_URL: `${search.origin}/search` });
+  app = await startApp({
+    ...process.env,
+    NODE_ENV: "production",
+    ...testNetwork(),
+    GUICHET_PRIVATE_ORIGINS: search.origin,
+    GUICHET_SEARCH_URL: `${search.origin}/search`,
+  });
   const agent = await createAgent(acme, { tools: [crm.key("get_customer")] });
   run = (await createRun(acme, { agent: agent.id })).run.id;
 });
@@ -59,7 +67,11 @@ describe("web_search through the configured backend", () => {
     const envelope = await call("web_search", { query: "guichet agents", max_results: 2 });
     expect(envelope.result).toEqual({
       results: [
-        { title: "Résultat pour guichet agents", url: "https://example.org/guichet", snippet: "Un guichet pour les agents." },
+        {
+          title: "Résultat pour guichet agents",
+          url: "https://example.org/guichet",
+          snippet: "Un guichet pour les agents.",
+        },
         { title: "Deux", url: "https://example.org/deux", snippet: "Second." },
       ],
       untrusted: true,
@@ -73,13 +85,22 @@ describe("web_search through the configured backend", () => {
     const steps = await storedSteps(run);
     expect(steps.at(-1)).toMatchObject({ errorCode: "UPSTREAM_ERROR", retries: 2 });
     searchMode = "garbage";
-    expect((await call("web_search", { query: "guichet" })).error).toMatchObject({ code: "UPSTREAM_ERROR", retryable: false });
+    expect((await call("web_search", { query: "guichet" })).error).toMatchObject({
+      code: "UPSTREAM_ERROR",
+      retryable: false,
+    });
     searchMode = "ok";
   });
 });
 
 describe("SSRF: loopback for nobody but the allowlisted origins", () => {
-  it.each(["http://127.0.0.1:PORT/", "http://localhost:PORT/", "http://[::1]:PORT/", "http://2130706433:PORT/", "http://127.1:PORT/"])("refuses %s and never connects", async (template) => {
+  it.each([
+    "http://127.0.0.1:PORT/",
+    "http://localhost:PORT/",
+    "http://[::1]:PORT/",
+    "http://2130706433:PORT/",
+    "http://127.1:PORT/",
+  ])("refuses %s and never connects", async (template) => {
     const before = pageHits;
     const url = template.replace("PORT", new URL(page.origin).port);
     const envelope = await call("web_fetch", { url });
@@ -105,9 +126,17 @@ describe("no raw argument is stored or logged", () => {
     const planted = `PLANTED${randomBytes(8).toString("hex")}`;
     const agent = await createAgent(acme, { tools: ["create_chart"] });
     const { run: fresh } = await createRun(acme, { agent: agent.id });
-    const ok = await call("calculate", { expression: `1 + 1 + 0 * ${Number.parseInt(planted.slice(7, 13), 16)}` }, fresh.id);
+    const ok = await call(
+      "calculate",
+      { expression: `1 + 1 + 0 * ${Number.parseInt(planted.slice(7, 13), 16)}` },
+      fresh.id,
+    );
     expect(ok.ok).toBe(true);
-    const echoed = await call("create_chart", { type: "bar", title: planted, series: [{ name: planted, points: [{ x: planted, y: 1 }] }] }, fresh.id);
+    const echoed = await call(
+      "create_chart",
+      { type: "bar", title: planted, series: [{ name: planted, points: [{ x: planted, y: 1 }] }] },
+      fresh.id,
+    );
     expect(echoed.result.chart.title).toBe(planted);
     await call("create_chart", { type: "bar", title: planted, series: [] }, fresh.id);
     await call("web_fetch", { url: `https://example.org/${planted}`, extra: planted }, fresh.id);

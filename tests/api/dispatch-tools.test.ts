@@ -22,18 +22,25 @@ beforeAll(async () => {
   other = await createTenant("pro");
   web = await startTestServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://x");
-    if (url.pathname === "/article") return res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end("<html><head><title>Guichet</title><script>steal()</script></head><body><h1>Frontière</h1><p>Les outils typés.</p></body></html>");
+    if (url.pathname === "/article")
+      return res
+        .writeHead(200, { "content-type": "text/html; charset=utf-8" })
+        .end(
+          "<html><head><title>Guichet</title><script>steal()</script></head><body><h1>Frontière</h1><p>Les outils typés.</p></body></html>",
+        );
     if (url.pathname === "/big") return res.writeHead(200, { "content-type": "text/plain" }).end("é".repeat(60_000));
     if (url.pathname === "/hang") {
       hangs++;
       return; // never answers
     }
     if (url.pathname === "/to-article") return res.writeHead(302, { location: "/article" }).end();
-    if (url.pathname === "/to-metadata") return res.writeHead(302, { location: "http://169.254.169.254/latest/meta-data/" }).end();
+    if (url.pathname === "/to-metadata")
+      return res.writeHead(302, { location: "http://169.254.169.254/latest/meta-data/" }).end();
     if (url.pathname === "/to-private") return res.writeHead(301, { location: "http://10.1.2.3/admin" }).end();
     if (url.pathname === "/to-loopback") return res.writeHead(302, { location: `${web.origin}/article` }).end();
     if (url.pathname === "/to-guichet") return res.writeHead(307, { location: `${baseUrl}/api/health` }).end();
-    if (url.pathname === "/binary") return res.writeHead(200, { "content-type": "application/octet-stream" }).end(Buffer.from([0, 1, 2]));
+    if (url.pathname === "/binary")
+      return res.writeHead(200, { "content-type": "application/octet-stream" }).end(Buffer.from([0, 1, 2]));
     res.writeHead(404).end();
   });
   site = publicTestOrigin(web.origin);
@@ -49,26 +56,81 @@ describe("calculate", () => {
     expect(envelope).toEqual({
       ok: true,
       result: { expression: "round((1250 * 1.2) / 7, 2) + 2 ^ 10", result: 1238.29 },
-      evidence: { run, step: expect.stringMatching(/^step_/), tool: "calculate@1", effect: "read", duration_ms: expect.any(Number), arguments_sha256: expect.stringMatching(/^[0-9a-f]{64}$/), retries: 0, untrusted: true },
+      evidence: {
+        run,
+        step: expect.stringMatching(/^step_/),
+        tool: "calculate@1",
+        effect: "read",
+        duration_ms: expect.any(Number),
+        arguments_sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+        retries: 0,
+        untrusted: true,
+      },
     });
   });
 
   it("reports a division by zero or a syntax error as INVALID_ARGUMENTS at /expression", async () => {
-    expect((await callTool(acme, run, "calculate", { expression: "1 / 0" })).error).toMatchObject({ code: "INVALID_ARGUMENTS", field: "/expression" });
-    expect((await callTool(acme, run, "calculate", { expression: "(1 + 2" })).error).toMatchObject({ code: "INVALID_ARGUMENTS", field: "/expression" });
+    expect((await callTool(acme, run, "calculate", { expression: "1 / 0" })).error).toMatchObject({
+      code: "INVALID_ARGUMENTS",
+      field: "/expression",
+    });
+    expect((await callTool(acme, run, "calculate", { expression: "(1 + 2" })).error).toMatchObject({
+      code: "INVALID_ARGUMENTS",
+      field: "/expression",
+    });
   });
 });
 
 describe("create_chart", () => {
   it.each(["bar", "line", "area", "pie"])("returns a %s chart as data", async (type) => {
-    const envelope = await callTool(acme, run, "create_chart", { type, title: "Ventes 2026", series: [{ name: "CA", points: [{ x: "jan", y: 12 }, { x: "fév", y: 15 }] }] });
-    expect(envelope.result).toEqual({ chart: { type, title: "Ventes 2026", x_label: null, y_label: null, series: [{ name: "CA", points: [{ x: "jan", y: 12 }, { x: "fév", y: 15 }] }] }, point_count: 2 });
+    const envelope = await callTool(acme, run, "create_chart", {
+      type,
+      title: "Ventes 2026",
+      series: [
+        {
+          name: "CA",
+          points: [
+            { x: "jan", y: 12 },
+            { x: "fév", y: 15 },
+          ],
+        },
+      ],
+    });
+    expect(envelope.result).toEqual({
+      chart: {
+        type,
+        title: "Ventes 2026",
+        x_label: null,
+        y_label: null,
+        series: [
+          {
+            name: "CA",
+            points: [
+              { x: "jan", y: 12 },
+              { x: "fév", y: 15 },
+            ],
+          },
+        ],
+      },
+      point_count: 2,
+    });
   });
 
   it("refuses a pie with two series or a negative slice", async () => {
-    const two = await callTool(acme, run, "create_chart", { type: "pie", title: "T", series: [{ name: "a", points: [{ x: 1, y: 1 }] }, { name: "b", points: [{ x: 1, y: 1 }] }] });
+    const two = await callTool(acme, run, "create_chart", {
+      type: "pie",
+      title: "T",
+      series: [
+        { name: "a", points: [{ x: 1, y: 1 }] },
+        { name: "b", points: [{ x: 1, y: 1 }] },
+      ],
+    });
     expect(two.error).toMatchObject({ code: "INVALID_ARGUMENTS", field: "/series" });
-    const negative = await callTool(acme, run, "create_chart", { type: "pie", title: "T", series: [{ name: "a", points: [{ x: 1, y: -1 }] }] });
+    const negative = await callTool(acme, run, "create_chart", {
+      type: "pie",
+      title: "T",
+      series: [{ name: "a", points: [{ x: 1, y: -1 }] }],
+    });
     expect(negative.error).toMatchObject({ code: "INVALID_ARGUMENTS", field: "/series/0/points/0/y" });
   });
 });
@@ -76,7 +138,15 @@ describe("create_chart", () => {
 describe("web_fetch", () => {
   it("fetches a page as text, never as HTML, marked untrusted", async () => {
     const envelope = await callTool(acme, run, "web_fetch", { url: `${site}/to-article` });
-    expect(envelope.result).toMatchObject({ url: `${site}/to-article`, final_url: `${site}/article`, status: 200, content_type: "text/html", title: "Guichet", truncated: false, untrusted: true });
+    expect(envelope.result).toMatchObject({
+      url: `${site}/to-article`,
+      final_url: `${site}/article`,
+      status: 200,
+      content_type: "text/html",
+      title: "Guichet",
+      truncated: false,
+      untrusted: true,
+    });
     expect(envelope.result.text).toContain("Les outils typés.");
     expect(envelope.result.text).not.toMatch(/<|steal/);
   });
@@ -91,7 +161,14 @@ describe("web_fetch", () => {
     const crmBefore = JSON.stringify(await crmState());
     const healthUrl = `${baseUrl}/api/health`;
     expect(new URL(healthUrl).hostname).toBe("127.0.0.1");
-    for (const url of [healthUrl, `${crmUrl}`, `${web.origin}/article`, `${site}/to-loopback`, `${site}/to-guichet`, healthUrl.replace("127.0.0.1", "localhost")]) {
+    for (const url of [
+      healthUrl,
+      `${crmUrl}`,
+      `${web.origin}/article`,
+      `${site}/to-loopback`,
+      `${site}/to-guichet`,
+      healthUrl.replace("127.0.0.1", "localhost"),
+    ]) {
       const envelope = await callTool(acme, run, "web_fetch", { url });
       expect(envelope.error, url).toMatchObject({ code: "INVALID_ARGUMENTS", field: "/url", retryable: false });
       expect(envelope.error.message, url).toMatch(/loopback/);
@@ -100,7 +177,13 @@ describe("web_fetch", () => {
   });
 
   it("refuses the metadata address and private ranges, directly or through a redirect", async () => {
-    for (const url of ["http://169.254.169.254/latest/meta-data/", "http://10.0.0.1/", "http://192.168.1.1/", `${site}/to-metadata`, `${site}/to-private`]) {
+    for (const url of [
+      "http://169.254.169.254/latest/meta-data/",
+      "http://10.0.0.1/",
+      "http://192.168.1.1/",
+      `${site}/to-metadata`,
+      `${site}/to-private`,
+    ]) {
       const envelope = await callTool(acme, run, "web_fetch", { url });
       expect(envelope.error, url).toMatchObject({ code: "INVALID_ARGUMENTS", field: "/url", retryable: false });
     }
@@ -131,13 +214,19 @@ describe("cancellation", () => {
     const stopped = cancelled.body.cancellation.stopped_calls;
     expect(stopped).toBe(1);
     const envelope = await pending;
-    expect(envelope).toEqual({ ok: false, error: { code: "CANCELLED", message: "The tool call was cancelled.", retryable: false, field: null } });
+    expect(envelope).toEqual({
+      ok: false,
+      error: { code: "CANCELLED", message: "The tool call was cancelled.", retryable: false, field: null },
+    });
   });
 });
 
 describe("web_search", () => {
   it("answers TOOL_UNAVAILABLE when no search backend is configured", async () => {
-    expect((await callTool(acme, run, "web_search", { query: "guichet" })).error).toMatchObject({ code: "TOOL_UNAVAILABLE", retryable: false });
+    expect((await callTool(acme, run, "web_search", { query: "guichet" })).error).toMatchObject({
+      code: "TOOL_UNAVAILABLE",
+      retryable: false,
+    });
   });
 });
 
@@ -152,9 +241,19 @@ describe("file tools", () => {
   beforeAll(async () => {
     const agent = await createAgent(acme);
     agentId = agent.id;
-    doc = await upload(acme, `/v1/agents/${agentId}/documents`, "# FAQ\nLivraison : 48 heures.\nRetours : 30 jours.\n", "faq.md");
+    doc = await upload(
+      acme,
+      `/v1/agents/${agentId}/documents`,
+      "# FAQ\nLivraison : 48 heures.\nRetours : 30 jours.\n",
+      "faq.md",
+    );
     csv = await upload(acme, "/v1/files", "sku,nom,prix\nACM-001,Chaise,189\nACM-002,Bureau,449\n", "produits.csv");
-    notes = await upload(acme, "/v1/files", Array.from({ length: 40 }, (_, i) => `Ligne ${i + 1} : livraison express possible.`).join("\n"), "notes.txt");
+    notes = await upload(
+      acme,
+      "/v1/files",
+      Array.from({ length: 40 }, (_, i) => `Ligne ${i + 1} : livraison express possible.`).join("\n"),
+      "notes.txt",
+    );
     pdf = await upload(acme, "/v1/files", samplePdf([["Facture Acme 2026", "Total : 1 250 EUR"]]), "facture.pdf");
     fileRun = (await createRun(acme, { agent: agentId, files: [csv.id, notes.id, pdf.id] })).run.id;
   });
@@ -162,24 +261,48 @@ describe("file tools", () => {
   it("lists the run's files and the agent's documents", async () => {
     const envelope = await callTool(acme, fileRun, "list_uploaded_files");
     expect(envelope.result.untrusted).toBe(true);
-    expect(envelope.result.files.map((f: { file_id: string; source: string }) => [f.file_id, f.source]).sort()).toEqual([[csv.id, "run"], [notes.id, "run"], [pdf.id, "run"], [doc.id, "agent_document"]].sort());
+    expect(envelope.result.files.map((f: { file_id: string; source: string }) => [f.file_id, f.source]).sort()).toEqual(
+      [
+        [csv.id, "run"],
+        [notes.id, "run"],
+        [pdf.id, "run"],
+        [doc.id, "agent_document"],
+      ].sort(),
+    );
   });
 
   it("inspects a CSV (columns, lines) and a PDF (pages)", async () => {
-    expect((await callTool(acme, fileRun, "inspect_file", { file_id: csv.id })).result).toMatchObject({ file: { filename: "produits.csv", mime_type: "text/csv" }, columns: ["sku", "nom", "prix"], lines: 4, pages: null });
-    expect((await callTool(acme, fileRun, "inspect_file", { file_id: pdf.id })).result).toMatchObject({ file: { mime_type: "application/pdf" }, pages: 1 });
+    expect((await callTool(acme, fileRun, "inspect_file", { file_id: csv.id })).result).toMatchObject({
+      file: { filename: "produits.csv", mime_type: "text/csv" },
+      columns: ["sku", "nom", "prix"],
+      lines: 4,
+      pages: null,
+    });
+    expect((await callTool(acme, fileRun, "inspect_file", { file_id: pdf.id })).result).toMatchObject({
+      file: { mime_type: "application/pdf" },
+      pages: 1,
+    });
   });
 
   it("reads a file page by page with a cursor, and the text of a PDF", async () => {
     const first = await callTool(acme, fileRun, "read_uploaded_file", { file_id: notes.id, max_chars: 500 });
     expect(first.result.text).toHaveLength(500);
     expect(first.result.offset).toBe(0);
-    const second = await callTool(acme, fileRun, "read_uploaded_file", { file_id: notes.id, max_chars: 20_000, cursor: first.result.next_cursor });
+    const second = await callTool(acme, fileRun, "read_uploaded_file", {
+      file_id: notes.id,
+      max_chars: 20_000,
+      cursor: first.result.next_cursor,
+    });
     expect(second.result.offset).toBe(500);
     expect(second.result.next_cursor).toBeNull();
     expect(first.result.text + second.result.text).toContain("Ligne 40 : livraison express possible.");
-    expect((await callTool(acme, fileRun, "read_uploaded_file", { file_id: pdf.id })).result.text).toBe("Facture Acme 2026\nTotal : 1 250 EUR");
-    const foreignCursor = await callTool(acme, fileRun, "read_uploaded_file", { file_id: csv.id, cursor: first.result.next_cursor });
+    expect((await callTool(acme, fileRun, "read_uploaded_file", { file_id: pdf.id })).result.text).toBe(
+      "Facture Acme 2026\nTotal : 1 250 EUR",
+    );
+    const foreignCursor = await callTool(acme, fileRun, "read_uploaded_file", {
+      file_id: csv.id,
+      cursor: first.result.next_cursor,
+    });
     expect(foreignCursor.error).toMatchObject({ code: "INVALID_ARGUMENTS", field: "/cursor" });
   });
 
@@ -188,16 +311,23 @@ describe("file tools", () => {
     expect(envelope.result.matches).toHaveLength(3);
     expect(envelope.result.truncated).toBe(true);
     const inDoc = await callTool(acme, fileRun, "search_text", { query: "Retours", file_ids: [doc.id] });
-    expect(inDoc.result.matches).toEqual([{ file_id: doc.id, filename: "faq.md", line: 3, text: "Retours : 30 jours." }]);
+    expect(inDoc.result.matches).toEqual([
+      { file_id: doc.id, filename: "faq.md", line: 3, text: "Retours : 30 jours." },
+    ]);
   });
 
   it("cannot reach a file outside the run, even of the same organization, nor another organization's", async () => {
     const stray = await upload(acme, "/v1/files", "secret\n", "stray.txt");
     const theirs = await upload(other, "/v1/files", "theirs\n", "theirs.txt");
     for (const file_id of [stray.id, theirs.id]) {
-      expect((await callTool(acme, fileRun, "read_uploaded_file", { file_id })).error).toMatchObject({ code: "INVALID_ARGUMENTS", field: "/file_id" });
+      expect((await callTool(acme, fileRun, "read_uploaded_file", { file_id })).error).toMatchObject({
+        code: "INVALID_ARGUMENTS",
+        field: "/file_id",
+      });
     }
-    expect((await callTool(acme, fileRun, "search_text", { query: "secret", file_ids: [csv.id, stray.id] })).error).toMatchObject({ code: "INVALID_ARGUMENTS", field: "/file_ids/1" });
+    expect(
+      (await callTool(acme, fileRun, "search_text", { query: "secret", file_ids: [csv.id, stray.id] })).error,
+    ).toMatchObject({ code: "INVALID_ARGUMENTS", field: "/file_ids/1" });
   });
 });
 
@@ -213,28 +343,62 @@ describe("data tools", () => {
 
   it("lists the organization's data bases and tables, a page at a time", async () => {
     const first = await callTool(acme, dataRun, "list_data_bases", { limit: 1 });
-    expect(first.result.data_bases).toEqual([{ name: "support", description: "Tickets du service client.", tables: [{ name: "tickets", row_count: 8, column_count: 6 }] }]);
+    expect(first.result.data_bases).toEqual([
+      {
+        name: "support",
+        description: "Tickets du service client.",
+        tables: [{ name: "tickets", row_count: 8, column_count: 6 }],
+      },
+    ]);
     const second = await callTool(acme, dataRun, "list_data_bases", { limit: 1, cursor: first.result.next_cursor });
-    expect(second.result.data_bases[0]).toMatchObject({ name: "ventes", tables: [{ name: "produits", row_count: 12 }, { name: "ventes_mensuelles", row_count: 48 }] });
+    expect(second.result.data_bases[0]).toMatchObject({
+      name: "ventes",
+      tables: [
+        { name: "produits", row_count: 12 },
+        { name: "ventes_mensuelles", row_count: 48 },
+      ],
+    });
     expect(second.result.next_cursor).toBeNull();
   });
 
   it("describes a table and refuses an unknown base or table at its field", async () => {
-    expect((await callTool(acme, dataRun, "describe_table", { data_base: "ventes", table: "produits" })).result).toMatchObject({ row_count: 12, columns: expect.arrayContaining([{ name: "stock", type: "integer" }]) });
-    expect((await callTool(acme, dataRun, "describe_table", { data_base: "paie", table: "salaires" })).error).toMatchObject({ code: "INVALID_ARGUMENTS", field: "/data_base" });
-    expect((await callTool(acme, dataRun, "describe_table", { data_base: "ventes", table: "salaires" })).error).toMatchObject({ code: "INVALID_ARGUMENTS", field: "/table" });
+    expect(
+      (await callTool(acme, dataRun, "describe_table", { data_base: "ventes", table: "produits" })).result,
+    ).toMatchObject({ row_count: 12, columns: expect.arrayContaining([{ name: "stock", type: "integer" }]) });
+    expect(
+      (await callTool(acme, dataRun, "describe_table", { data_base: "paie", table: "salaires" })).error,
+    ).toMatchObject({ code: "INVALID_ARGUMENTS", field: "/data_base" });
+    expect(
+      (await callTool(acme, dataRun, "describe_table", { data_base: "ventes", table: "salaires" })).error,
+    ).toMatchObject({ code: "INVALID_ARGUMENTS", field: "/table" });
   });
 
   it("queries rows with filters and columns, in pages with a cursor", async () => {
-    const where = [{ column: "region", op: "eq", value: "Occitanie" }, { column: "commandes", op: "gte", value: 150 }];
-    const first = await callTool(acme, dataRun, "query_table", { data_base: "ventes", table: "ventes_mensuelles", columns: ["mois", "commandes"], where, limit: 2 });
+    const where = [
+      { column: "region", op: "eq", value: "Occitanie" },
+      { column: "commandes", op: "gte", value: 150 },
+    ];
+    const first = await callTool(acme, dataRun, "query_table", {
+      data_base: "ventes",
+      table: "ventes_mensuelles",
+      columns: ["mois", "commandes"],
+      where,
+      limit: 2,
+    });
     expect(first.result.columns).toEqual(["mois", "commandes"]);
     expect(first.result.rows).toHaveLength(2);
     expect(first.result.untrusted).toBe(true);
     const all: { mois: string; commandes: number }[] = [...first.result.rows];
     let cursor = first.result.next_cursor;
     while (cursor) {
-      const next = await callTool(acme, dataRun, "query_table", { data_base: "ventes", table: "ventes_mensuelles", columns: ["mois", "commandes"], where, limit: 2, cursor });
+      const next = await callTool(acme, dataRun, "query_table", {
+        data_base: "ventes",
+        table: "ventes_mensuelles",
+        columns: ["mois", "commandes"],
+        where,
+        limit: 2,
+        cursor,
+      });
       all.push(...next.result.rows);
       cursor = next.result.next_cursor;
     }
@@ -244,16 +408,53 @@ describe("data tools", () => {
   });
 
   it("refuses a filter of the wrong type or on an unknown column", async () => {
-    expect((await callTool(acme, dataRun, "query_table", { data_base: "ventes", table: "produits", where: [{ column: "stock", op: "gt", value: "dix" }] })).error).toMatchObject({ code: "INVALID_ARGUMENTS", field: "/where/0/value" });
-    expect((await callTool(acme, dataRun, "query_table", { data_base: "ventes", table: "produits", where: [{ column: "marge", op: "eq", value: 1 }] })).error).toMatchObject({ code: "INVALID_ARGUMENTS", field: "/where/0/column" });
-    expect((await callTool(acme, dataRun, "query_table", { data_base: "ventes", table: "produits", columns: ["sku", "cost"] })).error).toMatchObject({ code: "INVALID_ARGUMENTS", field: "/columns/1" });
+    expect(
+      (
+        await callTool(acme, dataRun, "query_table", {
+          data_base: "ventes",
+          table: "produits",
+          where: [{ column: "stock", op: "gt", value: "dix" }],
+        })
+      ).error,
+    ).toMatchObject({ code: "INVALID_ARGUMENTS", field: "/where/0/value" });
+    expect(
+      (
+        await callTool(acme, dataRun, "query_table", {
+          data_base: "ventes",
+          table: "produits",
+          where: [{ column: "marge", op: "eq", value: 1 }],
+        })
+      ).error,
+    ).toMatchObject({ code: "INVALID_ARGUMENTS", field: "/where/0/column" });
+    expect(
+      (
+        await callTool(acme, dataRun, "query_table", {
+          data_base: "ventes",
+          table: "produits",
+          columns: ["sku", "cost"],
+        })
+      ).error,
+    ).toMatchObject({ code: "INVALID_ARGUMENTS", field: "/columns/1" });
   });
 
   it("sees only its own organization's rows", async () => {
     const db = await testDb();
-    const table = await db.dataTable.findFirstOrThrow({ where: { organizationId: other.organizationId, name: "produits" } });
-    await db.dataRow.create({ data: { tableId: table.id, organizationId: other.organizationId, position: 99, values: { sku: "OTHER-1", nom: "Leur produit", categorie: "X", prix_eur: 1, stock: 1, actif: true } } });
-    const envelope = await callTool(acme, dataRun, "query_table", { data_base: "ventes", table: "produits", where: [{ column: "sku", op: "eq", value: "OTHER-1" }] });
+    const table = await db.dataTable.findFirstOrThrow({
+      where: { organizationId: other.organizationId, name: "produits" },
+    });
+    await db.dataRow.create({
+      data: {
+        tableId: table.id,
+        organizationId: other.organizationId,
+        position: 99,
+        values: { sku: "OTHER-1", nom: "Leur produit", categorie: "X", prix_eur: 1, stock: 1, actif: true },
+      },
+    });
+    const envelope = await callTool(acme, dataRun, "query_table", {
+      data_base: "ventes",
+      table: "produits",
+      where: [{ column: "sku", op: "eq", value: "OTHER-1" }],
+    });
     expect(envelope.result.rows).toEqual([]);
   });
 });

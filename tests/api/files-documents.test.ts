@@ -30,7 +30,8 @@ describe("POST /v1/agents/{agent}/documents", () => {
 
   it("accepts 20 documents and refuses the 21st with 422 too_many_documents", async () => {
     const agent = await createAgent(acme);
-    for (let i = 1; i <= 20; i++) expect((await upload(acme, docs(agent.id), `doc ${i}`, `doc-${i}.txt`)).status).toBe(201);
+    for (let i = 1; i <= 20; i++)
+      expect((await upload(acme, docs(agent.id), `doc ${i}`, `doc-${i}.txt`)).status).toBe(201);
     const refused = await upload(acme, docs(agent.id), "doc 21", "doc-21.txt");
     expect(refused.status).toBe(422);
     expect(refused.body.error.code).toBe("too_many_documents");
@@ -45,7 +46,9 @@ describe("POST /v1/agents/{agent}/documents", () => {
     const tenant = await createTenant("pro");
     await arrangePlan(tenant, { maxFileBytes: 100 });
     const agent = await createAgent(tenant);
-    expect((await upload(tenant, docs(agent.id), Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10]), "photo.txt")).status).toBe(415);
+    expect(
+      (await upload(tenant, docs(agent.id), Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10]), "photo.txt")).status,
+    ).toBe(415);
     const big = await upload(tenant, docs(agent.id), "x".repeat(101), "big.txt");
     expect(big.status).toBe(413);
     expect(big.body.error.code).toBe("file_too_large");

@@ -10,7 +10,8 @@ import { api, baseUrl, createTenant, testDb, until, type Tenant } from "./helper
 
 let acme: Tenant;
 const sha256 = (content: Buffer | string) => createHash("sha256").update(content).digest("hex");
-const fileCount = async (tenant: Tenant) => (await testDb()).file.count({ where: { organizationId: tenant.organizationId } });
+const fileCount = async (tenant: Tenant) =>
+  (await testDb()).file.count({ where: { organizationId: tenant.organizationId } });
 const pdf = Buffer.from("%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n");
 const png = Buffer.from("89504e470d0a1a0a0000000d4948445200000001000000010806000000", "hex");
 const zip = Buffer.concat([Buffer.from("504b0304140000000800", "hex"), Buffer.alloc(40, 1)]);
@@ -26,8 +27,23 @@ describe("POST /v1/files", () => {
     const response = await upload(acme, "/v1/files", content, "notes.txt");
     expect(response.status).toBe(201);
     const file = response.body.data;
-    expect(Object.keys(file).sort()).toEqual(["agent", "bytes", "created_at", "expires_at", "filename", "id", "mime_type", "sha256"]);
-    expect(file).toMatchObject({ filename: "notes.txt", bytes: Buffer.byteLength(content), mime_type: "text/plain", sha256: sha256(content), agent: null });
+    expect(Object.keys(file).sort()).toEqual([
+      "agent",
+      "bytes",
+      "created_at",
+      "expires_at",
+      "filename",
+      "id",
+      "mime_type",
+      "sha256",
+    ]);
+    expect(file).toMatchObject({
+      filename: "notes.txt",
+      bytes: Buffer.byteLength(content),
+      mime_type: "text/plain",
+      sha256: sha256(content),
+      agent: null,
+    });
     expect(file.id).toMatch(/^file_[0-9a-z]{26}$/);
     const ttl = Date.parse(file.expires_at) - before;
     expect(ttl).toBeGreaterThan(30 * 86_400_000 - 60_000);
@@ -38,7 +54,9 @@ describe("POST /v1/files", () => {
 
     const read = await api(`/v1/files/${file.id}`, { as: { key: acme.key } });
     expect(read.body.data).toEqual(file);
-    const content2 = await fetch(`${baseUrl}/v1/files/${file.id}/content`, { headers: { authorization: `Bearer ${acme.key}` } });
+    const content2 = await fetch(`${baseUrl}/v1/files/${file.id}/content`, {
+      headers: { authorization: `Bearer ${acme.key}` },
+    });
     expect(content2.status).toBe(200);
     expect(content2.headers.get("content-type")).toBe("text/plain; charset=utf-8");
     expect(content2.headers.get("content-disposition")).toContain("notes.txt");
@@ -130,7 +148,10 @@ describe("plan limits", () => {
     expect((await upload(tenant, "/v1/files", "a".repeat(600), "a.txt")).status).toBe(201);
     const over = await upload(tenant, "/v1/files", "b".repeat(401), "b.txt");
     expect(over.status).toBe(400);
-    expect(over.body.error).toMatchObject({ code: "storage_quota_exceeded", reason: { quota: "storage_bytes", limit: 1000, used: 600 } });
+    expect(over.body.error).toMatchObject({
+      code: "storage_quota_exceeded",
+      reason: { quota: "storage_bytes", limit: 1000, used: 600 },
+    });
     expect((await upload(tenant, "/v1/files", "b".repeat(399), "b.txt")).status).toBe(201);
     expect((await upload(tenant, "/v1/files", "c", "c.txt")).status).toBe(201); // 1000 bytes, 3 files: both at the limit
     const fourth = await upload(tenant, "/v1/files", "d", "d.txt");
@@ -180,7 +201,11 @@ describe("an interrupted upload", () => {
     const declared = Buffer.byteLength(head) + 5_000_000 + `\r\n--${boundary}--\r\n`.length;
     const request = http.request(`${baseUrl}/v1/files`, {
       method: "POST",
-      headers: { authorization: `Bearer ${acme.key}`, "content-type": `multipart/form-data; boundary=${boundary}`, "content-length": declared },
+      headers: {
+        authorization: `Bearer ${acme.key}`,
+        "content-type": `multipart/form-data; boundary=${boundary}`,
+        "content-length": declared,
+      },
     });
     request.on("error", () => undefined);
     request.write(head);
@@ -199,7 +224,8 @@ describe("GET /v1/files", () => {
   it("lists newest first with a cursor", async () => {
     const tenant = await createTenant("pro");
     const ids = [];
-    for (const name of ["1.txt", "2.txt", "3.txt"]) ids.push((await upload(tenant, "/v1/files", name, name)).body.data.id);
+    for (const name of ["1.txt", "2.txt", "3.txt"])
+      ids.push((await upload(tenant, "/v1/files", name, name)).body.data.id);
     const first = await api("/v1/files?limit=2", { as: { key: tenant.key } });
     expect(first.body.data.map((f: { id: string }) => f.id)).toEqual([ids[2], ids[1]]);
     const second = await api(`/v1/files?limit=2&cursor=${first.body.next_cursor}`, { as: { key: tenant.key } });

@@ -42,7 +42,9 @@ describe("health and conventions", () => {
     const response = await api("/v1/openapi.json", { as: { key: acme.key } });
     expect(response.status).toBe(200);
     expect(response.body.openapi).toBe("3.1.0");
-    expect(Object.keys(response.body.paths)).toEqual(expect.arrayContaining(["/v1/api_keys", "/v1/models", "/v1/tools"]));
+    expect(Object.keys(response.body.paths)).toEqual(
+      expect.arrayContaining(["/v1/api_keys", "/v1/models", "/v1/tools"]),
+    );
   });
 });
 
@@ -86,14 +88,20 @@ describe("API keys", () => {
 
   it("refuses viewers and approvers", async () => {
     for (const role of ["viewer", "approver"] as const) {
-      const response = await api("/v1/api_keys", { json: { name: "x", scopes: ["agents:read"] }, as: await acme.as(role) });
+      const response = await api("/v1/api_keys", {
+        json: { name: "x", scopes: ["agents:read"] },
+        as: await acme.as(role),
+      });
       expect(response.status).toBe(403);
     }
   });
 
   it("creates a key shown once, stores only its hash, tracks last use and revokes", async () => {
     const dev = await acme.as("developer");
-    const created = await api("/v1/api_keys", { json: { name: "CI", scopes: ["agents:read", "agents:read"] }, as: dev });
+    const created = await api("/v1/api_keys", {
+      json: { name: "CI", scopes: ["agents:read", "agents:read"] },
+      as: dev,
+    });
     expect(created.status).toBe(201);
     const { secret, id } = created.body.data;
     expect(secret).toMatch(/^gch_/);
@@ -123,7 +131,10 @@ describe("API keys", () => {
   });
 
   it("answers 404 for another organization's key and leaves it alone", async () => {
-    const theirs = await api("/v1/api_keys", { json: { name: "theirs", scopes: ["tools:read"] }, as: await other.as("admin") });
+    const theirs = await api("/v1/api_keys", {
+      json: { name: "theirs", scopes: ["tools:read"] },
+      as: await other.as("admin"),
+    });
     const response = await api(`/v1/api_keys/${theirs.body.data.id}`, { method: "DELETE", as: await acme.as("admin") });
     expect(response.status).toBe(404);
     expect(response.body.error.code).toBe("not_found");
@@ -134,14 +145,20 @@ describe("API keys", () => {
 
 describe("strict input", () => {
   it("names the unknown parameter", async () => {
-    const response = await api("/v1/api_keys", { json: { name: "x", scopes: ["agents:read"], admin: true }, as: await acme.as("admin") });
+    const response = await api("/v1/api_keys", {
+      json: { name: "x", scopes: ["agents:read"], admin: true },
+      as: await acme.as("admin"),
+    });
     expect(response.status).toBe(400);
     expect(response.body.error.code).toBe("unknown_parameter");
     expect(response.body.error.errors[0].field).toBe("admin");
   });
 
   it("gives one errors[] entry per invalid field", async () => {
-    const response = await api("/v1/api_keys", { json: { name: "", scopes: ["root:all"] }, as: await acme.as("admin") });
+    const response = await api("/v1/api_keys", {
+      json: { name: "", scopes: ["root:all"] },
+      as: await acme.as("admin"),
+    });
     expect(response.status).toBe(400);
     expect(response.body.error.code).toBe("invalid_parameter");
     const fields = response.body.error.errors.map((e: { field: string }) => e.field).sort();
@@ -150,10 +167,18 @@ describe("strict input", () => {
 
   it("refuses malformed JSON, a non-JSON content type and an oversized body", async () => {
     const admin = await acme.as("admin");
-    const malformed = await api("/v1/api_keys", { body: "{nope", headers: { "content-type": "application/json" }, as: admin });
+    const malformed = await api("/v1/api_keys", {
+      body: "{nope",
+      headers: { "content-type": "application/json" },
+      as: admin,
+    });
     expect(malformed.status).toBe(400);
     expect(malformed.body.error.code).toBe("invalid_json");
-    const wrongType = await api("/v1/api_keys", { body: "name=x", headers: { "content-type": "text/plain" }, as: admin });
+    const wrongType = await api("/v1/api_keys", {
+      body: "name=x",
+      headers: { "content-type": "text/plain" },
+      as: admin,
+    });
     expect(wrongType.status).toBe(415);
     expect(wrongType.body.error.code).toBe("unsupported_media_type");
     const huge = await api("/v1/api_keys", { json: { name: "x".repeat(1_100_000), scopes: [] }, as: admin });
@@ -165,7 +190,12 @@ describe("strict input", () => {
 
   it("refuses a chunked body as soon as it passes the limit, without waiting for its end, and stores nothing", async () => {
     const name = `chunked ${Date.now()}`;
-    const answer = await postUnendingChunkedBody(`${baseUrl}/v1/agents`, { authorization: `Bearer ${acme.key}` }, `{"name":"${name}","instructions":"`, 1_100_000);
+    const answer = await postUnendingChunkedBody(
+      `${baseUrl}/v1/agents`,
+      { authorization: `Bearer ${acme.key}` },
+      `{"name":"${name}","instructions":"`,
+      1_100_000,
+    );
     expect(answer.status).toBe(413);
     expect(answer.body.error.code).toBe("payload_too_large");
     expect(await (await testDb()).agent.count({ where: { organizationId: acme.organizationId, name } })).toBe(0);
@@ -175,8 +205,16 @@ describe("strict input", () => {
 describe("Idempotency-Key", () => {
   it("replays the first response for the same key and body, and creates one agent", async () => {
     const body = { name: "idem agent" };
-    const first = await api("/v1/agents", { json: body, headers: { "idempotency-key": "idem-1" }, as: { key: acme.key } });
-    const second = await api("/v1/agents", { json: body, headers: { "idempotency-key": "idem-1" }, as: { key: acme.key } });
+    const first = await api("/v1/agents", {
+      json: body,
+      headers: { "idempotency-key": "idem-1" },
+      as: { key: acme.key },
+    });
+    const second = await api("/v1/agents", {
+      json: body,
+      headers: { "idempotency-key": "idem-1" },
+      as: { key: acme.key },
+    });
     expect(first.status).toBe(201);
     expect(second.status).toBe(201);
     expect(second.body).toEqual(first.body);
@@ -187,8 +225,16 @@ describe("Idempotency-Key", () => {
 
   it("refuses the same key with another body: 422 idempotency_key_reused", async () => {
     const admin = await acme.as("admin");
-    await api("/v1/api_keys", { json: { name: "idem-2", scopes: ["tools:read"] }, headers: { "idempotency-key": "idem-2" }, as: admin });
-    const reused = await api("/v1/api_keys", { json: { name: "idem-2b", scopes: ["tools:read"] }, headers: { "idempotency-key": "idem-2" }, as: admin });
+    await api("/v1/api_keys", {
+      json: { name: "idem-2", scopes: ["tools:read"] },
+      headers: { "idempotency-key": "idem-2" },
+      as: admin,
+    });
+    const reused = await api("/v1/api_keys", {
+      json: { name: "idem-2b", scopes: ["tools:read"] },
+      headers: { "idempotency-key": "idem-2" },
+      as: admin,
+    });
     expect(reused.status).toBe(422);
     expect(reused.body.error.code).toBe("idempotency_key_reused");
     const db = await testDb();
@@ -204,9 +250,16 @@ describe("Idempotency-Key", () => {
     // The row a first, still-running request holds (its hash is the one this request computes).
     await db.idempotentRequest.create({
       data: {
-        organizationId: acme.organizationId, principal: member.id, key: "idem-3", method: "POST", path: "/v1/api_keys",
-        requestHash: createHash("sha256").update(`POST /v1/api_keys\n${JSON.stringify(body)}`).digest("hex"),
-        state: "in_progress", expiresAt: new Date(Date.now() + 60_000),
+        organizationId: acme.organizationId,
+        principal: member.id,
+        key: "idem-3",
+        method: "POST",
+        path: "/v1/api_keys",
+        requestHash: createHash("sha256")
+          .update(`POST /v1/api_keys\n${JSON.stringify(body)}`)
+          .digest("hex"),
+        state: "in_progress",
+        expiresAt: new Date(Date.now() + 60_000),
       },
     });
     const response = await api("/v1/api_keys", { json: body, headers: { "idempotency-key": "idem-3" }, as: admin });

@@ -55,7 +55,15 @@ function node(args: string[], env: Record<string, string> = {}) {
 
 const tsconfig = (files: string[]) =>
   JSON.stringify({
-    compilerOptions: { strict: true, noEmit: true, target: "ES2022", module: "ESNext", moduleResolution: "Bundler", types: ["node"], skipLibCheck: true },
+    compilerOptions: {
+      strict: true,
+      noEmit: true,
+      target: "ES2022",
+      module: "ESNext",
+      moduleResolution: "Bundler",
+      types: ["node"],
+      skipLibCheck: true,
+    },
     files,
   });
 
@@ -64,7 +72,12 @@ let acme: Tenant;
 beforeAll(async () => {
   acme = await createTenant("pro");
   mkdirSync(dir, { recursive: true });
-  const generated = node(["node_modules/openapi-typescript/bin/cli.js", "openapi/openapi.json", "-o", path.join(dir, "schema.d.ts")]);
+  const generated = node([
+    "node_modules/openapi-typescript/bin/cli.js",
+    "openapi/openapi.json",
+    "-o",
+    path.join(dir, "schema.d.ts"),
+  ]);
   if (generated.status !== 0) throw new Error(`openapi-typescript failed:\n${generated.output}`);
   writeFileSync(path.join(dir, "journey.ts"), journey);
   writeFileSync(path.join(dir, "wrong.ts"), wrong);
@@ -93,15 +106,29 @@ describe("a client generated from openapi/openapi.json", () => {
 
   it("runs that script against the server, with typed results and a typed error", async () => {
     const name = `Client généré ${process.pid}`;
-    const ran = node(["node_modules/tsx/dist/cli.mjs", path.join(dir, "journey.ts")], { BASE_URL: baseUrl, API_KEY: acme.key, AGENT_NAME: name });
+    const ran = node(["node_modules/tsx/dist/cli.mjs", path.join(dir, "journey.ts")], {
+      BASE_URL: baseUrl,
+      API_KEY: acme.key,
+      AGENT_NAME: name,
+    });
     expect(ran.status, ran.output).toBe(0);
     const outcome = JSON.parse(ran.stdout.trim().split("\n").pop()!);
     expect(outcome.keys).toContain("calculate");
-    expect(outcome.envelope).toMatchObject({ ok: true, result: { expression: "6 * 7", result: 42 }, evidence: { run: outcome.run, tool: "calculate@1" } });
+    expect(outcome.envelope).toMatchObject({
+      ok: true,
+      result: { expression: "6 * 7", result: 42 },
+      evidence: { run: outcome.run, tool: "calculate@1" },
+    });
     expect(outcome.refused).toEqual({ status: 404, code: "not_found" });
     const db = await testDb();
-    expect(await db.agent.findUnique({ where: { id: outcome.agent } })).toMatchObject({ organizationId: acme.organizationId, name });
-    expect(await db.run.findUnique({ where: { id: outcome.run } })).toMatchObject({ organizationId: acme.organizationId, agentId: outcome.agent });
+    expect(await db.agent.findUnique({ where: { id: outcome.agent } })).toMatchObject({
+      organizationId: acme.organizationId,
+      name,
+    });
+    expect(await db.run.findUnique({ where: { id: outcome.run } })).toMatchObject({
+      organizationId: acme.organizationId,
+      agentId: outcome.agent,
+    });
     expect(await db.step.count({ where: { runId: outcome.run } })).toBe(1);
   });
 });

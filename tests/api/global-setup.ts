@@ -23,7 +23,8 @@ declare module "vitest" {
  * exist (`npm test` builds first); the database is migrated and seeded here.
  */
 export default async function setup(project: TestProject) {
-  if (!existsSync(`${process.env.GUICHET_DIST_DIR ?? ".next"}/BUILD_ID`)) throw new Error("No production build: run `npx next build` (npm test does it).");
+  if (!existsSync(`${process.env.GUICHET_DIST_DIR ?? ".next"}/BUILD_ID`))
+    throw new Error("No production build: run `npx next build` (npm test does it).");
   const kind = process.env.TEST_DB === "postgresql" ? "postgresql" : "sqlite";
   const database = await createTestDatabase(kind);
   const env: NodeJS.ProcessEnv = {
@@ -34,7 +35,11 @@ export default async function setup(project: TestProject) {
     ...testNetwork(),
     GUICHET_RATE_LIMIT_PER_MINUTE: process.env.GUICHET_RATE_LIMIT_PER_MINUTE ?? "100000",
   };
-  const crm = await startAcmeCrm({ port: 0, dbPath: path.join(database.dataDir, "acme-crm.sqlite"), enableControl: true });
+  const crm = await startAcmeCrm({
+    port: 0,
+    dbPath: path.join(database.dataDir, "acme-crm.sqlite"),
+    enableControl: true,
+  });
   // The demo seed connects Acme to this CRM.
   env.GUICHET_DEMO_CRM_URL = crm.url;
   // Mistral models call model-sim; the other providers stay unconfigured (a managed run of them is refused).

@@ -7,14 +7,26 @@ import { freePort, run } from "./server";
 
 it("answers health 503 when the database is unreachable", async () => {
   const port = await freePort();
-  const child = spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "127.0.0.1"], {
-    env: { ...process.env, NODE_ENV: "production", DATABASE_URL: "postgresql://postgres@127.0.0.1:5432/guichet_no_such_database", NEXT_TELEMETRY_DISABLED: "1" },
-    stdio: "ignore",
-  });
+  const child = spawn(
+    process.execPath,
+    ["node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "127.0.0.1"],
+    {
+      env: {
+        ...process.env,
+        NODE_ENV: "production",
+        DATABASE_URL: "postgresql://postgres@127.0.0.1:5432/guichet_no_such_database",
+        NEXT_TELEMETRY_DISABLED: "1",
+      },
+      stdio: "ignore",
+    },
+  );
   try {
     let status = 0;
     for (let attempt = 0; attempt < 300 && status === 0; attempt++) {
-      status = await fetch(`http://127.0.0.1:${port}/api/health`).then((r) => r.status, () => 0);
+      status = await fetch(`http://127.0.0.1:${port}/api/health`).then(
+        (r) => r.status,
+        () => 0,
+      );
       if (status === 0) await new Promise((resolve) => setTimeout(resolve, 200));
     }
     expect(status).toBe(503);
@@ -34,7 +46,11 @@ it("seeds idempotently: a second run changes nothing and keeps the demo key", as
   });
   const keyFile = path.join(dataDir, "demo-api-key");
   const before = { rows: await count(), key: readFileSync(keyFile, "utf8") };
-  await run(process.execPath, ["node_modules/tsx/dist/cli.mjs", "--conditions=react-server", "prisma/seed.ts"], { ...process.env, GUICHET_DATA_DIR: dataDir, GUICHET_DEMO_CRM_URL: crmUrl });
+  await run(process.execPath, ["node_modules/tsx/dist/cli.mjs", "--conditions=react-server", "prisma/seed.ts"], {
+    ...process.env,
+    GUICHET_DATA_DIR: dataDir,
+    GUICHET_DEMO_CRM_URL: crmUrl,
+  });
   expect(await count()).toEqual(before.rows);
   expect(readFileSync(keyFile, "utf8")).toBe(before.key);
   const acme = await db.organization.findUniqueOrThrow({ where: { slug: "acme" } });

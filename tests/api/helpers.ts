@@ -56,14 +56,27 @@ interface RawResponse {
 }
 
 /** A plain HTTP request, optionally from another loopback address (the server counts sign-ins per client address). */
-function rawRequest(url: string, options: { method?: string; headers?: Record<string, string>; body?: string; localAddress?: string } = {}): Promise<RawResponse> {
+function rawRequest(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string; localAddress?: string } = {},
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const request = http.request(url, { method: options.method ?? "GET", headers: options.headers, localAddress: options.localAddress }, (response) => {
-      let text = "";
-      response.setEncoding("utf8");
-      response.on("data", (chunk) => (text += chunk));
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, cookies: (response.headers["set-cookie"] ?? []).map((c) => c.split(";")[0]), text }));
-    });
+    const request = http.request(
+      url,
+      { method: options.method ?? "GET", headers: options.headers, localAddress: options.localAddress },
+      (response) => {
+        let text = "";
+        response.setEncoding("utf8");
+        response.on("data", (chunk) => (text += chunk));
+        response.on("end", () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            cookies: (response.headers["set-cookie"] ?? []).map((c) => c.split(";")[0]),
+            text,
+          }),
+        );
+      },
+    );
     request.on("error", reject);
     request.end(options.body);
   });
@@ -78,21 +91,29 @@ export interface SignInAttempt {
 }
 
 /** One attempt through next-auth's real credentials flow, against `at` (this suite's server by default), from `localAddress` (127.0.0.x). */
-export async function attemptSignIn(email: string, password: string, options: { at?: string; localAddress?: string; headers?: Record<string, string> } = {}): Promise<SignInAttempt> {
+export async function attemptSignIn(
+  email: string,
+  password: string,
+  options: { at?: string; localAddress?: string; headers?: Record<string, string> } = {},
+): Promise<SignInAttempt> {
   const at = options.at ?? baseUrl;
   const csrf = await rawRequest(`${at}/api/auth/csrf`, { localAddress: options.localAddress });
   const { csrfToken } = JSON.parse(csrf.text) as { csrfToken: string };
   const response = await rawRequest(`${at}/api/auth/callback/credentials`, {
     method: "POST",
     localAddress: options.localAddress,
-    headers: { ...options.headers, "content-type": "application/x-www-form-urlencoded", cookie: csrf.cookies.join("; ") },
+    headers: {
+      ...options.headers,
+      "content-type": "application/x-www-form-urlencoded",
+      cookie: csrf.cookies.join("; "),
+    },
     body: new URLSearchParams({ csrfToken, email, password, json: "true" }).toString(),
   });
   const cookie = response.cookies.find((c) => c.startsWith("next-auth.session-token="));
   let error: string | undefined;
   try {
     const { url } = JSON.parse(response.text) as { url?: string };
-    error = url && URL.canParse(url) ? new URL(url).searchParams.get("error") ?? undefined : undefined;
+    error = url && URL.canParse(url) ? (new URL(url).searchParams.get("error") ?? undefined) : undefined;
   } catch {
     // not JSON
   }
@@ -112,7 +133,10 @@ export async function signOut(caller: Caller, at = baseUrl): Promise<void> {
   const { csrfToken } = JSON.parse(csrf.text) as { csrfToken: string };
   const response = await rawRequest(`${at}/api/auth/signout`, {
     method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded", cookie: [caller.cookie!, ...csrf.cookies].join("; ") },
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      cookie: [caller.cookie!, ...csrf.cookies].join("; "),
+    },
     body: new URLSearchParams({ csrfToken, json: "true" }).toString(),
   });
   if (response.status !== 200) throw new Error(`sign-out failed (HTTP ${response.status})`);
@@ -137,15 +161,27 @@ export async function createTenant(plan: "free" | "pro" = "pro"): Promise<Tenant
   const { createApiKey } = await import("@/lib/api-keys/service");
   const { allScopes } = await import("@/lib/auth/scopes");
   const slug = `t-${randomBytes(5).toString("hex")}`;
-  const organization = await db.organization.create({ data: { id: newId("org"), slug, name: `Test ${slug}`, planId: plan } });
+  const organization = await db.organization.create({
+    data: { id: newId("org"), slug, name: `Test ${slug}`, planId: plan },
+  });
   const passwordHash = await hashPassword("guichet-demo");
   const roles: Role[] = ["owner", "admin", "developer", "approver", "viewer"];
   const emails = {} as Record<Role, string>;
   for (const role of roles) {
     emails[role] = `${role}@${slug}.test`;
-    await db.member.create({ data: { id: newId("mem"), organizationId: organization.id, email: emails[role], name: `${role} ${slug}`, role, passwordHash } });
+    await db.member.create({
+      data: {
+        id: newId("mem"),
+        organizationId: organization.id,
+        email: emails[role],
+        name: `${role} ${slug}`,
+        role,
+        passwordHash,
+      },
+    });
   }
-  const keyWith = async (scopes: Scope[]) => (await createApiKey({ organizationId: organization.id, name: `test ${scopes.join(",")}`, scopes })).secret;
+  const keyWith = async (scopes: Scope[]) =>
+    (await createApiKey({ organizationId: organization.id, name: `test ${scopes.join(",")}`, scopes })).secret;
   const sessions = new Map<Role, Caller>();
   return {
     organizationId: organization.id,
@@ -177,7 +213,11 @@ export async function crmState(): Promise<any> {
 
 /** Switches CRM Acme faults on or off (cut_after_commit, malformed_success, slow_ms, status_down, tool_schema_variant). */
 export async function crmFaults(faults: Record<string, unknown>): Promise<void> {
-  const response = await fetch(`${crmBaseUrl}/__control/faults`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(faults) });
+  const response = await fetch(`${crmBaseUrl}/__control/faults`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(faults),
+  });
   if (!response.ok) throw new Error(`faults: HTTP ${response.status}`);
 }
 
@@ -187,12 +227,16 @@ export async function storedText(): Promise<string> {
   const sqlite = (process.env.DATABASE_URL ?? "").startsWith("file:");
   const tables = sqlite
     ? await db.$queryRawUnsafe<{ name: string }[]>("SELECT name FROM sqlite_master WHERE type = 'table'")
-    : await db.$queryRawUnsafe<{ name: string }[]>("SELECT table_name::text AS name FROM information_schema.tables WHERE table_schema = 'public'");
+    : await db.$queryRawUnsafe<{ name: string }[]>(
+        "SELECT table_name::text AS name FROM information_schema.tables WHERE table_schema = 'public'",
+      );
   const dumps: string[] = [];
   for (const { name } of tables) {
     const table = `"${name.replace(/"/g, "")}"`;
     // PostgreSQL: each row as JSON text, whatever its column types.
-    const rows = sqlite ? await db.$queryRawUnsafe<unknown[]>(`SELECT * FROM ${table}`) : await db.$queryRawUnsafe<unknown[]>(`SELECT row_to_json(t)::text AS row FROM ${table} t`);
+    const rows = sqlite
+      ? await db.$queryRawUnsafe<unknown[]>(`SELECT * FROM ${table}`)
+      : await db.$queryRawUnsafe<unknown[]>(`SELECT row_to_json(t)::text AS row FROM ${table} t`);
     dumps.push(JSON.stringify(rows, (_k, v) => (typeof v === "bigint" ? v.toString() : v)));
   }
   if (dumps.length < 10) throw new Error(`only ${dumps.length} tables found`);
@@ -204,13 +248,21 @@ export async function storedText(): Promise<string> {
  * never ends the body: only a server that stops reading at its limit can answer.
  * Resolves with the answer's status and JSON, or rejects after `waitMs` without one.
  */
-export async function postUnendingChunkedBody(url: string, headers: Record<string, string>, prefix: string, bytes: number, waitMs = 15_000): Promise<{ status: number; body: any }> {
+export async function postUnendingChunkedBody(
+  url: string,
+  headers: Record<string, string>,
+  prefix: string,
+  bytes: number,
+  waitMs = 15_000,
+): Promise<{ status: number; body: any }> {
   const { request } = await import("node:http");
   return new Promise((resolve, reject) => {
     const outgoing = request(url, { method: "POST", headers: { "content-type": "application/json", ...headers } });
     const timer = setTimeout(() => {
       outgoing.destroy();
-      reject(new Error(`no answer within ${waitMs} ms while the body was still open: the server waited for the whole body`));
+      reject(
+        new Error(`no answer within ${waitMs} ms while the body was still open: the server waited for the whole body`),
+      );
     }, waitMs);
     outgoing.on("response", (answer) => {
       let text = "";
@@ -233,7 +285,11 @@ export async function postUnendingChunkedBody(url: string, headers: Record<strin
 }
 
 /** Polls `probe` until it returns something truthy; a bound, not a sleep: it fails loudly when the state never comes. */
-export async function until<T>(probe: () => Promise<T | null | undefined | false>, what: string, timeoutMs = 30_000): Promise<T> {
+export async function until<T>(
+  probe: () => Promise<T | null | undefined | false>,
+  what: string,
+  timeoutMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

@@ -23,14 +23,36 @@ beforeAll(async () => {
   const agent = await createAgent(tenant, { tools: [crm.key("get_customer")] });
   const { run } = await createRun(tenant, { agent: agent.id });
   // Real ids where the tenant has them, so the handlers get past their lookups.
-  Object.assign(ids, { agent: agent.id, run: run.id, server: String(crm.serverId), tool: "get_customer", operation: "op_01jz0000000000000000000000", proposal: "prop_01jz000000000000000000000" });
+  Object.assign(ids, {
+    agent: agent.id,
+    run: run.id,
+    server: String(crm.serverId),
+    tool: "get_customer",
+    operation: "op_01jz0000000000000000000000",
+    proposal: "prop_01jz000000000000000000000",
+  });
 });
 
 const targets = endpoints.filter((e) => e.body && !e.multipart && ["POST", "PATCH", "PUT"].includes(e.method));
 
 const oddStrings = [
-  "x\ud800y", "\udc00", "\ud83d", "\u0000", "\u202eevil", "👩‍👩‍👧‍👦", "e\u0301\u0301\u0301", "\uffff\ufffe", "a".repeat(70_000),
-  "<script>alert(1)</script>", "../../etc/passwd", "%ff%fe", "\\", '"', "mcp_1_get_customer", "calculate@1", "http://127.0.0.1:1/",
+  "x\ud800y",
+  "\udc00",
+  "\ud83d",
+  "\u0000",
+  "\u202eevil",
+  "👩‍👩‍👧‍👦",
+  "e\u0301\u0301\u0301",
+  "\uffff\ufffe",
+  "a".repeat(70_000),
+  "<script>alert(1)</script>",
+  "../../etc/passwd",
+  "%ff%fe",
+  "\\",
+  '"',
+  "mcp_1_get_customer",
+  "calculate@1",
+  "http://127.0.0.1:1/",
 ];
 const scalar = fc.oneof(
   fc.constantFrom<unknown>(...oddStrings),
@@ -40,23 +62,59 @@ const scalar = fc.oneof(
   fc.constantFrom<unknown>(1e308, -0, 5e-324, 2 ** 53 + 1, true, false, null),
 );
 const key = fc.oneof(
-  fc.constantFrom("name", "url", "tool", "arguments", "expression", "scopes", "output_schema", "client_tools", "tools", "agent", "token", "auth", "capabilities", "files", "instructions", "reason", "rules", "__proto__", "constructor", "$ref", "type", "properties"),
+  fc.constantFrom(
+    "name",
+    "url",
+    "tool",
+    "arguments",
+    "expression",
+    "scopes",
+    "output_schema",
+    "client_tools",
+    "tools",
+    "agent",
+    "token",
+    "auth",
+    "capabilities",
+    "files",
+    "instructions",
+    "reason",
+    "rules",
+    "__proto__",
+    "constructor",
+    "$ref",
+    "type",
+    "properties",
+  ),
   fc.string({ maxLength: 8 }),
 );
 const { node } = fc.letrec<{ node: unknown }>((tie) => ({
-  node: fc.oneof({ depthSize: "small" }, scalar, fc.array(tie("node"), { maxLength: 6 }), fc.dictionary(key, tie("node"), { maxKeys: 8 })),
+  node: fc.oneof(
+    { depthSize: "small" },
+    scalar,
+    fc.array(tie("node"), { maxLength: 6 }),
+    fc.dictionary(key, tie("node"), { maxKeys: 8 }),
+  ),
 }));
 
 /** A body as sent on the wire: random JSON, a known field holding random JSON, very deep nesting, or a very wide object. */
 const body = fc.oneof(
   node.map((value) => JSON.stringify(value) ?? "null"),
   fc.tuple(key, node).map(([name, value]) => JSON.stringify({ [name]: value })),
-  fc.tuple(fc.integer({ min: 30, max: 5_000 }), fc.constantFrom("[", '{"a":', '{"arguments":{"x":')).map(([depth, open]) => {
-    const close = open === "[" ? "]" : "}";
-    const inner = open.startsWith('{"arguments"') ? `${"[".repeat(depth)}${"]".repeat(depth)}}}` : `${open.repeat(depth)}1${close.repeat(depth)}`;
-    return open.startsWith('{"arguments"') ? `{"tool":"calculate","arguments":{"x":${inner}` : inner;
-  }),
-  fc.integer({ min: 500, max: 3_000 }).map((width) => JSON.stringify(Object.fromEntries(Array.from({ length: width }, (_, i) => [`k${i}`, i % 2 ? "\ud800" : [i]])))),
+  fc
+    .tuple(fc.integer({ min: 30, max: 5_000 }), fc.constantFrom("[", '{"a":', '{"arguments":{"x":'))
+    .map(([depth, open]) => {
+      const close = open === "[" ? "]" : "}";
+      const inner = open.startsWith('{"arguments"')
+        ? `${"[".repeat(depth)}${"]".repeat(depth)}}}`
+        : `${open.repeat(depth)}1${close.repeat(depth)}`;
+      return open.startsWith('{"arguments"') ? `{"tool":"calculate","arguments":{"x":${inner}` : inner;
+    }),
+  fc
+    .integer({ min: 500, max: 3_000 })
+    .map((width) =>
+      JSON.stringify(Object.fromEntries(Array.from({ length: width }, (_, i) => [`k${i}`, i % 2 ? "\ud800" : [i]]))),
+    ),
 );
 
 function pathFor(template: string): string {
@@ -66,14 +124,21 @@ function pathFor(template: string): string {
 describe("hostile JSON bodies on every /v1 POST, PATCH and PUT", () => {
   it("covers the endpoints it means to", () => {
     expect(targets.length).toBeGreaterThanOrEqual(12);
-    expect(targets.map((e) => e.path)).toEqual(expect.arrayContaining(["/v1/agents", "/v1/runs/{run}/tool_calls", "/v1/mcp_servers/{server}", "/v1/api_keys"]));
+    expect(targets.map((e) => e.path)).toEqual(
+      expect.arrayContaining(["/v1/agents", "/v1/runs/{run}/tool_calls", "/v1/mcp_servers/{server}", "/v1/api_keys"]),
+    );
   });
 
   it(`never answers a 5xx (seed ${SEED}, ${RUNS} bodies)`, async () => {
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...targets), body, async (endpoint, text) => {
         const as = endpoint.auth === "session" ? owner : { key: tenant.key };
-        const response = await api(pathFor(endpoint.path), { method: endpoint.method, body: text, headers: { "content-type": "application/json" }, as });
+        const response = await api(pathFor(endpoint.path), {
+          method: endpoint.method,
+          body: text,
+          headers: { "content-type": "application/json" },
+          as,
+        });
         const summary = `${endpoint.method} ${endpoint.path} → ${response.status} ${JSON.stringify(response.body).slice(0, 300)}`;
         expect(response.status, summary).toBeLessThan(500);
         expect(JSON.stringify(response.body), summary).not.toMatch(/call stack|RangeError|TypeError/);

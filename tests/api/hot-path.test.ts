@@ -25,7 +25,10 @@ const modelsOn = async (baseUrl: string, key: string) => {
 
 it("refuses a key revoked on one instance at once on the other", async () => {
   const developer = await tenant.as("developer");
-  const created = await api("/v1/api_keys", { json: { name: "two instances", scopes: ["agents:read"] }, as: developer });
+  const created = await api("/v1/api_keys", {
+    json: { name: "two instances", scopes: ["agents:read"] },
+    as: developer,
+  });
   expect(created.status).toBe(201);
   const { id, secret } = created.body.data;
   // Both instances have served this key (anything they keep would now be warm).
@@ -43,10 +46,17 @@ it("refuses a key revoked on one instance at once on the other", async () => {
 it("serves the organization's current plan's models right after a plan change", async () => {
   const ids = (body: { data: { id: string; default: boolean }[] }) => body.data.map((m) => [m.id, m.default]);
   const pro = await modelsOn(second.baseUrl, tenant.key);
-  expect(ids(pro.body)).toEqual([[models.large, true], [models.sonnet, false], [models.small, false]]);
+  expect(ids(pro.body)).toEqual([
+    [models.large, true],
+    [models.sonnet, false],
+    [models.small, false],
+  ]);
 
   await setPlan(tenant, "free");
-  expect(ids((await modelsOn(second.baseUrl, tenant.key)).body)).toEqual([[models.large, true], [models.small, false]]);
+  expect(ids((await modelsOn(second.baseUrl, tenant.key)).body)).toEqual([
+    [models.large, true],
+    [models.small, false],
+  ]);
 
   await arrangePlan(tenant, {}, [{ modelId: models.sonnet, isDefault: true }]);
   expect(ids((await modelsOn(second.baseUrl, tenant.key)).body)).toEqual([[models.sonnet, true]]);
@@ -60,7 +70,10 @@ it("counts every request of a key exactly once when two instances write the same
   const { id } = await db.apiKey.findUniqueOrThrow({ where: { secretHash: hashSecret(secret) } });
   const requests = 40;
   const statuses = await Promise.all(
-    Array.from({ length: requests }, async (_, i) => (await modelsOn(i % 2 === 0 ? second.baseUrl : baseUrl, secret)).status),
+    Array.from(
+      { length: requests },
+      async (_, i) => (await modelsOn(i % 2 === 0 ? second.baseUrl : baseUrl, secret)).status,
+    ),
   );
   expect(statuses.every((status) => status === 200)).toBe(true);
   // Summed over windows: the minute may turn during the burst.

@@ -17,7 +17,11 @@ beforeAll(async () => {
 });
 
 const call = (expression: string, key: string) =>
-  api(`/v1/runs/${runId}/tool_calls`, { json: { tool: "calculate", arguments: { expression } }, headers: { "idempotency-key": key }, as: { key: tenant.key } });
+  api(`/v1/runs/${runId}/tool_calls`, {
+    json: { tool: "calculate", arguments: { expression } },
+    headers: { "idempotency-key": key },
+    as: { key: tenant.key },
+  });
 
 it("runs a completed duplicate again instead of replaying a stored result, and stores no payload", async () => {
   const first = await call("987654 + 1", "calc-1");
@@ -29,7 +33,9 @@ it("runs a completed duplicate again instead of replaying a stored result, and s
   expect(second.headers.get("idempotent-replayed")).toBe("re-executed");
 
   const db = await testDb();
-  const records = await db.idempotentRequest.findMany({ where: { organizationId: tenant.organizationId, key: "calc-1" } });
+  const records = await db.idempotentRequest.findMany({
+    where: { organizationId: tenant.organizationId, key: "calc-1" },
+  });
   expect(records).toHaveLength(1);
   expect(records[0]).toMatchObject({ state: "done", responseStatus: 200, responseBody: null });
   expect(JSON.stringify(records)).not.toContain("987655");
@@ -49,7 +55,10 @@ it("answers 409 request_in_progress while the same key is running", async () => 
   await call("5 * 5", "calc-3");
   const db = await testDb();
   // The first request's record, claimed as running (as a concurrent duplicate would find it).
-  await db.idempotentRequest.updateMany({ where: { organizationId: tenant.organizationId, key: "calc-3" }, data: { state: "in_progress" } });
+  await db.idempotentRequest.updateMany({
+    where: { organizationId: tenant.organizationId, key: "calc-3" },
+    data: { state: "in_progress" },
+  });
   const duplicate = await call("5 * 5", "calc-3");
   expect(duplicate.status).toBe(409);
   expect(duplicate.body.error.code).toBe("request_in_progress");

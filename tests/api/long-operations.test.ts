@@ -29,7 +29,9 @@ async function jobsOf(customerId: string): Promise<Array<Record<string, any>>> {
 }
 
 async function suspendedOf(customerId: string): Promise<number> {
-  return ((await crmState()).invoices as Array<Record<string, any>>).filter((i) => i.customer_id === customerId && i.delivery_suspended).length;
+  return ((await crmState()).invoices as Array<Record<string, any>>).filter(
+    (i) => i.customer_id === customerId && i.delivery_suspended,
+  ).length;
 }
 
 /** A read_write run whose approved suspension of every C-2001 invoice was committed while CRM Acme holds its jobs. */
@@ -43,37 +45,58 @@ async function acceptedJob() {
   return { run, proposalId: proposed.error.proposal_id as string, envelope };
 }
 
-const poll = (run: string, operationId: string) => callTool(tenant, run, "get_operation", { operation_id: operationId });
+const poll = (run: string, operationId: string) =>
+  callTool(tenant, run, "get_operation", { operation_id: operationId });
 
 describe("a write the service accepts and finishes later", () => {
   it("publishes its contract as long-running, with the job status and cancel tools found on the server", async () => {
     const contract = (await api(`/v1/tools/${crm.key(TOOL)}/contract`, { as: { key: tenant.key } })).body.data;
-    expect(contract.long_running).toEqual({ id_field: "job_id", status_tool: crm.key("get_job_status"), cancel_tool: crm.key("cancel_job") });
-    const plain = (await api(`/v1/tools/${crm.key("suspend_invoice_delivery")}/contract`, { as: { key: tenant.key } })).body.data;
+    expect(contract.long_running).toEqual({
+      id_field: "job_id",
+      status_tool: crm.key("get_job_status"),
+      cancel_tool: crm.key("cancel_job"),
+    });
+    const plain = (await api(`/v1/tools/${crm.key("suspend_invoice_delivery")}/contract`, { as: { key: tenant.key } }))
+      .body.data;
     expect(plain.long_running).toBeUndefined();
   });
 
   it("answers running at once; get_operation follows the job at the service until it succeeds", async () => {
     const { run, envelope } = await acceptedJob();
-    expect(envelope).toMatchObject({ ok: true, result: { status: "running", customer_id: "C-2001" }, evidence: { status: "running", operation: expect.stringMatching(/^op_/) } });
+    expect(envelope).toMatchObject({
+      ok: true,
+      result: { status: "running", customer_id: "C-2001" },
+      evidence: { status: "running", operation: expect.stringMatching(/^op_/) },
+    });
     const operationId = envelope.evidence.operation as string;
     const [job] = await jobsOf("C-2001");
     expect(job).toMatchObject({ job_id: envelope.result.job_id, status: "running" });
     expect(await suspendedOf("C-2001")).toBe(0);
-    expect(await (await testDb()).operation.findUnique({ where: { id: operationId } })).toMatchObject({ status: "accepted", outcome: null });
+    expect(await (await testDb()).operation.findUnique({ where: { id: operationId } })).toMatchObject({
+      status: "accepted",
+      outcome: null,
+    });
 
     // Still running while the service holds the job: the agent is told so, nothing is inferred from time.
-    expect(await poll(run, operationId)).toMatchObject({ ok: true, result: { operation_id: operationId, status: "running", outcome: null, untrusted: true } });
+    expect(await poll(run, operationId)).toMatchObject({
+      ok: true,
+      result: { operation_id: operationId, status: "running", outcome: null, untrusted: true },
+    });
 
     await crmFaults({ hold_jobs: false });
     const done = await until(async () => {
       const envelope = await poll(run, operationId);
       return envelope.result?.status === "succeeded" ? envelope : null;
     }, "the job to finish");
-    const total = ((await crmState()).invoices as Array<Record<string, any>>).filter((i) => i.customer_id === "C-2001").length;
+    const total = ((await crmState()).invoices as Array<Record<string, any>>).filter(
+      (i) => i.customer_id === "C-2001",
+    ).length;
     expect(done.result.outcome).toMatchObject({ status: "succeeded", result: { suspended_count: total } });
     expect(await suspendedOf("C-2001")).toBe(total);
-    expect(await (await testDb()).operation.findUnique({ where: { id: operationId } })).toMatchObject({ status: "succeeded", outcome: { status: "succeeded" } });
+    expect(await (await testDb()).operation.findUnique({ where: { id: operationId } })).toMatchObject({
+      status: "succeeded",
+      outcome: { status: "succeeded" },
+    });
     const steps = await storedSteps(run);
     expect(steps.filter((step) => step.tool === "get_operation").every((step) => step.status === "ok")).toBe(true);
   });
@@ -81,15 +104,25 @@ describe("a write the service accepts and finishes later", () => {
   it("answers a repeated commit with the acceptance, never a second job", async () => {
     const { run, proposalId, envelope } = await acceptedJob();
     const again = await callTool(tenant, run, crm.key(TOOL), { proposal_id: proposalId });
-    expect(again).toMatchObject({ ok: true, result: envelope.result, evidence: { operation: envelope.evidence.operation, replayed: true, status: "running" } });
+    expect(again).toMatchObject({
+      ok: true,
+      result: envelope.result,
+      evidence: { operation: envelope.evidence.operation, replayed: true, status: "running" },
+    });
     expect(await jobsOf("C-2001")).toHaveLength(1);
   });
 
   it("lets an agent read only its own run's operations", async () => {
     const { envelope } = await acceptedJob();
     const stranger = (await createRun(tenant, { agent: agentId, capabilities: "read_write" })).run.id as string;
-    expect((await poll(stranger, envelope.evidence.operation)).error).toMatchObject({ code: "INVALID_ARGUMENTS", field: "/operation_id" });
-    expect((await poll(stranger, "op_not-an-id")).error).toMatchObject({ code: "INVALID_ARGUMENTS", field: "/operation_id" });
+    expect((await poll(stranger, envelope.evidence.operation)).error).toMatchObject({
+      code: "INVALID_ARGUMENTS",
+      field: "/operation_id",
+    });
+    expect((await poll(stranger, "op_not-an-id")).error).toMatchObject({
+      code: "INVALID_ARGUMENTS",
+      field: "/operation_id",
+    });
   });
 });
 
@@ -99,15 +132,23 @@ describe("cancelling a running long operation", () => {
     const operationId = envelope.evidence.operation as string;
     const cancelled = await api(`/v1/operations/${operationId}/cancel`, { method: "POST", as: { key: tenant.key } });
     expect(cancelled.status).toBe(200);
-    expect(cancelled.body).toMatchObject({ outcome: "stopped", data: { id: operationId, status: "cancelled", outcome: { status: "cancelled" } } });
+    expect(cancelled.body).toMatchObject({
+      outcome: "stopped",
+      data: { id: operationId, status: "cancelled", outcome: { status: "cancelled" } },
+    });
     expect(await jobsOf("C-2001")).toEqual([expect.objectContaining({ status: "cancelled" })]);
     await crmFaults({ hold_jobs: false });
-    expect(await poll(run, operationId)).toMatchObject({ ok: true, result: { status: "cancelled", error: { code: "CANCELLED" } } });
+    expect(await poll(run, operationId)).toMatchObject({
+      ok: true,
+      result: { status: "cancelled", error: { code: "CANCELLED" } },
+    });
     expect(await suspendedOf("C-2001")).toBe(0);
     // Once cancelled, it has finished: a second cancel says so without asking the service again.
     const again = await api(`/v1/operations/${operationId}/cancel`, { method: "POST", as: { key: tenant.key } });
     expect(again.body.outcome).toBe("already_finished");
-    expect(((await crmState()).operations as Array<Record<string, any>>).filter((op) => op.tool === "cancel_job")).toHaveLength(1);
+    expect(
+      ((await crmState()).operations as Array<Record<string, any>>).filter((op) => op.tool === "cancel_job"),
+    ).toHaveLength(1);
   });
 
   it("says a job that finished meanwhile had already finished, and leaves its work in place", async () => {
@@ -115,7 +156,11 @@ describe("cancelling a running long operation", () => {
     await crmFaults({ hold_jobs: false });
     const operationId = envelope.evidence.operation as string;
     // The job's time passes at the service; the cancel brings it up to date before deciding.
-    await until(async () => ((await jobsOf("C-2001"))[0].accepted_at < new Date(Date.now() - 1_600).toISOString() ? true : null), "the job's duration to pass", 10_000);
+    await until(
+      async () => ((await jobsOf("C-2001"))[0].accepted_at < new Date(Date.now() - 1_600).toISOString() ? true : null),
+      "the job's duration to pass",
+      10_000,
+    );
     const late = await api(`/v1/operations/${operationId}/cancel`, { method: "POST", as: { key: tenant.key } });
     expect(late.body).toMatchObject({ outcome: "already_finished", data: { status: "succeeded" } });
     expect(await suspendedOf("C-2001")).toBeGreaterThan(0);
@@ -123,7 +168,10 @@ describe("cancelling a running long operation", () => {
 
   it("is the organization's own: another organization's id answers 404 and nothing is cancelled", async () => {
     const { envelope } = await acceptedJob();
-    const response = await api(`/v1/operations/${envelope.evidence.operation}/cancel`, { method: "POST", as: { key: other.key } });
+    const response = await api(`/v1/operations/${envelope.evidence.operation}/cancel`, {
+      method: "POST",
+      as: { key: other.key },
+    });
     expect(response.status).toBe(404);
     expect(response.body.error.code).toBe("not_found");
     expect(await jobsOf("C-2001")).toEqual([expect.objectContaining({ status: "running" })]);

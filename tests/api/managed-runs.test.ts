@@ -23,7 +23,10 @@ async function script(turns: ScriptBody["turns"]) {
 
 /** POST /v1/runs with input; the script is selected by its marker in the call's instructions. */
 async function managedRun(agentId: string, marker: string, body: Record<string, unknown> = {}, tenant = acme) {
-  return api("/v1/runs", { json: { agent: agentId, input: "Bonjour", instructions: `Réponds en français. ${marker}`, ...body }, as: { key: tenant.key } });
+  return api("/v1/runs", {
+    json: { agent: agentId, input: "Bonjour", instructions: `Réponds en français. ${marker}`, ...body },
+    as: { key: tenant.key },
+  });
 }
 
 /** The tool messages the model received in a request, parsed. */
@@ -33,15 +36,28 @@ function toolResults(request: ScriptRecord["requests"][number]): any[] {
 
 describe("POST /v1/runs with input", () => {
   it("sends the agent's instructions then the call's, the input and the run's tools; answers the completed run with its usage", async () => {
-    const agent = await createAgent(acme, { instructions: "Tu es l'assistant du service client.", tools: [crm.key("get_customer")] });
-    const s = await script([{ text: "Bonjour, que puis-je faire ?", usage: { prompt_tokens: 120, completion_tokens: 8 } }]);
+    const agent = await createAgent(acme, {
+      instructions: "Tu es l'assistant du service client.",
+      tools: [crm.key("get_customer")],
+    });
+    const s = await script([
+      { text: "Bonjour, que puis-je faire ?", usage: { prompt_tokens: 120, completion_tokens: 8 } },
+    ]);
     const response = await managedRun(agent.id, s.marker, { metadata: { ticket: "T-42" } });
     expect(response.status).toBe(201);
     const run = response.body.data;
     expect(run).toMatchObject({
-      status: "completed", managed: true, model: models.large, metadata: { ticket: "T-42" }, error: null,
+      status: "completed",
+      managed: true,
+      model: models.large,
+      metadata: { ticket: "T-42" },
+      error: null,
       output: { text: "Bonjour, que puis-je faire ?" },
-      usage: { input_tokens: 120, output_tokens: 8, model_calls: [{ input_tokens: 120, output_tokens: 8, duration_ms: expect.any(Number) }] },
+      usage: {
+        input_tokens: 120,
+        output_tokens: 8,
+        model_calls: [{ input_tokens: 120, output_tokens: 8, duration_ms: expect.any(Number) }],
+      },
     });
     const [request] = (await scriptRecord(simBaseUrl, s.id)).requests;
     expect(request.model).toBe("mistral-large-latest");
@@ -51,9 +67,14 @@ describe("POST /v1/runs with input", () => {
     expect(system.indexOf(`Réponds en français. ${s.marker}`)).toBeGreaterThan(system.indexOf("Tu es l'assistant"));
     expect(system).toContain("untrusted_content");
     expect(request.messages.slice(1)).toEqual([{ role: "user", content: "Bonjour" }]);
-    expect(request.tools?.map((t) => t.function.name).sort()).toEqual(["calculate", crm.key("get_customer"), "web_fetch", "web_search"].sort());
+    expect(request.tools?.map((t) => t.function.name).sort()).toEqual(
+      ["calculate", crm.key("get_customer"), "web_fetch", "web_search"].sort(),
+    );
     const described = request.tools?.find((t) => t.function.name === crm.key("get_customer"));
-    expect(described?.function.parameters).toMatchObject({ type: "object", properties: { customer_id: expect.any(Object) } });
+    expect(described?.function.parameters).toMatchObject({
+      type: "object",
+      properties: { customer_id: expect.any(Object) },
+    });
     // GET answers the same stored run; the conversation is readable back.
     const read = await api(`/v1/runs/${run.id}`, { as: { key: acme.key } });
     expect(read.body.data).toEqual(run);
@@ -65,7 +86,11 @@ describe("POST /v1/runs with input", () => {
   it("takes a conversation as input, in order", async () => {
     const agent = await createAgent(acme);
     const s = await script([{ text: "C'est noté." }]);
-    const input = [{ role: "user", content: "Je m'appelle Ana." }, { role: "assistant", content: "Enchanté." }, { role: "user", content: "Retiens-le." }];
+    const input = [
+      { role: "user", content: "Je m'appelle Ana." },
+      { role: "assistant", content: "Enchanté." },
+      { role: "user", content: "Retiens-le." },
+    ];
     const response = await managedRun(agent.id, s.marker, { input });
     expect(response.body.data.status).toBe("completed");
     expect((await scriptRecord(simBaseUrl, s.id)).requests[0].messages.slice(1)).toEqual(input);
@@ -73,7 +98,10 @@ describe("POST /v1/runs with input", () => {
 
   it("runs a read tool call through the dispatcher and hands the envelope back as untrusted content", async () => {
     const agent = await createAgent(acme, { tools: [crm.key("get_customer")] });
-    const s = await script([{ tool_calls: [{ name: crm.key("get_customer"), arguments: { customer_id: "C-1842" } }] }, { text: "Le client est à Lyon." }]);
+    const s = await script([
+      { tool_calls: [{ name: crm.key("get_customer"), arguments: { customer_id: "C-1842" } }] },
+      { text: "Le client est à Lyon." },
+    ]);
     const response = await managedRun(agent.id, s.marker);
     const run = response.body.data;
     expect(run.status).toBe("completed");
@@ -91,7 +119,12 @@ describe("POST /v1/runs with input", () => {
   it("returns refused calls to the model as typed errors, each recorded as a step", async () => {
     const agent = await createAgent(acme, { tools: [crm.key("get_customer")] });
     const s = await script([
-      { tool_calls: [{ name: "delete_everything", arguments: {} }, { name: crm.key("get_customer"), arguments: { customer_id: "C-1842", admin: true } }] },
+      {
+        tool_calls: [
+          { name: "delete_everything", arguments: {} },
+          { name: crm.key("get_customer"), arguments: { customer_id: "C-1842", admin: true } },
+        ],
+      },
       { text: "Je ne peux pas." },
     ]);
     const run = (await managedRun(agent.id, s.marker)).body.data;
@@ -100,17 +133,30 @@ describe("POST /v1/runs with input", () => {
     expect(results.map((r) => r.error.code)).toEqual(["UNKNOWN_TOOL", "INVALID_ARGUMENTS"]);
     expect(results[1].untrusted_content).toBeNull();
     const steps = await storedSteps(run.id);
-    expect(steps.map((step) => [step.tool, step.status, step.errorCode]).sort()).toEqual([
-      ["delete_everything", "error", "UNKNOWN_TOOL"], [crm.key("get_customer"), "error", "INVALID_ARGUMENTS"],
-    ].sort());
+    expect(steps.map((step) => [step.tool, step.status, step.errorCode]).sort()).toEqual(
+      [
+        ["delete_everything", "error", "UNKNOWN_TOOL"],
+        [crm.key("get_customer"), "error", "INVALID_ARGUMENTS"],
+      ].sort(),
+    );
   });
 
   it("lists the agent's documents and the run's files, readable with the file tools", async () => {
     const agent = await createAgent(acme);
-    const doc = await upload(acme, `/v1/agents/${agent.id}/documents`, "Horaires : 9h-18h du lundi au vendredi.", "horaires.txt");
+    const doc = await upload(
+      acme,
+      `/v1/agents/${agent.id}/documents`,
+      "Horaires : 9h-18h du lundi au vendredi.",
+      "horaires.txt",
+    );
     const file = await upload(acme, "/v1/files", "Commande 7781 : livrée le 3 mars.", "commande.txt");
     const s = await script([
-      { tool_calls: [{ name: "read_uploaded_file", arguments: { file_id: doc.id } }, { name: "read_uploaded_file", arguments: { file_id: file.id } }] },
+      {
+        tool_calls: [
+          { name: "read_uploaded_file", arguments: { file_id: doc.id } },
+          { name: "read_uploaded_file", arguments: { file_id: file.id } },
+        ],
+      },
       { text: "Ouvert de 9h à 18h ; commande livrée le 3 mars." },
     ]);
     const run = (await managedRun(agent.id, s.marker, { files: [file.id] })).body.data;
@@ -126,13 +172,21 @@ describe("POST /v1/runs with input", () => {
 });
 
 describe("structured output", () => {
-  const schema = { type: "object", properties: { city: { type: "string" }, zip: { type: "string", pattern: "^[0-9]{5}$" } }, required: ["city", "zip"], additionalProperties: false };
+  const schema = {
+    type: "object",
+    properties: { city: { type: "string" }, zip: { type: "string", pattern: "^[0-9]{5}$" } },
+    required: ["city", "zip"],
+    additionalProperties: false,
+  };
 
   it("requests the agent's output_schema and stores output.json", async () => {
     const agent = await createAgent(acme, { output_schema: schema });
     const s = await script([{ json: { city: "Lyon", zip: "69003" } }]);
     const run = (await managedRun(agent.id, s.marker)).body.data;
-    expect(run).toMatchObject({ status: "completed", output: { json: { city: "Lyon", zip: "69003" }, text: "{\"city\":\"Lyon\",\"zip\":\"69003\"}" } });
+    expect(run).toMatchObject({
+      status: "completed",
+      output: { json: { city: "Lyon", zip: "69003" }, text: '{"city":"Lyon","zip":"69003"}' },
+    });
     const [request] = (await scriptRecord(simBaseUrl, s.id)).requests;
     expect(request.response_format).toEqual({ type: "json_schema", json_schema: { name: "output", schema } });
   });
@@ -159,7 +213,9 @@ describe("structured output", () => {
 describe("bounds and failures", () => {
   it("fails with max_steps_exceeded after 20 model calls", async () => {
     const agent = await createAgent(acme);
-    const s = await script(Array.from({ length: 21 }, () => ({ tool_calls: [{ name: "calculate", arguments: { expression: "1+1" } }] })));
+    const s = await script(
+      Array.from({ length: 21 }, () => ({ tool_calls: [{ name: "calculate", arguments: { expression: "1+1" } }] })),
+    );
     const run = (await managedRun(agent.id, s.marker)).body.data;
     expect(run).toMatchObject({ status: "failed", error: { code: "max_steps_exceeded" } });
     expect((await scriptRecord(simBaseUrl, s.id)).served).toBe(20);
@@ -169,7 +225,10 @@ describe("bounds and failures", () => {
 
   it("turns a provider that stays down into model_error after one retry, with nothing executed", async () => {
     const agent = await createAgent(acme, { tools: [crm.key("get_customer")] });
-    const s = await script([{ error: { status: 503, message: "overloaded" } }, { error: { status: 503, message: "overloaded" } }]);
+    const s = await script([
+      { error: { status: 503, message: "overloaded" } },
+      { error: { status: 503, message: "overloaded" } },
+    ]);
     const run = (await managedRun(agent.id, s.marker)).body.data;
     expect(run).toMatchObject({ status: "failed", output: null, error: { code: "model_error" } });
     expect(run.error.message).toContain("HTTP 503");
@@ -179,7 +238,10 @@ describe("bounds and failures", () => {
 
   it("asks again once after malformed tool-call arguments, then fails with model_error naming them", async () => {
     const agent = await createAgent(acme);
-    const s = await script([{ tool_calls: [{ name: "calculate", raw_arguments: "{\"expression\": \"1+" }] }, { tool_calls: [{ name: "calculate", raw_arguments: "{oops" }] }]);
+    const s = await script([
+      { tool_calls: [{ name: "calculate", raw_arguments: '{"expression": "1+' }] },
+      { tool_calls: [{ name: "calculate", raw_arguments: "{oops" }] },
+    ]);
     const run = (await managedRun(agent.id, s.marker)).body.data;
     expect(run).toMatchObject({ status: "failed", error: { code: "model_error", field: "tool_calls[0].arguments" } });
     expect(await storedSteps(run.id)).toEqual([]);
@@ -187,14 +249,20 @@ describe("bounds and failures", () => {
 
   it("fails with model_timeout when the model does not answer in time", async () => {
     const agent = await createAgent(acme);
-    const s = await script([{ text: "trop tard", delay_ms: 10_000 }, { text: "trop tard", delay_ms: 10_000 }]);
+    const s = await script([
+      { text: "trop tard", delay_ms: 10_000 },
+      { text: "trop tard", delay_ms: 10_000 },
+    ]);
     const run = (await managedRun(agent.id, s.marker)).body.data;
     expect(run).toMatchObject({ status: "failed", error: { code: "model_timeout" } });
   });
 
   it("stops between steps when the run is cancelled", async () => {
     const agent = await createAgent(acme);
-    const s = await script([{ tool_calls: [{ name: "calculate", arguments: { expression: "2*3" } }], delay_ms: 1_500 }, { text: "jamais envoyé" }]);
+    const s = await script([
+      { tool_calls: [{ name: "calculate", arguments: { expression: "2*3" } }], delay_ms: 1_500 },
+      { text: "jamais envoyé" },
+    ]);
     const started = managedRun(agent.id, s.marker);
     // Cancel while the model is answering its first turn.
     await until(async () => (await scriptRecord(simBaseUrl, s.id)).served === 1, "the first model call");
@@ -225,7 +293,11 @@ describe("refusals", () => {
       [{ input: "" }, "invalid_parameter", "input"],
       [{ input: [{ role: "system", content: "x" }] }, "invalid_parameter", "input"],
       [{ input: 42 }, "invalid_parameter", "input"],
-      [{ metadata: Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, "v"])) }, "invalid_parameter", "metadata"],
+      [
+        { metadata: Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, "v"])) },
+        "invalid_parameter",
+        "metadata",
+      ],
       [{ metadata: { k: 1 } }, "invalid_parameter", "metadata.k"],
       [{ temperature: 1 }, "unknown_parameter", "temperature"],
     ];
@@ -249,42 +321,77 @@ describe("refusals", () => {
     const run = (await managedRun(agent.id, s.marker)).body.data;
     expect((await api(`/v1/runs/${run.id}/messages`, { as: { key: other.key } })).status).toBe(404);
     const driven = await api("/v1/runs", { json: { agent: agent.id }, as: { key: acme.key } });
-    expect(driven.body.data).toMatchObject({ managed: false, model: null, output: null, usage: null, error: null, metadata: {} });
-    expect((await api(`/v1/runs/${driven.body.data.id}/messages`, { as: { key: acme.key } })).body).toEqual({ data: [] });
+    expect(driven.body.data).toMatchObject({
+      managed: false,
+      model: null,
+      output: null,
+      usage: null,
+      error: null,
+      metadata: {},
+    });
+    expect((await api(`/v1/runs/${driven.body.data.id}/messages`, { as: { key: acme.key } })).body).toEqual({
+      data: [],
+    });
   });
 });
 
 describe("client tools: requires_action and tool_outputs", () => {
   const lookupOrder = {
-    name: "lookup_order", description: "Looks an order up in our shop.",
-    parameters: { type: "object", properties: { order_id: { type: "string", pattern: "^O-[0-9]+$" } }, required: ["order_id"], additionalProperties: false },
+    name: "lookup_order",
+    description: "Looks an order up in our shop.",
+    parameters: {
+      type: "object",
+      properties: { order_id: { type: "string", pattern: "^O-[0-9]+$" } },
+      required: ["order_id"],
+      additionalProperties: false,
+    },
   };
 
   async function pausedRun() {
     const agent = await createAgent(acme, { client_tools: [lookupOrder] });
     const s = await script([
-      { tool_calls: [{ name: "lookup_order", arguments: { order_id: "O-7781" } }, { name: "calculate", arguments: { expression: "2+2" } }] },
+      {
+        tool_calls: [
+          { name: "lookup_order", arguments: { order_id: "O-7781" } },
+          { name: "calculate", arguments: { expression: "2+2" } },
+        ],
+      },
       { text: "Votre commande O-7781 est expédiée." },
     ]);
     const run = (await managedRun(agent.id, s.marker)).body.data;
     return { agent, s, run };
   }
 
-  const submit = (runId: string, body: unknown, tenant = acme) => api(`/v1/runs/${runId}/tool_outputs`, { json: body, as: { key: tenant.key } });
+  const submit = (runId: string, body: unknown, tenant = acme) =>
+    api(`/v1/runs/${runId}/tool_outputs`, { json: body, as: { key: tenant.key } });
 
   it("pauses on a client tool call with required_action, then resumes with its output to completion", async () => {
     const { s, run } = await pausedRun();
-    expect(run).toMatchObject({ status: "requires_action", output: null, required_action: { tool_calls: [{ id: expect.any(String), name: "lookup_order", arguments: { order_id: "O-7781" } }] } });
-    expect((await scriptRecord(simBaseUrl, s.id)).requests[0].tools?.map((t) => t.function.name)).toContain("lookup_order");
+    expect(run).toMatchObject({
+      status: "requires_action",
+      output: null,
+      required_action: {
+        tool_calls: [{ id: expect.any(String), name: "lookup_order", arguments: { order_id: "O-7781" } }],
+      },
+    });
+    expect((await scriptRecord(simBaseUrl, s.id)).requests[0].tools?.map((t) => t.function.name)).toContain(
+      "lookup_order",
+    );
     // The server tool of the same turn already ran through the dispatcher; the client tool never does.
     expect((await storedSteps(run.id)).map((step) => step.tool)).toEqual(["calculate"]);
     const callId = run.required_action.tool_calls[0].id;
-    const resumed = await submit(run.id, { tool_outputs: [{ tool_call_id: callId, output: "{\"status\":\"shipped\"}" }] });
+    const resumed = await submit(run.id, { tool_outputs: [{ tool_call_id: callId, output: '{"status":"shipped"}' }] });
     expect(resumed.status).toBe(200);
-    expect(resumed.body.data).toMatchObject({ status: "completed", required_action: null, output: { text: "Votre commande O-7781 est expédiée." } });
+    expect(resumed.body.data).toMatchObject({
+      status: "completed",
+      required_action: null,
+      output: { text: "Votre commande O-7781 est expédiée." },
+    });
     const second = (await scriptRecord(simBaseUrl, s.id)).requests[1];
     const answered = second.messages.find((m) => m.role === "tool" && m.tool_call_id === callId);
-    expect(JSON.parse(String(answered?.content))).toEqual({ untrusted_content: { ok: true, result: "{\"status\":\"shipped\"}" } });
+    expect(JSON.parse(String(answered?.content))).toEqual({
+      untrusted_content: { ok: true, result: '{"status":"shipped"}' },
+    });
     // Late: the run waits for nothing any more.
     const late = await submit(run.id, { tool_outputs: [{ tool_call_id: callId, output: "encore" }] });
     expect(late.status).toBe(409);
@@ -296,7 +403,17 @@ describe("client tools: requires_action and tool_outputs", () => {
     const callId = run.required_action.tool_calls[0].id;
     const cases: Array<[unknown, number, string, string | undefined]> = [
       [{ tool_outputs: [{ tool_call_id: "call_nope", output: "x" }] }, 400, "invalid_parameter", "unknown_tool_call"],
-      [{ tool_outputs: [{ tool_call_id: callId, output: "x" }, { tool_call_id: callId, output: "y" }] }, 400, "invalid_parameter", "duplicate_tool_call"],
+      [
+        {
+          tool_outputs: [
+            { tool_call_id: callId, output: "x" },
+            { tool_call_id: callId, output: "y" },
+          ],
+        },
+        400,
+        "invalid_parameter",
+        "duplicate_tool_call",
+      ],
       [{ tool_outputs: [] }, 400, "invalid_parameter", undefined],
       [{ tool_outputs: [{ tool_call_id: callId, output: 42 }] }, 400, "invalid_parameter", undefined],
       [{ tool_outputs: [{ tool_call_id: callId, output: "x", extra: 1 }] }, 400, "unknown_parameter", undefined],
@@ -324,7 +441,10 @@ describe("client tools: requires_action and tool_outputs", () => {
 
   it("hands invalid client-tool arguments back to the model without pausing", async () => {
     const agent = await createAgent(acme, { client_tools: [lookupOrder] });
-    const s = await script([{ tool_calls: [{ name: "lookup_order", arguments: { order_id: "7781" } }] }, { text: "Quel est le numéro exact ?" }]);
+    const s = await script([
+      { tool_calls: [{ name: "lookup_order", arguments: { order_id: "7781" } }] },
+      { text: "Quel est le numéro exact ?" },
+    ]);
     const run = (await managedRun(agent.id, s.marker)).body.data;
     expect(run).toMatchObject({ status: "completed", required_action: null });
     const [result] = toolResults((await scriptRecord(simBaseUrl, s.id)).requests[1]);
@@ -333,8 +453,12 @@ describe("client tools: requires_action and tool_outputs", () => {
 
   it("cancels a waiting run; its outputs are then refused", async () => {
     const { run } = await pausedRun();
-    expect((await api(`/v1/runs/${run.id}/cancel`, { method: "POST", as: { key: acme.key } })).body.data).toMatchObject({ status: "cancelled", required_action: null });
-    const late = await submit(run.id, { tool_outputs: [{ tool_call_id: run.required_action.tool_calls[0].id, output: "x" }] });
+    expect((await api(`/v1/runs/${run.id}/cancel`, { method: "POST", as: { key: acme.key } })).body.data).toMatchObject(
+      { status: "cancelled", required_action: null },
+    );
+    const late = await submit(run.id, {
+      tool_outputs: [{ tool_call_id: run.required_action.tool_calls[0].id, output: "x" }],
+    });
     expect(late.status).toBe(409);
     expect(late.body.error.code).toBe("run_not_waiting");
   });

@@ -6,7 +6,10 @@ import { api, crmUrl, type Tenant } from "./helpers";
 // an organization admin would take them in the console.
 
 export async function connectServer(tenant: Tenant, body: Record<string, unknown> = {}): Promise<number> {
-  const response = await api("/v1/mcp_servers", { json: { name: "CRM Acme", url: crmUrl, ...body }, as: await tenant.as("admin") });
+  const response = await api("/v1/mcp_servers", {
+    json: { name: "CRM Acme", url: crmUrl, ...body },
+    as: await tenant.as("admin"),
+  });
   if (response.status !== 201) throw new Error(`connect: HTTP ${response.status} ${JSON.stringify(response.body)}`);
   return response.body.data.id;
 }
@@ -26,7 +29,12 @@ export async function patchTool(tenant: Tenant, id: number, name: string, body: 
 }
 
 /** Reviews a tool as shown now (its current fingerprint). */
-export async function reviewTool(tenant: Tenant, id: number, name: string, settings: { writes_data?: boolean; enabled?: boolean } = {}) {
+export async function reviewTool(
+  tenant: Tenant,
+  id: number,
+  name: string,
+  settings: { writes_data?: boolean; enabled?: boolean } = {},
+) {
   const tool = (await serverTools(tenant, id)).find((t) => t.name === name);
   if (!tool) throw new Error(`no tool ${name}`);
   const response = await patchTool(tenant, id, name, { reviewed: true, fingerprint: tool.fingerprint, ...settings });
@@ -49,7 +57,10 @@ export async function catalogEntry(tenant: Tenant, key: string) {
 }
 
 /** A local HTTP peer that is not an MCP server: answers every request with `body`, or never answers (null). */
-export async function garbageServer(body: string | null, type = "application/json"): Promise<{ url: string; close(): void }> {
+export async function garbageServer(
+  body: string | null,
+  type = "application/json",
+): Promise<{ url: string; close(): void }> {
   const server = http.createServer((_req, res) => {
     if (body === null) return;
     res.writeHead(200, { "content-type": type });

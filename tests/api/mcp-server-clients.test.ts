@@ -26,7 +26,11 @@ function textOf(result: unknown): string {
 
 describe("@openai/agents MCPServerStreamableHttp", () => {
   it("lists, reads, is refused, previews, and commits the approved proposal", async () => {
-    const server = new MCPServerStreamableHttp({ url: mcpUrl(setup.agentId, "read_write"), name: "guichet", requestInit: { headers: { authorization: `Bearer ${setup.tenant.key}` } } });
+    const server = new MCPServerStreamableHttp({
+      url: mcpUrl(setup.agentId, "read_write"),
+      name: "guichet",
+      requestInit: { headers: { authorization: `Bearer ${setup.tenant.key}` } },
+    });
     await server.connect();
     try {
       const names = (await server.listTools()).map((tool) => tool.name);
@@ -40,7 +44,9 @@ describe("@openai/agents MCPServerStreamableHttp", () => {
       const proposalId = PROPOSAL_ID.exec(textOf(preview))?.[0] as string;
       expect(proposalId).toBeTruthy();
       await approveCard(setup, proposalId);
-      const committed = await server.callToolResult(setup.crm.key("commit_address_change"), { proposal_id: proposalId });
+      const committed = await server.callToolResult(setup.crm.key("commit_address_change"), {
+        proposal_id: proposalId,
+      });
       expect(committed.structuredContent).toMatchObject({ result: { new_version: 18 } });
       const run = await sessionRunOf(setup.agentId);
       expect(run.clientName).toBeTruthy();
@@ -53,10 +59,17 @@ describe("@openai/agents MCPServerStreamableHttp", () => {
 
 describe("the Vercel AI SDK MCP client (@ai-sdk/mcp)", () => {
   it("gets tools(), executes a read, a refused call, a preview and the commit", async () => {
-    const client = await createMCPClient({ transport: { type: "http", url: mcpUrl(setup.agentId, "read_write"), headers: { authorization: `Bearer ${setup.tenant.key}` } } });
+    const client = await createMCPClient({
+      transport: {
+        type: "http",
+        url: mcpUrl(setup.agentId, "read_write"),
+        headers: { authorization: `Bearer ${setup.tenant.key}` },
+      },
+    });
     try {
       const tools = await client.tools();
-      const execute = (name: string, args: Record<string, unknown>) => tools[setup.crm.key(name)].execute(args, { toolCallId: `call-${name}`, messages: [] });
+      const execute = (name: string, args: Record<string, unknown>) =>
+        tools[setup.crm.key(name)].execute(args, { toolCallId: `call-${name}`, messages: [] });
       const read = await execute("get_customer", { customer_id: "C-1842" });
       expect(read).toMatchObject({ structuredContent: { result: { customer_id: "C-1842", version: 17 } } });
       const refused = await execute("get_customer", { customer_id: "nope" });
@@ -76,7 +89,13 @@ describe("the Vercel AI SDK MCP client (@ai-sdk/mcp)", () => {
 describe("@langchain/mcp-adapters MultiServerMCPClient", () => {
   it("gets tools with getTools() and invokes them through the journey", async () => {
     const client = new MultiServerMCPClient({
-      mcpServers: { guichet: { transport: "http", url: mcpUrl(setup.agentId, "read_write"), headers: { authorization: `Bearer ${setup.tenant.key}` } } },
+      mcpServers: {
+        guichet: {
+          transport: "http",
+          url: mcpUrl(setup.agentId, "read_write"),
+          headers: { authorization: `Bearer ${setup.tenant.key}` },
+        },
+      },
     });
     try {
       const tools = await client.getTools();
@@ -89,12 +108,22 @@ describe("@langchain/mcp-adapters MultiServerMCPClient", () => {
       expect(read).toContain("C-1842");
       // LangChain checks arguments against the input schema itself, so a malformed id never leaves it;
       // a well-formed id of no proposal is Guichet's refusal to make.
-      const refused = await tool("commit_address_change").invoke({ proposal_id: `prop_${"0".repeat(26)}` }).then(textOf, (error: Error) => error.message);
+      const refused = await tool("commit_address_change")
+        .invoke({ proposal_id: `prop_${"0".repeat(26)}` })
+        .then(textOf, (error: Error) => error.message);
       expect(refused).toContain("PROPOSAL_NOT_FOUND");
       // The adapter flattens a oneOf into one object whose `kind` keeps the last branch's value,
       // so it lets only {"kind": "new"} through: the same address, given in full.
-      const newAddress = { kind: "new", line1: "24 quai Saint-Antoine", city: "Lyon", postal_code: "69002", country: "FR" };
-      const preview = textOf(await tool("preview_address_change").invoke({ customer_id: "C-1842", destination: newAddress }));
+      const newAddress = {
+        kind: "new",
+        line1: "24 quai Saint-Antoine",
+        city: "Lyon",
+        postal_code: "69002",
+        country: "FR",
+      };
+      const preview = textOf(
+        await tool("preview_address_change").invoke({ customer_id: "C-1842", destination: newAddress }),
+      );
       const proposalId = PROPOSAL_ID.exec(preview)?.[0] as string;
       await approveCard(setup, proposalId);
       const committed = textOf(await tool("commit_address_change").invoke({ proposal_id: proposalId }));

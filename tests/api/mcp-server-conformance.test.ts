@@ -28,10 +28,14 @@ function forwardingProxy(key: string, target: () => string): http.Server {
   return http.createServer((req, res) => {
     const upstream = new URL(req.url ?? "/", target());
     // Host and Origin go through untouched: the DNS-rebinding scenario is about them.
-    const forwarded = http.request(upstream, { method: req.method, headers: { ...req.headers, authorization: `Bearer ${key}` } }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const forwarded = http.request(
+      upstream,
+      { method: req.method, headers: { ...req.headers, authorization: `Bearer ${key}` } },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     forwarded.on("error", () => res.destroy());
     req.pipe(forwarded);
   });
@@ -44,7 +48,12 @@ beforeAll(async () => {
   proxy = forwardingProxy(tenant.key, () => appUrl);
   await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
   const port = (proxy.address() as AddressInfo).port;
-  app = await startApp({ ...process.env, NODE_ENV: "production", ...suiteNetwork(), GUICHET_MCP_ALLOWED_ORIGINS: `http://127.0.0.1:${port},http://localhost:${port}` });
+  app = await startApp({
+    ...process.env,
+    NODE_ENV: "production",
+    ...suiteNetwork(),
+    GUICHET_MCP_ALLOWED_ORIGINS: `http://127.0.0.1:${port},http://localhost:${port}`,
+  });
   appUrl = app.baseUrl;
 });
 
@@ -57,7 +66,9 @@ afterAll(async () => {
 /** Runs the suite without blocking this process: the proxy answering it lives here. */
 function runSuite(url: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["scripts/mcp-conformance.mjs", "--url", url], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["scripts/mcp-conformance.mjs", "--url", url], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk) => (stdout += chunk));

@@ -16,11 +16,18 @@ let peer: McpPeer;
 let findOrder: string;
 
 const ACCEPT = "application/json, text/event-stream";
-const INITIALIZE = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "errors", version: "0.1" } } };
+const INITIALIZE = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "errors", version: "0.1" } },
+};
 
 function headers(sessionId?: string): Record<string, string> {
   return {
-    authorization: `Bearer ${tenant.key}`, "content-type": "application/json", accept: ACCEPT,
+    authorization: `Bearer ${tenant.key}`,
+    "content-type": "application/json",
+    accept: ACCEPT,
     ...(sessionId ? { "mcp-session-id": sessionId, "mcp-protocol-version": "2025-11-25" } : {}),
   };
 }
@@ -50,8 +57,14 @@ describe("sessions", () => {
     const { sessionId, runId } = await openSession();
     // Loaded here, after the helpers pointed the database client at the test database.
     const { MCP_SESSION_IDLE_MS } = await import("@/lib/mcp-server/session");
-    await (await testDb()).run.update({ where: { id: runId }, data: { mcpSeenAt: new Date(Date.now() - MCP_SESSION_IDLE_MS - 60_000) } });
-    const late = await fetch(mcpUrl(agentId), { method: "POST", headers: headers(sessionId), body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }) });
+    await (
+      await testDb()
+    ).run.update({ where: { id: runId }, data: { mcpSeenAt: new Date(Date.now() - MCP_SESSION_IDLE_MS - 60_000) } });
+    const late = await fetch(mcpUrl(agentId), {
+      method: "POST",
+      headers: headers(sessionId),
+      body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
+    });
     expect(late.status).toBe(404);
     expect((await late.json()).error.code).toBe(-32001);
     expect((await (await testDb()).run.findUniqueOrThrow({ where: { id: runId } })).status).toBe("expired");
@@ -91,17 +104,39 @@ describe("messages", () => {
 });
 
 describe("failures", () => {
-  it("say only \"Internal error.\" with the request id when a handler fails unexpectedly", async () => {
+  it('say only "Internal error." with the request id when a handler fails unexpectedly', async () => {
     const { sessionId, runId } = await openSession();
     const db = await testDb();
     // A published contract that lost its schemas: describing it throws inside the tools/list handler.
     const broken = `mcp_999999_broken_${Date.now()}`;
-    await db.toolContract.create({ data: { organizationId: tenant.organizationId, key: broken, version: 1, contract: { key: broken, note: "internal detail" } } });
+    await db.toolContract.create({
+      data: {
+        organizationId: tenant.organizationId,
+        key: broken,
+        version: 1,
+        contract: { key: broken, note: "internal detail" },
+      },
+    });
     const run = await db.run.findUniqueOrThrow({ where: { id: runId } });
-    await db.run.update({ where: { id: runId }, data: { capabilitySet: [...(run.capabilitySet as object[]), { key: broken, version: 1, effect: "read" }] } });
-    const answer = await fetch(mcpUrl(agentId), { method: "POST", headers: headers(sessionId), body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/list" }) });
+    await db.run.update({
+      where: { id: runId },
+      data: { capabilitySet: [...(run.capabilitySet as object[]), { key: broken, version: 1, effect: "read" }] },
+    });
+    const answer = await fetch(mcpUrl(agentId), {
+      method: "POST",
+      headers: headers(sessionId),
+      body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/list" }),
+    });
     const body = await answer.json();
-    expect(body).toEqual({ jsonrpc: "2.0", id: 7, error: { code: -32603, message: "Internal error.", data: { code: "internal_error", request_id: answer.headers.get("x-request-id") } } });
+    expect(body).toEqual({
+      jsonrpc: "2.0",
+      id: 7,
+      error: {
+        code: -32603,
+        message: "Internal error.",
+        data: { code: "internal_error", request_id: answer.headers.get("x-request-id") },
+      },
+    });
   });
 
   it("read a third-party server's refusal told only in text as a typed error the model can read", async () => {
@@ -110,9 +145,19 @@ describe("failures", () => {
     const refused = await client.callTool({ name: findOrder, arguments: { order_id: "42" } });
     expect(refused.isError).toBe(true);
     expect(refused.structuredContent).toEqual({
-      error: { code: "UPSTREAM_ERROR", message: "The service refused the call (ERROR): Order 42 is archived; ask support.", retryable: false, field: null },
+      error: {
+        code: "UPSTREAM_ERROR",
+        message: "The service refused the call (ERROR): Order 42 is archived; ask support.",
+        retryable: false,
+        field: null,
+      },
     });
-    expect(refused.content).toEqual([{ type: "text", text: "UPSTREAM_ERROR: The service refused the call (ERROR): Order 42 is archived; ask support." }]);
+    expect(refused.content).toEqual([
+      {
+        type: "text",
+        text: "UPSTREAM_ERROR: The service refused the call (ERROR): Order 42 is archived; ask support.",
+      },
+    ]);
     const [step] = await storedSteps((await sessionRunOf(agentId)).id);
     expect(step).toMatchObject({ tool: findOrder, status: "error", errorCode: "UPSTREAM_ERROR" });
     await client.close();

@@ -11,8 +11,15 @@ export function mcpUrl(agentId: string, capabilities?: "read" | "read_write"): s
   return `${baseUrl}/mcp/agents/${agentId}${capabilities ? `?capabilities=${capabilities}` : ""}`;
 }
 
-export async function sdkClient(agentId: string, key: string, capabilities?: "read" | "read_write", name = "guichet-tests"): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
-  const transport = new StreamableHTTPClientTransport(new URL(mcpUrl(agentId, capabilities)), { requestInit: { headers: { authorization: `Bearer ${key}` } } });
+export async function sdkClient(
+  agentId: string,
+  key: string,
+  capabilities?: "read" | "read_write",
+  name = "guichet-tests",
+): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  const transport = new StreamableHTTPClientTransport(new URL(mcpUrl(agentId, capabilities)), {
+    requestInit: { headers: { authorization: `Bearer ${key}` } },
+  });
   const client = new Client({ name, version: "1.2.3" });
   await client.connect(transport);
   return { client, transport };

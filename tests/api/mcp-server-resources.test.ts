@@ -23,7 +23,10 @@ let sibling: Record<string, any>;
 const FAQ = "# FAQ\nLivraison : 48 heures.\nRetours : 30 jours.\n";
 
 async function expectProtocolError(call: Promise<unknown>, code: number): Promise<McpError> {
-  const error = await call.then(() => null, (caught: unknown) => caught);
+  const error = await call.then(
+    () => null,
+    (caught: unknown) => caught,
+  );
   expect(error).toBeInstanceOf(McpError);
   expect((error as McpError).code).toBe(code);
   return error as McpError;
@@ -39,11 +42,27 @@ beforeAll(async () => {
   other = await createTenant("pro");
   agentId = (await createAgent(acme)).id;
   documents.push(await upload(acme, `/v1/agents/${agentId}/documents`, FAQ, "faq.md"));
-  pdf = await upload(acme, `/v1/agents/${agentId}/documents`, samplePdf([["Conditions generales Acme", "Garantie : 2 ans."]]), "conditions.pdf");
+  pdf = await upload(
+    acme,
+    `/v1/agents/${agentId}/documents`,
+    samplePdf([["Conditions generales Acme", "Garantie : 2 ans."]]),
+    "conditions.pdf",
+  );
   documents.push(pdf);
-  for (let i = 1; i <= 9; i++) documents.push(await upload(acme, `/v1/agents/${agentId}/documents`, `Note ${i}\n`, `note-${i}.txt`));
-  sibling = await upload(acme, `/v1/agents/${(await createAgent(acme)).id}/documents`, "Un autre agent.\n", "autre.txt");
-  foreign = await upload(other, `/v1/agents/${(await createAgent(other)).id}/documents`, "Secret d'une autre organisation.\n", "secret.txt");
+  for (let i = 1; i <= 9; i++)
+    documents.push(await upload(acme, `/v1/agents/${agentId}/documents`, `Note ${i}\n`, `note-${i}.txt`));
+  sibling = await upload(
+    acme,
+    `/v1/agents/${(await createAgent(acme)).id}/documents`,
+    "Un autre agent.\n",
+    "autre.txt",
+  );
+  foreign = await upload(
+    other,
+    `/v1/agents/${(await createAgent(other)).id}/documents`,
+    "Secret d'une autre organisation.\n",
+    "secret.txt",
+  );
   ({ client } = await sdkClient(agentId, acme.key));
 });
 
@@ -59,10 +78,18 @@ describe("resources/list", () => {
     expect(second.resources).toHaveLength(1);
     expect(second.nextCursor).toBeUndefined();
     const listed = [...first.resources, ...second.resources];
-    expect(listed.map((resource) => resource.name).sort()).toEqual(documents.map((document) => document.filename).sort());
+    expect(listed.map((resource) => resource.name).sort()).toEqual(
+      documents.map((document) => document.filename).sort(),
+    );
     expect(new Set(listed.map((resource) => resource.uri)).size).toBe(11);
-    expect(listed.find((resource) => resource.name === "conditions.pdf")).toMatchObject({ uri: `guichet://documents/${pdf.id}`, mimeType: "application/pdf", size: pdf.bytes });
-    expect(listed.some((resource) => resource.uri.endsWith(sibling.id) || resource.uri.endsWith(foreign.id))).toBe(false);
+    expect(listed.find((resource) => resource.name === "conditions.pdf")).toMatchObject({
+      uri: `guichet://documents/${pdf.id}`,
+      mimeType: "application/pdf",
+      size: pdf.bytes,
+    });
+    expect(listed.some((resource) => resource.uri.endsWith(sibling.id) || resource.uri.endsWith(foreign.id))).toBe(
+      false,
+    );
   });
 
   it("refuses a cursor it did not hand out with invalid params", async () => {
@@ -73,17 +100,26 @@ describe("resources/list", () => {
 describe("resources/read", () => {
   it("reads a text document as written and a PDF's text, marked untrusted", async () => {
     const faq = await client.readResource({ uri: `guichet://documents/${documents[0].id}` });
-    expect(faq.contents).toEqual([{
-      uri: `guichet://documents/${documents[0].id}`, mimeType: "text/markdown", text: FAQ,
-      _meta: { "guichet/untrusted": true, "guichet/truncated": false, "guichet/total_characters": FAQ.length },
-    }]);
+    expect(faq.contents).toEqual([
+      {
+        uri: `guichet://documents/${documents[0].id}`,
+        mimeType: "text/markdown",
+        text: FAQ,
+        _meta: { "guichet/untrusted": true, "guichet/truncated": false, "guichet/total_characters": FAQ.length },
+      },
+    ]);
     const conditions = await client.readResource({ uri: `guichet://documents/${pdf.id}` });
     expect(conditions.contents[0]).toMatchObject({ mimeType: "text/plain", _meta: { "guichet/untrusted": true } });
     expect((conditions.contents[0] as { text: string }).text).toBe("Conditions generales Acme\nGarantie : 2 ans.");
   });
 
   it("answers resource not found for an unknown uri, another agent's document and another organization's", async () => {
-    for (const uri of ["guichet://documents/file_00000000000000000000000000", "file:///etc/passwd", `guichet://documents/${sibling.id}`, `guichet://documents/${foreign.id}`]) {
+    for (const uri of [
+      "guichet://documents/file_00000000000000000000000000",
+      "file:///etc/passwd",
+      `guichet://documents/${sibling.id}`,
+      `guichet://documents/${foreign.id}`,
+    ]) {
       const error = await expectProtocolError(client.readResource({ uri }), -32002);
       expect(error.message).not.toContain("Secret");
     }
@@ -107,7 +143,10 @@ describe("limits", () => {
         update: { count: 10_000_000 },
       });
     }
-    const limited = await expectProtocolError(client.readResource({ uri: `guichet://documents/${documents[0].id}` }), -32000);
+    const limited = await expectProtocolError(
+      client.readResource({ uri: `guichet://documents/${documents[0].id}` }),
+      -32000,
+    );
     expect(limited.data).toMatchObject({ code: "RATE_LIMITED", retryable: true });
   });
 });

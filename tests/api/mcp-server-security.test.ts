@@ -14,10 +14,19 @@ let setup: CrmSetup;
 let other: Tenant;
 
 const ACCEPT = "application/json, text/event-stream";
-const initialize = (protocolVersion = "2025-11-25") => ({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion, capabilities: {}, clientInfo: { name: "raw-http", version: "0.1" } } });
+const initialize = (protocolVersion = "2025-11-25") => ({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion, capabilities: {}, clientInfo: { name: "raw-http", version: "0.1" } },
+});
 
 async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(url, { method: "POST", headers: { "content-type": "application/json", accept: ACCEPT, ...headers }, body: typeof body === "string" ? body : JSON.stringify(body) });
+  return fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: ACCEPT, ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
 }
 
 async function mcpRunCount(agentId: string): Promise<number> {
@@ -39,7 +48,9 @@ describe("who may call", () => {
     expect((await missing.json()).error.data.code).toBe("unauthenticated");
     const unknown = await post(mcpUrl(setup.agentId), initialize(), { authorization: "Bearer gk_live_not-a-key" });
     expect(unknown.status).toBe(401);
-    const readOnly = await post(mcpUrl(setup.agentId), initialize(), { authorization: `Bearer ${await setup.tenant.keyWith(["runs:read", "agents:read", "tools:read"])}` });
+    const readOnly = await post(mcpUrl(setup.agentId), initialize(), {
+      authorization: `Bearer ${await setup.tenant.keyWith(["runs:read", "agents:read", "tools:read"])}`,
+    });
     expect(readOnly.status).toBe(403);
     expect(readOnly.headers.get("www-authenticate")).toContain('error="insufficient_scope"');
     expect((await readOnly.json()).error.data.code).toBe("insufficient_scope");
@@ -55,7 +66,11 @@ describe("who may call", () => {
     expect(sessionId).toMatch(/^mcps_/);
     const otherAgent = await createAgent(other);
     for (const agent of [setup.agentId, otherAgent.id]) {
-      const stolen = await post(mcpUrl(agent), { jsonrpc: "2.0", id: 2, method: "tools/list" }, { authorization: `Bearer ${other.key}`, "mcp-session-id": sessionId, "mcp-protocol-version": "2025-11-25" });
+      const stolen = await post(
+        mcpUrl(agent),
+        { jsonrpc: "2.0", id: 2, method: "tools/list" },
+        { authorization: `Bearer ${other.key}`, "mcp-session-id": sessionId, "mcp-protocol-version": "2025-11-25" },
+      );
       expect(stolen.status).toBe(404);
       expect((await stolen.json()).error.code).toBe(-32001);
     }
@@ -63,22 +78,33 @@ describe("who may call", () => {
 
   it("refuses a browser Origin that is neither the console's nor listed, before anything is created", async () => {
     const before = await mcpRunCount(setup.agentId);
-    const rebinding = await post(mcpUrl(setup.agentId), initialize(), { authorization: `Bearer ${setup.tenant.key}`, origin: "http://attacker.example:3000" });
+    const rebinding = await post(mcpUrl(setup.agentId), initialize(), {
+      authorization: `Bearer ${setup.tenant.key}`,
+      origin: "http://attacker.example:3000",
+    });
     expect(rebinding.status).toBe(403);
     expect((await rebinding.json()).error.data.code).toBe("forbidden");
     expect(await mcpRunCount(setup.agentId)).toBe(before);
-    const console = await post(mcpUrl(setup.agentId), initialize(), { authorization: `Bearer ${setup.tenant.key}`, origin: new URL(baseUrl).origin });
+    const console = await post(mcpUrl(setup.agentId), initialize(), {
+      authorization: `Bearer ${setup.tenant.key}`,
+      origin: new URL(baseUrl).origin,
+    });
     expect(console.status).toBe(200);
   });
 
   it("applies the per-key rate limit of /v1 with 429 and Retry-After", async () => {
     const db = await testDb();
     const key = await setup.tenant.keyWith(["runs:write"]);
-    const row = await db.apiKey.findFirstOrThrow({ where: { organizationId: setup.tenant.organizationId, name: "test runs:write" }, orderBy: { createdAt: "desc" } });
+    const row = await db.apiKey.findFirstOrThrow({
+      where: { organizationId: setup.tenant.organizationId, name: "test runs:write" },
+      orderBy: { createdAt: "desc" },
+    });
     // Fill this minute's and the next minute's windows, so the check holds even if the minute turns meanwhile.
     const now = Math.floor(Date.now() / 60_000) * 60_000;
     for (const start of [now, now + 60_000]) {
-      await db.rateLimitWindow.create({ data: { key: `api:${row.id}`, windowStart: new Date(start), count: 10_000_000 } });
+      await db.rateLimitWindow.create({
+        data: { key: `api:${row.id}`, windowStart: new Date(start), count: 10_000_000 },
+      });
     }
     const limited = await post(mcpUrl(setup.agentId), initialize(), { authorization: `Bearer ${key}` });
     expect(limited.status).toBe(429);
@@ -94,7 +120,11 @@ describe("what may be sent", () => {
     const before = await mcpRunCount(setup.agentId);
     const malformed = await post(mcpUrl(setup.agentId), "{not json", auth());
     expect([malformed.status, (await malformed.json()).error.code]).toEqual([400, -32700]);
-    const batch = await post(mcpUrl(setup.agentId), [initialize(), { jsonrpc: "2.0", id: 2, method: "tools/list" }], auth());
+    const batch = await post(
+      mcpUrl(setup.agentId),
+      [initialize(), { jsonrpc: "2.0", id: 2, method: "tools/list" }],
+      auth(),
+    );
     expect([batch.status, (await batch.json()).error.code]).toEqual([400, -32600]);
     const notRpc = await post(mcpUrl(setup.agentId), { hello: "world" }, auth());
     expect([notRpc.status, (await notRpc.json()).error.code]).toEqual([400, -32600]);
@@ -113,9 +143,17 @@ describe("what may be sent", () => {
     const negotiated = await future.json();
     expect(negotiated.result.protocolVersion).toBe("2025-11-25");
     const session = future.headers.get("mcp-session-id") as string;
-    const wrong = await post(mcpUrl(setup.agentId), { jsonrpc: "2.0", id: 2, method: "tools/list" }, { ...auth(), "mcp-session-id": session, "mcp-protocol-version": "2099-01-01" });
+    const wrong = await post(
+      mcpUrl(setup.agentId),
+      { jsonrpc: "2.0", id: 2, method: "tools/list" },
+      { ...auth(), "mcp-session-id": session, "mcp-protocol-version": "2099-01-01" },
+    );
     expect(wrong.status).toBe(400);
-    const right = await post(mcpUrl(setup.agentId), { jsonrpc: "2.0", id: 3, method: "tools/list" }, { ...auth(), "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" });
+    const right = await post(
+      mcpUrl(setup.agentId),
+      { jsonrpc: "2.0", id: 3, method: "tools/list" },
+      { ...auth(), "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" },
+    );
     expect(right.status).toBe(200);
     expect((await right.json()).result.tools.length).toBeGreaterThan(0);
   });
@@ -146,7 +184,16 @@ describe("sessions", () => {
     const sessionId = init.headers.get("mcp-session-id") as string;
     const headers = { ...auth, "mcp-session-id": sessionId, "mcp-protocol-version": "2025-11-25" };
     const elsewhere = `${second.baseUrl}/mcp/agents/${setup.agentId}`;
-    const call = await post(elsewhere, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: setup.crm.key("get_customer"), arguments: { customer_id: "C-1842" } } }, headers);
+    const call = await post(
+      elsewhere,
+      {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: setup.crm.key("get_customer"), arguments: { customer_id: "C-1842" } },
+      },
+      headers,
+    );
     expect(call.status).toBe(200);
     const answer = await call.json();
     expect(answer.result.structuredContent.result.customer_id).toBe("C-1842");
@@ -162,11 +209,21 @@ describe("sessions", () => {
     const { client } = await sdkClient(setup.agentId, setup.tenant.key);
     const viaMcp = await client.callTool({ name: "calculate", arguments: { expression: "6 * 7" } });
     const runId = (viaMcp.structuredContent as { evidence: { run: string } }).evidence.run;
-    const viaRest = await api(`/v1/runs/${runId}/tool_calls`, { json: { tool: "calculate", arguments: { expression: "6 * 7" } }, as: { key: setup.tenant.key } });
+    const viaRest = await api(`/v1/runs/${runId}/tool_calls`, {
+      json: { tool: "calculate", arguments: { expression: "6 * 7" } },
+      as: { key: setup.tenant.key },
+    });
     expect(viaRest.body.ok).toBe(true);
     expect((viaMcp.structuredContent as { result: unknown }).result).toEqual(viaRest.body.result);
     const steps = await (await testDb()).step.findMany({ where: { runId }, orderBy: { createdAt: "asc" } });
-    const shape = (step: (typeof steps)[number]) => ({ tool: step.tool, version: step.version, status: step.status, errorCode: step.errorCode, argumentsSha256: step.argumentsSha256, retries: step.retries });
+    const shape = (step: (typeof steps)[number]) => ({
+      tool: step.tool,
+      version: step.version,
+      status: step.status,
+      errorCode: step.errorCode,
+      argumentsSha256: step.argumentsSha256,
+      retries: step.retries,
+    });
     expect(steps).toHaveLength(2);
     expect(shape(steps[0])).toEqual(shape(steps[1]));
     await client.close();
@@ -178,17 +235,24 @@ describe("sessions", () => {
       const { client } = await sdkClient(setup.agentId, setup.tenant.key);
       const controller = new AbortController();
       const progress: string[] = [];
-      const call = client.callTool({ name: setup.crm.key("get_customer"), arguments: { customer_id: "C-1842" } }, undefined, {
-        signal: controller.signal,
-        onprogress: (event) => {
-          progress.push(event.message ?? "");
-          controller.abort("the person closed the tab");
+      const call = client.callTool(
+        { name: setup.crm.key("get_customer"), arguments: { customer_id: "C-1842" } },
+        undefined,
+        {
+          signal: controller.signal,
+          onprogress: (event) => {
+            progress.push(event.message ?? "");
+            controller.abort("the person closed the tab");
+          },
         },
-      });
+      );
       await expect(call).rejects.toThrow();
       expect(progress[0]).toContain("still running");
       const db = await testDb();
-      const run = await db.run.findFirstOrThrow({ where: { agentId: setup.agentId, source: "mcp" }, orderBy: { createdAt: "desc" } });
+      const run = await db.run.findFirstOrThrow({
+        where: { agentId: setup.agentId, source: "mcp" },
+        orderBy: { createdAt: "desc" },
+      });
       let step = null;
       for (let attempt = 0; attempt < 100 && !step; attempt++) {
         step = await db.step.findFirst({ where: { runId: run.id } });

@@ -2,7 +2,16 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAcmeCrm, type AcmeCrmServer } from "@/connectors/acme-crm/server";
 import { api, createTenant, crmFaults, crmUrl, dataDir, testDb, type Tenant } from "./helpers";
-import { catalogEntry, connectServer, garbageServer, patchServer, patchTool, reviewTool, serverTools, syncServer } from "./mcp-helpers";
+import {
+  catalogEntry,
+  connectServer,
+  garbageServer,
+  patchServer,
+  patchTool,
+  reviewTool,
+  serverTools,
+  syncServer,
+} from "./mcp-helpers";
 
 // /v1/mcp_servers: connect, sync over the real protocol, review; failures that
 // change nothing; SSRF; roles; another organization's servers are 404.
@@ -16,7 +25,12 @@ let tokenCrmUrl: string;
 beforeAll(async () => {
   acme = await createTenant("pro");
   other = await createTenant("pro");
-  tokenCrm = await startAcmeCrm({ port: 0, host: "127.0.0.2", dbPath: path.join(dataDir, "crm-with-token.sqlite"), token: "crm-org-token-123" });
+  tokenCrm = await startAcmeCrm({
+    port: 0,
+    host: "127.0.0.2",
+    dbPath: path.join(dataDir, "crm-with-token.sqlite"),
+    token: "crm-org-token-123",
+  });
   tokenCrmUrl = tokenCrm.url.replace("127.0.0.2", "crm-token.alt.test");
 });
 afterAll(async () => {
@@ -37,9 +51,18 @@ describe("connecting a server", () => {
     });
     expect(response.status).toBe(201);
     expect(response.body.data).toEqual({
-      id: expect.any(Number), name: "CRM privé", url: tokenCrmUrl, auth: "org_token", active: true, has_token: true,
-      tool_count: 0, tools_needing_review: 0, last_synced_at: null, last_sync_error: null,
-      created_at: expect.stringMatching(/\+00:00$/), updated_at: expect.stringMatching(/\+00:00$/),
+      id: expect.any(Number),
+      name: "CRM privé",
+      url: tokenCrmUrl,
+      auth: "org_token",
+      active: true,
+      has_token: true,
+      tool_count: 0,
+      tools_needing_review: 0,
+      last_synced_at: null,
+      last_sync_error: null,
+      created_at: expect.stringMatching(/\+00:00$/),
+      updated_at: expect.stringMatching(/\+00:00$/),
     });
     expect(JSON.stringify(response.body)).not.toContain("crm-org-token-123");
     const stored = await (await testDb()).mcpServer.findUniqueOrThrow({ where: { id: response.body.data.id } });
@@ -53,7 +76,12 @@ describe("connecting a server", () => {
   });
 
   it("uses the new token after a PATCH, and a wrong one fails the sync with unauthorized", async () => {
-    const id = await connectServer(acme, { name: "CRM jeton", url: tokenCrmUrl, auth: "org_token", token: "wrong-token-000" });
+    const id = await connectServer(acme, {
+      name: "CRM jeton",
+      url: tokenCrmUrl,
+      auth: "org_token",
+      token: "wrong-token-000",
+    });
     const failed = await syncServer(acme, id);
     expect(failed.status).toBe(422);
     expect(failed.body.error).toMatchObject({ code: "mcp_sync_failed", reason: { code: "unauthorized" } });
@@ -62,7 +90,12 @@ describe("connecting a server", () => {
   });
 
   it("fails the sync clearly when the stored token can no longer be decrypted", async () => {
-    const id = await connectServer(acme, { name: "CRM clé perdue", url: tokenCrmUrl, auth: "org_token", token: "crm-org-token-123" });
+    const id = await connectServer(acme, {
+      name: "CRM clé perdue",
+      url: tokenCrmUrl,
+      auth: "org_token",
+      token: "crm-org-token-123",
+    });
     await (await testDb()).mcpServer.update({ where: { id }, data: { tokenCiphertext: "v1.AAAA.BBBB.CCCC" } });
     const response = await syncServer(acme, id);
     expect(response.status).toBe(422);
@@ -79,14 +112,20 @@ describe("connecting a server", () => {
     ["a name of 101 characters", { name: "n".repeat(101) }, 400, "invalid_parameter", "name"],
     ["an unknown field", { region: "eu" }, 400, "unknown_parameter", "region"],
   ])("refuses %s", async (_label, body, status, code, field) => {
-    const response = await api("/v1/mcp_servers", { json: { name: "X", url: crmUrl, ...body }, as: await acme.as("admin") });
+    const response = await api("/v1/mcp_servers", {
+      json: { name: "X", url: crmUrl, ...body },
+      as: await acme.as("admin"),
+    });
     expect(response.status).toBe(status);
     expect(response.body.error.code).toBe(code);
     expect(response.body.error.errors.map((e: { field: string }) => e.field)).toContain(field);
   });
 
   it("accepts a name of exactly 100 characters", async () => {
-    const response = await api("/v1/mcp_servers", { json: { name: "n".repeat(100), url: crmUrl }, as: await acme.as("admin") });
+    const response = await api("/v1/mcp_servers", {
+      json: { name: "n".repeat(100), url: crmUrl },
+      as: await acme.as("admin"),
+    });
     expect(response.status).toBe(201);
   });
 });
@@ -130,25 +169,62 @@ describe("sync and review over the real protocol", () => {
     const sync = await syncServer(acme, id);
     expect(sync.status).toBe(200);
     expect(sync.body.sync).toEqual({
-      added: ["get_customer", "list_orders", "preview_address_change", "commit_address_change", "get_operation_status", "send_email", "refund_payment", "suspend_invoice_delivery", "suspend_all_invoice_delivery", "get_job_status", "cancel_job"],
-      changed: [], removed: [], unchanged: [],
+      added: [
+        "get_customer",
+        "list_orders",
+        "preview_address_change",
+        "commit_address_change",
+        "get_operation_status",
+        "send_email",
+        "refund_payment",
+        "suspend_invoice_delivery",
+        "suspend_all_invoice_delivery",
+        "get_job_status",
+        "cancel_job",
+      ],
+      changed: [],
+      removed: [],
+      unchanged: [],
     });
-    expect(sync.body.data).toMatchObject({ tool_count: 11, tools_needing_review: 11, last_sync_error: null, last_synced_at: expect.any(String) });
+    expect(sync.body.data).toMatchObject({
+      tool_count: 11,
+      tools_needing_review: 11,
+      last_sync_error: null,
+      last_synced_at: expect.any(String),
+    });
     const tools = await serverTools(acme, id);
     const commit = tools.find((t) => t.name === "commit_address_change")!;
     expect(commit).toMatchObject({
-      key: `mcp_${id}_commit_address_change`, status: "needs_review", enabled: true, available: false,
-      reason: { code: "mcp_tool_needs_review" }, writes_data: true, suggested_writes_data: true,
-      annotations: { readOnlyHint: false }, reviewed_at: null, removed_at: null,
+      key: `mcp_${id}_commit_address_change`,
+      status: "needs_review",
+      enabled: true,
+      available: false,
+      reason: { code: "mcp_tool_needs_review" },
+      writes_data: true,
+      suggested_writes_data: true,
+      annotations: { readOnlyHint: false },
+      reviewed_at: null,
+      removed_at: null,
       fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/),
     });
     expect(commit.input_schema.properties.destination).toBeTruthy();
-    expect(commit.changes.map((c: { field: string }) => c.field)).toEqual(["description", "input_schema", "output_schema"]);
-    expect(tools.find((t) => t.name === "get_customer")).toMatchObject({ writes_data: false, suggested_writes_data: false });
+    expect(commit.changes.map((c: { field: string }) => c.field)).toEqual([
+      "description",
+      "input_schema",
+      "output_schema",
+    ]);
+    expect(tools.find((t) => t.name === "get_customer")).toMatchObject({
+      writes_data: false,
+      suggested_writes_data: false,
+    });
   });
 
   it("refuses a review of a version the reviewer was not shown (409 mcp_tool_changed)", async () => {
-    const response = await patchTool(acme, id, "refund_payment", { reviewed: true, fingerprint: "0".repeat(64), writes_data: true });
+    const response = await patchTool(acme, id, "refund_payment", {
+      reviewed: true,
+      fingerprint: "0".repeat(64),
+      writes_data: true,
+    });
     expect(response.status).toBe(409);
     expect(response.body.error.code).toBe("mcp_tool_changed");
     expect((await storedTools(id)).find((t) => t.name === "refund_payment")?.reviewedFingerprint).toBeNull();
@@ -163,11 +239,20 @@ describe("sync and review over the real protocol", () => {
   it("records the review: who, when, the version, and writes_data as decided (annotations are only hints)", async () => {
     // The hint says read-only; the reviewer decides it writes.
     const reviewed = await reviewTool(acme, id, "get_operation_status", { writes_data: true });
-    expect(reviewed).toMatchObject({ status: "reviewed", available: true, writes_data: true, suggested_writes_data: false, changes: [] });
+    expect(reviewed).toMatchObject({
+      status: "reviewed",
+      available: true,
+      writes_data: true,
+      suggested_writes_data: false,
+      changes: [],
+    });
     const stored = (await storedTools(id)).find((t) => t.name === "get_operation_status")!;
     expect(stored.reviewedFingerprint).toBe(stored.fingerprint);
     expect(stored.reviewedById).toMatch(/^mem_/);
-    expect(await catalogEntry(acme, `mcp_${id}_get_operation_status`)).toMatchObject({ available: true, writes_data: true });
+    expect(await catalogEntry(acme, `mcp_${id}_get_operation_status`)).toMatchObject({
+      available: true,
+      writes_data: true,
+    });
   });
 
   it("marks a tool whose schema changed as needs_review, shows what changed, and keeps the others reviewed", async () => {
@@ -178,17 +263,33 @@ describe("sync and review over the real protocol", () => {
     expect(sync.body.sync.changed).toEqual(["get_customer"]);
     expect(sync.body.sync.unchanged).toHaveLength(10);
     const tool = (await serverTools(acme, id)).find((t) => t.name === "get_customer")!;
-    expect(tool).toMatchObject({ status: "needs_review", available: false, reason: { code: "mcp_tool_needs_review" }, writes_data: false });
-    expect(tool.changes.map((c: { field: string }) => c.field)).toEqual(["description", "input_schema", "output_schema"]);
+    expect(tool).toMatchObject({
+      status: "needs_review",
+      available: false,
+      reason: { code: "mcp_tool_needs_review" },
+      writes_data: false,
+    });
+    expect(tool.changes.map((c: { field: string }) => c.field)).toEqual([
+      "description",
+      "input_schema",
+      "output_schema",
+    ]);
     const input = tool.changes.find((c: { field: string }) => c.field === "input_schema");
     expect(input.before.properties.include).toBeUndefined();
     expect(input.after.properties.include).toBeTruthy();
-    expect((await serverTools(acme, id)).find((t) => t.name === "get_operation_status")).toMatchObject({ status: "reviewed", available: true });
+    expect((await serverTools(acme, id)).find((t) => t.name === "get_operation_status")).toMatchObject({
+      status: "reviewed",
+      available: true,
+    });
 
     // Back to the reviewed version: nothing left to review.
     await crmFaults({ tool_schema_variant: 1 });
     await syncServer(acme, id);
-    expect((await serverTools(acme, id)).find((t) => t.name === "get_customer")).toMatchObject({ status: "reviewed", available: true, changes: [] });
+    expect((await serverTools(acme, id)).find((t) => t.name === "get_customer")).toMatchObject({
+      status: "reviewed",
+      available: true,
+      changes: [],
+    });
   });
 
   it.each([

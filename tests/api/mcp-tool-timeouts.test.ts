@@ -1,7 +1,15 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { callTool, createAgent, createRun, storedSteps } from "./dispatch-fixtures";
 import { api, createTenant, crmFaults, testDb, until, type Tenant } from "./helpers";
-import { approvedAddressChange, commit, crmCustomer, crmOperationsOf, resetCrm, setupCrm, type CrmSetup } from "./proposals-helpers";
+import {
+  approvedAddressChange,
+  commit,
+  crmCustomer,
+  crmOperationsOf,
+  resetCrm,
+  setupCrm,
+  type CrmSetup,
+} from "./proposals-helpers";
 import { crmHeldWrites, holdWrites, operationOf } from "./write-proofs-helpers";
 
 // Each reviewed MCP tool has its own timeout: set at review, or the default of
@@ -38,9 +46,16 @@ async function storedTimeout(name: string) {
 
 describe("the review sets a tool's timeout", () => {
   it("defaults by effect: a read 10 s, a write 30 s, shown in the review API and the contract", async () => {
-    const tools = (await api(`/v1/mcp_servers/${setup.crm.serverId}/tools`, { as: await setup.tenant.as("admin") })).body.data as Array<Record<string, any>>;
-    expect(tools.find((t) => t.name === "get_customer")).toMatchObject({ timeout_ms: 10_000, timeout_source: "default" });
-    expect(tools.find((t) => t.name === "commit_address_change")).toMatchObject({ timeout_ms: 30_000, timeout_source: "default" });
+    const tools = (await api(`/v1/mcp_servers/${setup.crm.serverId}/tools`, { as: await setup.tenant.as("admin") }))
+      .body.data as Array<Record<string, any>>;
+    expect(tools.find((t) => t.name === "get_customer")).toMatchObject({
+      timeout_ms: 10_000,
+      timeout_source: "default",
+    });
+    expect(tools.find((t) => t.name === "commit_address_change")).toMatchObject({
+      timeout_ms: 30_000,
+      timeout_source: "default",
+    });
     expect((await contractOf("get_customer")).timeout_ms).toBe(10_000);
   });
 
@@ -55,13 +70,16 @@ describe("the review sets a tool's timeout", () => {
     expect(await storedTimeout("list_orders")).toBeNull();
   });
 
-  it.each([[100], [600_000], [1.5], ["5000"]])("refuses %j as a timeout (400 invalid_parameter) and keeps the stored one", async (value) => {
-    const response = await setTimeoutOf("get_operation_status", value);
-    expect(response.status).toBe(400);
-    expect(response.body.error.code).toBe("invalid_parameter");
-    expect(response.body.error.errors[0].field).toBe("timeout_ms");
-    expect(await storedTimeout("get_operation_status")).toBeNull();
-  });
+  it.each([[100], [600_000], [1.5], ["5000"]])(
+    "refuses %j as a timeout (400 invalid_parameter) and keeps the stored one",
+    async (value) => {
+      const response = await setTimeoutOf("get_operation_status", value);
+      expect(response.status).toBe(400);
+      expect(response.body.error.code).toBe("invalid_parameter");
+      expect(response.body.error.errors[0].field).toBe("timeout_ms");
+      expect(await storedTimeout("get_operation_status")).toBeNull();
+    },
+  );
 
   it("is an owner's or admin's decision, within the organization", async () => {
     expect((await setTimeoutOf("get_operation_status", 1_000, await setup.tenant.as("approver"))).status).toBe(403);
@@ -79,12 +97,20 @@ describe("a tool's own timeout fires before the run's deadline", () => {
     const started = Date.now();
     const envelope = await callTool(setup.tenant, run.id, setup.crm.key("get_customer"), { customer_id: "C-1842" });
     const elapsed = Date.now() - started;
-    expect(envelope).toMatchObject({ ok: false, error: { code: "TIMEOUT", message: "The tool did not answer within 1000 ms." } });
+    expect(envelope).toMatchObject({
+      ok: false,
+      error: { code: "TIMEOUT", message: "The tool did not answer within 1000 ms." },
+    });
     // Safe reads are retried once the timeout is theirs, not the run's: each attempt stops at 1 s.
     expect(elapsed).toBeLessThan(7_000);
     expect(new Date(run.expires_at).getTime() - Date.now()).toBeGreaterThan(60_000);
     const [step] = await storedSteps(run.id);
-    expect(step).toMatchObject({ tool: setup.crm.key("get_customer"), version: (await contractOf("get_customer")).version, status: "error", errorCode: "TIMEOUT" });
+    expect(step).toMatchObject({
+      tool: setup.crm.key("get_customer"),
+      version: (await contractOf("get_customer")).version,
+      status: "error",
+      errorCode: "TIMEOUT",
+    });
     await setTimeoutOf("get_customer", null);
   });
 
@@ -103,7 +129,9 @@ describe("a tool's own timeout fires before the run's deadline", () => {
     await until(async () => (await crmOperationsOf(run)).length === 1, "the held write to land");
     expect(await crmCustomer("C-1842")).toMatchObject({ version: 18 });
     // Asking again does not send again: the operation waits for a person.
-    expect((await commit(setup, run, "commit_address_change", proposal.id)).error).toMatchObject({ code: "OUTCOME_UNKNOWN" });
+    expect((await commit(setup, run, "commit_address_change", proposal.id)).error).toMatchObject({
+      code: "OUTCOME_UNKNOWN",
+    });
     expect(await crmOperationsOf(run)).toHaveLength(1);
     await setTimeoutOf("commit_address_change", null);
   });

@@ -15,7 +15,12 @@ describe("GET /v1/network/private_origins", () => {
     for (const role of ["owner", "admin"] as const) {
       const response = await api("/v1/network/private_origins", { as: await tenant.as(role) });
       expect(response.status, role).toBe(200);
-      expect(response.body).toEqual({ data: { origins: [new URL(crmUrl).origin, simBaseUrl], applies_to: ["mcp_servers", "search_backend", "model_providers"] } });
+      expect(response.body).toEqual({
+        data: {
+          origins: [new URL(crmUrl).origin, simBaseUrl],
+          applies_to: ["mcp_servers", "search_backend", "model_providers"],
+        },
+      });
     }
   });
 
@@ -32,7 +37,11 @@ describe("GET /v1/network/private_origins", () => {
 
   it("cannot be written: 405 with Allow: GET", async () => {
     for (const method of ["POST", "PUT", "PATCH", "DELETE"]) {
-      const response = await api("/v1/network/private_origins", { method, json: { origins: ["http://10.0.0.1"] }, as: await tenant.as("owner") });
+      const response = await api("/v1/network/private_origins", {
+        method,
+        json: { origins: ["http://10.0.0.1"] },
+        as: await tenant.as("owner"),
+      });
       expect(response.status, method).toBe(405);
       expect(response.body.error.code).toBe("method_not_allowed");
     }

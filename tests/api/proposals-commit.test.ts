@@ -2,7 +2,21 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { callTool, createAgent, createRun } from "./dispatch-fixtures";
 import { api, createTenant, crmFaults, crmState, testDb } from "./helpers";
 import {
-  ADDR_1, ADDR_2, ADDR_3, approvedAddressChange, callCrmDirectly, commit, commitKey, crmCustomer, crmOperationsOf, getProposal, previewAddress, resetCrm, setupCrm, touchCustomer, type CrmSetup,
+  ADDR_1,
+  ADDR_2,
+  ADDR_3,
+  approvedAddressChange,
+  callCrmDirectly,
+  commit,
+  commitKey,
+  crmCustomer,
+  crmOperationsOf,
+  getProposal,
+  previewAddress,
+  resetCrm,
+  setupCrm,
+  touchCustomer,
+  type CrmSetup,
 } from "./proposals-helpers";
 
 // Commit exactly once: every scenario asserts on what
@@ -27,15 +41,34 @@ describe("an approved address change", () => {
     const envelope = await commit(setup, run, "commit_address_change", proposal.id);
     expect(envelope).toMatchObject({
       ok: true,
-      result: { customer_id: "C-1842", previous_version: 17, new_version: 18, changed_fields: ["shipping_address"], committed_at: expect.any(String) },
-      evidence: { proposal_id: proposal.id, operation: expect.stringMatching(/^op_[0-9a-z]{26}$/), idempotency_key: commitKey(setup, run, proposal.id) },
+      result: {
+        customer_id: "C-1842",
+        previous_version: 17,
+        new_version: 18,
+        changed_fields: ["shipping_address"],
+        committed_at: expect.any(String),
+      },
+      evidence: {
+        proposal_id: proposal.id,
+        operation: expect.stringMatching(/^op_[0-9a-z]{26}$/),
+        idempotency_key: commitKey(setup, run, proposal.id),
+      },
     });
     const customer = await crmCustomer("C-1842");
     expect(customer).toMatchObject({ version: 18, shipping_address: ADDR_2 });
     expect(await crmOperationsOf(run)).toHaveLength(1);
-    expect(await getProposal(setup.tenant, proposal.id)).toMatchObject({ status: "consumed", operation: envelope.evidence.operation, consumed_at: expect.any(String) });
+    expect(await getProposal(setup.tenant, proposal.id)).toMatchObject({
+      status: "consumed",
+      operation: envelope.evidence.operation,
+      consumed_at: expect.any(String),
+    });
     const operation = await api(`/v1/operations/${envelope.evidence.operation}`, { as: { key: setup.tenant.key } });
-    expect(operation.body.data).toMatchObject({ status: "succeeded", proposal: proposal.id, arguments_sha256: proposal.arguments_sha256, result: { previous_version: 17, new_version: 18 } });
+    expect(operation.body.data).toMatchObject({
+      status: "succeeded",
+      proposal: proposal.id,
+      arguments_sha256: proposal.arguments_sha256,
+      result: { previous_version: 17, new_version: 18 },
+    });
   });
 
   it("takes only {proposal_id}: arguments from the caller are refused and nothing is written", async () => {
@@ -44,7 +77,12 @@ describe("an approved address change", () => {
     const attempts = [
       { proposal_id: proposal.id, destination: { kind: "saved", address_id: "ADDR-3" } },
       { proposal_id: proposal.id, idempotency_key: "agent-picked-key-1" },
-      { customer_id: "C-1842", destination: { kind: "saved", address_id: "ADDR-3" }, expected_version: 17, idempotency_key: "agent-picked-key-2" },
+      {
+        customer_id: "C-1842",
+        destination: { kind: "saved", address_id: "ADDR-3" },
+        expected_version: 17,
+        idempotency_key: "agent-picked-key-2",
+      },
     ];
     for (const args of attempts) {
       const envelope = await callTool(setup.tenant, run, setup.crm.key("commit_address_change"), args);
@@ -62,7 +100,10 @@ describe("an approved address change", () => {
     // The agent previews something else, then tries to smuggle other arguments into the commit.
     const other = await previewAddress(setup, run, "ADDR-3");
     expect(other.evidence.proposal.id).not.toBe(proposal.id);
-    await callTool(setup.tenant, run, setup.crm.key("commit_address_change"), { proposal_id: proposal.id, destination: { kind: "saved", address_id: "ADDR-3" } });
+    await callTool(setup.tenant, run, setup.crm.key("commit_address_change"), {
+      proposal_id: proposal.id,
+      destination: { kind: "saved", address_id: "ADDR-3" },
+    });
     const envelope = await commit(setup, run, "commit_address_change", proposal.id);
     expect(envelope.ok).toBe(true);
     expect((await crmCustomer("C-1842")).shipping_address).toEqual(displayed);
@@ -109,14 +150,20 @@ describe("the target changed after approval", () => {
     const [runA, runB] = [await setup.run(), await setup.run()];
     const a = await approvedAddressChange(setup, runA, "ADDR-2");
     const b = await approvedAddressChange(setup, runB, "ADDR-3");
-    const [ea, eb] = await Promise.all([commit(setup, runA, "commit_address_change", a.id), commit(setup, runB, "commit_address_change", b.id)]);
+    const [ea, eb] = await Promise.all([
+      commit(setup, runA, "commit_address_change", a.id),
+      commit(setup, runB, "commit_address_change", b.id),
+    ]);
     const outcomes = [ea, eb].map((e) => (e.ok ? "ok" : e.error.code)).sort();
     expect(outcomes).toEqual(["VERSION_CONFLICT", "ok"]);
     const winner = ea.ok ? a : b;
     const customer = await crmCustomer("C-1842");
     expect(customer.version).toBe(18);
     expect(customer.shipping_address).toEqual(winner.changes[0].after);
-    const statuses = [(await getProposal(setup.tenant, a.id)).status, (await getProposal(setup.tenant, b.id)).status].sort();
+    const statuses = [
+      (await getProposal(setup.tenant, a.id)).status,
+      (await getProposal(setup.tenant, b.id)).status,
+    ].sort();
     expect(statuses).toEqual(["approved", "consumed"]);
   });
 });
@@ -127,7 +174,11 @@ describe("idempotency", () => {
     const proposal = await approvedAddressChange(setup, run, "ADDR-2");
     const first = await commit(setup, run, "commit_address_change", proposal.id);
     const second = await commit(setup, run, "commit_address_change", proposal.id);
-    expect(second).toMatchObject({ ok: true, result: first.result, evidence: { operation: first.evidence.operation, replayed: true } });
+    expect(second).toMatchObject({
+      ok: true,
+      result: first.result,
+      evidence: { operation: first.evidence.operation, replayed: true },
+    });
     expect(await crmCustomer("C-1842")).toMatchObject({ version: 18 });
     expect(await crmOperationsOf(run)).toHaveLength(1);
   });
@@ -137,7 +188,12 @@ describe("idempotency", () => {
     const proposal = await approvedAddressChange(setup, run, "ADDR-2");
     const key = commitKey(setup, run, proposal.id);
     // Another client of the service got to the same key first, with other arguments.
-    const direct = await callCrmDirectly("commit_address_change", { customer_id: "C-1842", destination: { kind: "saved", address_id: "ADDR-3" }, expected_version: 17, idempotency_key: key });
+    const direct = await callCrmDirectly("commit_address_change", {
+      customer_id: "C-1842",
+      destination: { kind: "saved", address_id: "ADDR-3" },
+      expected_version: 17,
+      idempotency_key: key,
+    });
     expect(direct.isError).toBeFalsy();
     const envelope = await commit(setup, run, "commit_address_change", proposal.id);
     expect(envelope.error).toMatchObject({ code: "IDEMPOTENCY_KEY_REUSED" });
@@ -149,7 +205,9 @@ describe("idempotency", () => {
   it("turns 50 concurrent commits of one proposal into exactly one effect", async () => {
     const run = await setup.run();
     const proposal = await approvedAddressChange(setup, run, "ADDR-2");
-    const envelopes = await Promise.all(Array.from({ length: 50 }, () => commit(setup, run, "commit_address_change", proposal.id)));
+    const envelopes = await Promise.all(
+      Array.from({ length: 50 }, () => commit(setup, run, "commit_address_change", proposal.id)),
+    );
     expect(envelopes.filter((e) => e.ok)).toHaveLength(50);
     expect(new Set(envelopes.map((e) => e.evidence.operation)).size).toBe(1);
     expect(envelopes.filter((e) => !e.evidence.replayed)).toHaveLength(1);
@@ -162,12 +220,18 @@ describe("idempotency", () => {
 describe("unknown outcomes (the fixed recovery sequence)", () => {
   it("recovers the stored success by idempotency key after the connection was cut: no second write", async () => {
     // The run does not carry the status tool: Guichet asks it on its own account.
-    const agent = await createAgent(setup.tenant, { tools: [setup.crm.key("preview_address_change"), setup.crm.key("commit_address_change")] });
+    const agent = await createAgent(setup.tenant, {
+      tools: [setup.crm.key("preview_address_change"), setup.crm.key("commit_address_change")],
+    });
     const run = (await createRun(setup.tenant, { agent: agent.id, capabilities: "read_write" })).run.id as string;
     const proposal = await approvedAddressChange(setup, run, "ADDR-2");
     await crmFaults({ cut_after_commit: true });
     const envelope = await commit(setup, run, "commit_address_change", proposal.id);
-    expect(envelope).toMatchObject({ ok: true, result: { previous_version: 17, new_version: 18 }, evidence: { recovered_by: "status" } });
+    expect(envelope).toMatchObject({
+      ok: true,
+      result: { previous_version: 17, new_version: 18 },
+      evidence: { recovered_by: "status" },
+    });
     expect(await crmCustomer("C-1842")).toMatchObject({ version: 18, shipping_address: ADDR_2 });
     expect(await crmOperationsOf(run)).toHaveLength(1);
     expect((await getProposal(setup.tenant, proposal.id)).status).toBe("consumed");
@@ -197,7 +261,11 @@ describe("unknown outcomes (the fixed recovery sequence)", () => {
     expect((await getProposal(setup.tenant, proposal.id)).status).toBe("approved");
     const escalations = await api("/v1/operations?status=unknown", { as: { key: setup.tenant.key } });
     const [operation] = escalations.body.data.filter((op: { run: string }) => op.run === run);
-    expect(operation).toMatchObject({ status: "unknown", proposal: proposal.id, error: { code: "OUTCOME_UNKNOWN", trail: [{ step: "commit" }, { step: "status" }] } });
+    expect(operation).toMatchObject({
+      status: "unknown",
+      proposal: proposal.id,
+      error: { code: "OUTCOME_UNKNOWN", trail: [{ step: "commit" }, { step: "status" }] },
+    });
     const runState = await api(`/v1/runs/${run}`, { as: { key: setup.tenant.key } });
     expect(runState.body.data.status).toBe("suspended");
     // A suspended run takes no further call, and a retry of the commit sends nothing.
@@ -216,7 +284,8 @@ describe("unknown outcomes (the fixed recovery sequence)", () => {
     expect(envelope.error.code).toBe("OUTCOME_UNKNOWN");
     expect(JSON.stringify(envelope)).not.toContain("unexpected_field");
     expect((await getProposal(setup.tenant, proposal.id)).status).toBe("approved");
-    const [operation] = (await api(`/v1/operations?status=unknown&run=${run}`, { as: { key: setup.tenant.key } })).body.data;
+    const [operation] = (await api(`/v1/operations?status=unknown&run=${run}`, { as: { key: setup.tenant.key } })).body
+      .data;
     expect(operation.error.trail[0].outcome).toContain("output schema");
   });
 });

@@ -16,7 +16,15 @@ export const ADDR_1 = { line1: "8 rue des Lilas", city: "Paris", postal_code: "7
 export const ADDR_2 = { line1: "24 quai Saint-Antoine", city: "Lyon", postal_code: "69002", country: "FR" };
 export const ADDR_3 = { line1: "12 rue Sainte-Catherine", city: "Bordeaux", postal_code: "33000", country: "FR" };
 
-export const CRM_WRITES = ["preview_address_change", "commit_address_change", "send_email", "refund_payment", "suspend_invoice_delivery", "suspend_all_invoice_delivery", "cancel_job"] as const;
+export const CRM_WRITES = [
+  "preview_address_change",
+  "commit_address_change",
+  "send_email",
+  "refund_payment",
+  "suspend_invoice_delivery",
+  "suspend_all_invoice_delivery",
+  "cancel_job",
+] as const;
 export const CRM_READS = ["get_customer", "get_operation_status"] as const;
 
 export interface CrmSetup {
@@ -36,8 +44,12 @@ export async function setupCrm(tenant: Tenant): Promise<CrmSetup> {
     agentId: agent.id,
     async run(as) {
       if (!as) return (await createRun(tenant, { agent: agent.id, capabilities: "read_write" })).run.id as string;
-      const response = await api("/v1/runs", { json: { agent: agent.id, capabilities: "read_write" }, as: await tenant.as(as) });
-      if (response.status !== 201) throw new Error(`run as ${as}: HTTP ${response.status} ${JSON.stringify(response.body)}`);
+      const response = await api("/v1/runs", {
+        json: { agent: agent.id, capabilities: "read_write" },
+        as: await tenant.as(as),
+      });
+      if (response.status !== 201)
+        throw new Error(`run as ${as}: HTTP ${response.status} ${JSON.stringify(response.body)}`);
       return response.body.data.id as string;
     },
   };
@@ -45,7 +57,11 @@ export async function setupCrm(tenant: Tenant): Promise<CrmSetup> {
 
 /** Wipes and re-seeds the CRM (C-1842 back at version 17) and switches its faults off. */
 export async function resetCrm(): Promise<void> {
-  const response = await fetch(`${crmBaseUrl}/__control/reset`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ data: true }) });
+  const response = await fetch(`${crmBaseUrl}/__control/reset`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ data: true }),
+  });
   if (!response.ok) throw new Error(`reset: HTTP ${response.status}`);
 }
 
@@ -61,11 +77,16 @@ export async function crmCustomer(id: string) {
 
 /** The CRM's own record of writes made under keys of this run. */
 export async function crmOperationsOf(runId: string): Promise<Array<Record<string, any>>> {
-  return ((await crmState()).operations as Array<Record<string, any>>).filter((op) => String(op.idempotency_key).startsWith(`${runId}:`));
+  return ((await crmState()).operations as Array<Record<string, any>>).filter((op) =>
+    String(op.idempotency_key).startsWith(`${runId}:`),
+  );
 }
 
 export async function previewAddress(setup: CrmSetup, runId: string, addressId: string, customerId = "C-1842") {
-  return callTool(setup.tenant, runId, setup.crm.key("preview_address_change"), { customer_id: customerId, destination: { kind: "saved", address_id: addressId } });
+  return callTool(setup.tenant, runId, setup.crm.key("preview_address_change"), {
+    customer_id: customerId,
+    destination: { kind: "saved", address_id: addressId },
+  });
 }
 
 export async function commit(setup: CrmSetup, runId: string, tool: string, proposalId: string) {
@@ -81,7 +102,10 @@ export async function getProposal(tenant: Tenant, id: string) {
 /** Approves with the hash the proposal shows (or the one given), as a demo role or a signed-in caller. */
 export async function approve(tenant: Tenant, id: string, who: Role | Caller, hash?: string) {
   const sha = hash ?? (await getProposal(tenant, id)).arguments_sha256;
-  return api(`/v1/proposals/${id}/approve`, { json: { arguments_sha256: sha }, as: typeof who === "string" ? await tenant.as(who) : who });
+  return api(`/v1/proposals/${id}/approve`, {
+    json: { arguments_sha256: sha },
+    as: typeof who === "string" ? await tenant.as(who) : who,
+  });
 }
 
 /** An approval that must be recorded: the proposal after it, or a thrown error naming the refusal. */
@@ -101,7 +125,11 @@ export async function refuse(tenant: Tenant, id: string, role: Role, reason: str
 }
 
 /** Preview then approval by the demo approver: an approved proposal of the address change. */
-export async function approvedAddressChange(setup: CrmSetup, runId: string, addressId: string): Promise<Record<string, any>> {
+export async function approvedAddressChange(
+  setup: CrmSetup,
+  runId: string,
+  addressId: string,
+): Promise<Record<string, any>> {
   const preview = await previewAddress(setup, runId, addressId);
   if (!preview.ok || !preview.evidence.proposal) throw new Error(`preview: ${JSON.stringify(preview)}`);
   const approved = await approveOk(setup.tenant, preview.evidence.proposal.id, "approver");
@@ -114,7 +142,10 @@ export async function callCrmDirectly(name: string, args: Record<string, unknown
   const client = new Client({ name: "guichet-tests", version: "1.0.0" });
   await client.connect(new StreamableHTTPClientTransport(new URL(crmUrl)));
   try {
-    return (await client.request({ method: "tools/call", params: { name, arguments: args } }, CallToolResultSchema)) as CallToolResult;
+    return (await client.request(
+      { method: "tools/call", params: { name, arguments: args } },
+      CallToolResultSchema,
+    )) as CallToolResult;
   } finally {
     await client.close();
   }

@@ -1,7 +1,17 @@
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { api, createTenant, crmState, type Tenant } from "./helpers";
 import { sdkClient, sessionRunOf, PREVIEW_ARGS } from "./mcp-server-helpers";
-import { approve, commit, crmCustomer, getProposal, previewAddress, refuse, resetCrm, setupCrm, type CrmSetup } from "./proposals-helpers";
+import {
+  approve,
+  commit,
+  crmCustomer,
+  getProposal,
+  previewAddress,
+  refuse,
+  resetCrm,
+  setupCrm,
+  type CrmSetup,
+} from "./proposals-helpers";
 
 // What an approver is told besides the change itself: who asks (the agent,
 // its run, how the run was started), the service's names for the fields, and
@@ -43,7 +53,12 @@ describe("the requester", () => {
   it("names the signed-in person when the run was started from the console", async () => {
     const { id } = await pendingOn("ADDR-2", "developer");
     const proposal = await getProposal(setup.tenant, id);
-    expect(proposal.requester).toMatchObject({ source: "console", api_key: null, member: { name: `developer ${setup.tenant.slug}` }, mcp_client: null });
+    expect(proposal.requester).toMatchObject({
+      source: "console",
+      api_key: null,
+      member: { name: `developer ${setup.tenant.slug}` },
+      mcp_client: null,
+    });
   });
 
   it("names the MCP client and its version when an MCP session asked", async () => {
@@ -52,25 +67,54 @@ describe("the requester", () => {
       const preview = await client.callTool({ name: setup.crm.key("preview_address_change"), arguments: PREVIEW_ARGS });
       const card = (preview.structuredContent as { proposal: { id: string } }).proposal;
       const proposal = await getProposal(setup.tenant, card.id);
-      expect(proposal.requester).toMatchObject({ run: (await sessionRunOf(setup.agentId)).id, source: "mcp", mcp_client: { name: "claude-desktop", version: "1.2.3" } });
+      expect(proposal.requester).toMatchObject({
+        run: (await sessionRunOf(setup.agentId)).id,
+        source: "mcp",
+        mcp_client: { name: "claude-desktop", version: "1.2.3" },
+      });
     } finally {
       await client.close();
     }
   });
 
   it("says the agent was deleted, and the run stays named", async () => {
-    const agent = (await api("/v1/agents", { json: { name: `Éphémère ${Date.now()}`, tools: [setup.crm.key("preview_address_change"), setup.crm.key("commit_address_change")] }, as: { key: setup.tenant.key } })).body.data;
-    const run = (await api("/v1/runs", { json: { agent: agent.id, capabilities: "read_write" }, as: { key: setup.tenant.key } })).body.data.id as string;
+    const agent = (
+      await api("/v1/agents", {
+        json: {
+          name: `Éphémère ${Date.now()}`,
+          tools: [setup.crm.key("preview_address_change"), setup.crm.key("commit_address_change")],
+        },
+        as: { key: setup.tenant.key },
+      })
+    ).body.data;
+    const run = (
+      await api("/v1/runs", { json: { agent: agent.id, capabilities: "read_write" }, as: { key: setup.tenant.key } })
+    ).body.data.id as string;
     const preview = await previewAddress(setup, run, "ADDR-3");
-    expect((await api(`/v1/agents/${agent.id}`, { method: "DELETE", as: { key: setup.tenant.key } })).body).toEqual({ data: { id: agent.id, deleted: true } });
-    expect((await getProposal(setup.tenant, preview.evidence.proposal.id)).requester).toMatchObject({ agent: null, run, source: "api_key" });
+    expect((await api(`/v1/agents/${agent.id}`, { method: "DELETE", as: { key: setup.tenant.key } })).body).toEqual({
+      data: { id: agent.id, deleted: true },
+    });
+    expect((await getProposal(setup.tenant, preview.evidence.proposal.id)).requester).toMatchObject({
+      agent: null,
+      run,
+      source: "api_key",
+    });
   });
 
   it("carries the service's French label of each field, the raw key beside it", async () => {
     const { id } = await pendingOn("ADDR-2");
     const proposal = await getProposal(setup.tenant, id);
-    expect(proposal.changes).toEqual([{ field: "shipping_address", label: "Adresse de livraison", before: expect.any(Object), after: expect.any(Object) }]);
-    expect(proposal.effect).toMatch(/^Remplacer l’adresse de livraison du client C-1842 \(Camille Martin\), actuellement « 8 rue des Lilas, 75011 Paris, FR », par « 24 quai Saint-Antoine, 69002 Lyon, FR »/);
+    expect(proposal.changes).toEqual([
+      {
+        field: "shipping_address",
+        label: "Adresse de livraison",
+        before: expect.any(Object),
+        after: expect.any(Object),
+      },
+    ]);
+    expect(proposal.effect).toMatch(
+      /^Remplacer l’adresse de livraison du client C-1842 \(Camille Martin\), actuellement « 8 rue des Lilas, 75011 Paris, FR », par « 24 quai Saint-Antoine, 69002 Lyon, FR »/,
+    );
   });
 });
 
@@ -78,14 +122,23 @@ describe("a stale proposal", () => {
   it("is flagged once another proposal on the same customer is committed, and its own commit is refused by CRM Acme", async () => {
     const first = await pendingOn("ADDR-2");
     const second = await pendingOn("ADDR-3");
-    expect((await pendingList(setup.tenant)).filter((p) => [first.id, second.id].includes(p.id)).map((p) => p.stale)).toEqual([false, false]);
+    expect(
+      (await pendingList(setup.tenant)).filter((p) => [first.id, second.id].includes(p.id)).map((p) => p.stale),
+    ).toEqual([false, false]);
 
-    expect((await approve(setup.tenant, first.id, "approver")).body.data).toMatchObject({ status: "approved", stale: false });
+    expect((await approve(setup.tenant, first.id, "approver")).body.data).toMatchObject({
+      status: "approved",
+      stale: false,
+    });
     expect((await commit(setup, first.run, "commit_address_change", first.id)).ok).toBe(true);
     expect(await crmCustomer("C-1842")).toMatchObject({ version: 18, shipping_address: { city: "Lyon" } });
 
     expect(await getProposal(setup.tenant, first.id)).toMatchObject({ status: "consumed", stale: false });
-    expect(await getProposal(setup.tenant, second.id)).toMatchObject({ status: "pending", stale: true, target: { version: 17 } });
+    expect(await getProposal(setup.tenant, second.id)).toMatchObject({
+      status: "pending",
+      stale: true,
+      target: { version: 17 },
+    });
     expect((await pendingList(setup.tenant)).find((p) => p.id === second.id)).toMatchObject({ stale: true });
     // Another organization sees neither.
     const other = await createTenant("pro");
@@ -93,7 +146,10 @@ describe("a stale proposal", () => {
     expect((await pendingList(other)).map((p) => p.id)).toEqual([]);
 
     // Approving it anyway: the approval is recorded, the commit is refused at the service and nothing changes.
-    expect((await approve(setup.tenant, second.id, "approver")).body.data).toMatchObject({ status: "approved", stale: true });
+    expect((await approve(setup.tenant, second.id, "approver")).body.data).toMatchObject({
+      status: "approved",
+      stale: true,
+    });
     const refused = await commit(setup, second.run, "commit_address_change", second.id);
     expect(refused.ok).toBe(false);
     expect(refused.error.code).toBe("VERSION_CONFLICT");
@@ -109,7 +165,11 @@ describe("a stale proposal", () => {
     const reason = "Périmée : la fiche a changé depuis cette proposition.";
     const refused = await refuse(setup.tenant, second.id, "approver", reason);
     expect(refused.status).toBe(200);
-    expect(refused.body.data).toMatchObject({ status: "refused", stale: false, decisions: [{ decision: "refuse", reason }] });
+    expect(refused.body.data).toMatchObject({
+      status: "refused",
+      stale: false,
+      decisions: [{ decision: "refuse", reason }],
+    });
     expect((await pendingList(setup.tenant)).some((p) => p.id === second.id)).toBe(false);
   });
 

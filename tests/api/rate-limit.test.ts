@@ -9,7 +9,12 @@ let tenant: Tenant;
 
 beforeAll(async () => {
   tenant = await createTenant("pro");
-  app = await startApp({ ...process.env, NODE_ENV: "production", ...suiteNetwork(), GUICHET_RATE_LIMIT_PER_MINUTE: "3" });
+  app = await startApp({
+    ...process.env,
+    NODE_ENV: "production",
+    ...suiteNetwork(),
+    GUICHET_RATE_LIMIT_PER_MINUTE: "3",
+  });
 });
 
 afterAll(async () => app?.stop());

@@ -4,7 +4,18 @@ import { storedPath, upload } from "./agents-helpers";
 import { callTool, connectCrm, createAgent, createRun, storedSteps, type ConnectedCrm } from "./dispatch-fixtures";
 import { api, createTenant, crmState, testDb, until, type Tenant } from "./helpers";
 import {
-  ADDR_1, approve, approvedAddressChange, commit, CRM_READS, CRM_WRITES, crmCustomer, getProposal, previewAddress, refuse, resetCrm, type CrmSetup,
+  ADDR_1,
+  approve,
+  approvedAddressChange,
+  commit,
+  CRM_READS,
+  CRM_WRITES,
+  crmCustomer,
+  getProposal,
+  previewAddress,
+  refuse,
+  resetCrm,
+  type CrmSetup,
 } from "./proposals-helpers";
 
 // Deleting an agent keeps the audit trail: its runs, their steps, proposals and
@@ -22,11 +33,15 @@ beforeAll(async () => {
 });
 beforeEach(resetCrm);
 
-
 /** An agent carrying CRM Acme's tools, and runs of it — shaped like the proposals suites' setup. */
 async function crmAgent(): Promise<CrmSetup> {
   const agent = await createAgent(tenant, { tools: [...CRM_READS, ...CRM_WRITES].map(crm.key) });
-  return { tenant, crm, agentId: agent.id, run: async () => (await createRun(tenant, { agent: agent.id, capabilities: "read_write" })).run.id as string };
+  return {
+    tenant,
+    crm,
+    agentId: agent.id,
+    run: async () => (await createRun(tenant, { agent: agent.id, capabilities: "read_write" })).run.id as string,
+  };
 }
 
 async function deleteAgent(agentId: string) {
@@ -40,7 +55,12 @@ const asKey = () => ({ key: tenant.key });
 describe("the runs of a deleted agent", () => {
   it("keep their steps and answer with agent: null, while the agent, its documents and their bytes are gone", async () => {
     const setup = await crmAgent();
-    const document = await upload(tenant, `/v1/agents/${setup.agentId}/documents`, "# Procédure\nVérifier l’adresse.", "procedure.md");
+    const document = await upload(
+      tenant,
+      `/v1/agents/${setup.agentId}/documents`,
+      "# Procédure\nVérifier l’adresse.",
+      "procedure.md",
+    );
     expect(document.status).toBe(201);
     const bytes = await storedPath(document.body.data.id);
     const runId = await setup.run();
@@ -78,7 +98,10 @@ describe("the runs of a deleted agent", () => {
     const all = await api(`/v1/runs?limit=100`, { as: asKey() });
     expect(all.status).toBe(200);
     expect(all.body.data.find((r: { id: string }) => r.id === goneRun)).toMatchObject({ id: goneRun, agent: null });
-    expect(all.body.data.find((r: { id: string }) => r.id === keptRun)).toMatchObject({ id: keptRun, agent: kept.agentId });
+    expect(all.body.data.find((r: { id: string }) => r.id === keptRun)).toMatchObject({
+      id: keptRun,
+      agent: kept.agentId,
+    });
     const byGone = await api(`/v1/runs?agent=${gone.agentId}`, { as: asKey() });
     expect(byGone.status).toBe(200);
     expect(byGone.body).toEqual({ data: [], next_cursor: null });
@@ -96,17 +119,30 @@ describe("the runs of a deleted agent", () => {
     const calls: [string, Record<string, unknown>][] = [
       ["calculate", { expression: "6 * 7" }],
       [crm.key("get_customer"), { customer_id: "C-1842" }],
-      [crm.key("preview_address_change"), { customer_id: "C-1842", destination: { kind: "saved", address_id: "ADDR-2" } }],
+      [
+        crm.key("preview_address_change"),
+        { customer_id: "C-1842", destination: { kind: "saved", address_id: "ADDR-2" } },
+      ],
       [crm.key("commit_address_change"), { proposal_id: "prop_00000000000000000000000000" }],
       ["no_such_tool", {}],
     ];
     for (const [tool, args] of calls) {
       const envelope = await callTool(tenant, runId, tool, args);
-      expect(envelope).toEqual({ ok: false, error: { code: "CANCELLED", message: expect.stringContaining("agent of this run was deleted"), retryable: false, field: null } });
+      expect(envelope).toEqual({
+        ok: false,
+        error: {
+          code: "CANCELLED",
+          message: expect.stringContaining("agent of this run was deleted"),
+          retryable: false,
+          field: null,
+        },
+      });
     }
 
     const steps = await storedSteps(runId);
-    expect(steps.map((s) => [s.tool, s.version, s.status, s.errorCode])).toEqual(calls.map(([tool]) => [tool, null, "error", "CANCELLED"]));
+    expect(steps.map((s) => [s.tool, s.version, s.status, s.errorCode])).toEqual(
+      calls.map(([tool]) => [tool, null, "error", "CANCELLED"]),
+    );
     // Refused before any lookup: no contract was resolved, no proposal made, no operation opened, nothing sent.
     expect(await db.proposal.count({ where: { runId } })).toBe(0);
     expect(await db.operation.count({ where: { runId } })).toBe(0);
@@ -125,11 +161,16 @@ describe("proposals of a deleted agent's run", () => {
     await deleteAgent(setup.agentId);
 
     // The proposal itself is unchanged; only its requester now says the agent is gone.
-    expect(await getProposal(tenant, proposalId)).toEqual({ ...before, requester: { ...before.requester, agent: null } });
+    expect(await getProposal(tenant, proposalId)).toEqual({
+      ...before,
+      requester: { ...before.requester, agent: null },
+    });
     const listed = await api(`/v1/proposals?run=${runId}`, { as: asKey() });
     expect(listed.status).toBe(200);
     expect(listed.body.data.map((p: { id: string }) => p.id)).toEqual([proposalId]);
-    const inbox = await api(`/v1/proposals?status=pending&order=expires_at&limit=100`, { as: await tenant.as("approver") });
+    const inbox = await api(`/v1/proposals?status=pending&order=expires_at&limit=100`, {
+      as: await tenant.as("approver"),
+    });
     expect(inbox.body.data.map((p: { id: string }) => p.id)).toContain(proposalId);
 
     const approval = await approve(tenant, proposalId, "approver");
@@ -139,7 +180,12 @@ describe("proposals of a deleted agent's run", () => {
     expect(await db.decision.count({ where: { proposalId } })).toBe(0);
     expect((await getProposal(tenant, proposalId)).status).toBe("pending");
 
-    const refusal = await refuse(tenant, proposalId, "approver", "Agent supprimé : plus personne pour valider cette adresse.");
+    const refusal = await refuse(
+      tenant,
+      proposalId,
+      "approver",
+      "Agent supprimé : plus personne pour valider cette adresse.",
+    );
     expect(refusal.status).toBe(200);
     expect(refusal.body.data).toMatchObject({ id: proposalId, status: "refused", decisions: [{ decision: "refuse" }] });
   });
@@ -158,7 +204,11 @@ describe("proposals of a deleted agent's run", () => {
     expect(await crmCustomer("C-1842")).toMatchObject({ version: 17, shipping_address: ADDR_1 });
     const db = await testDb();
     expect(await db.operation.count({ where: { runId } })).toBe(0);
-    expect(await getProposal(tenant, proposal.id)).toMatchObject({ status: "approved", operation: null, consumed_at: null });
+    expect(await getProposal(tenant, proposal.id)).toMatchObject({
+      status: "approved",
+      operation: null,
+      consumed_at: null,
+    });
   });
 
   it("an agent deleted while the commit waits for the target's lock: refused under the lock, nothing sent", async () => {
@@ -166,14 +216,21 @@ describe("proposals of a deleted agent's run", () => {
     const runId = await setup.run();
     const proposal = await approvedAddressChange(setup, runId, "ADDR-2");
     const { acquireWriteLock, releaseWriteLock } = await import("@/lib/limits/write-lock");
-    const target = { organizationId: tenant.organizationId, type: proposal.target.type as string, id: proposal.target.id as string };
+    const target = {
+      organizationId: tenant.organizationId,
+      type: proposal.target.type as string,
+      id: proposal.target.id as string,
+    };
     expect(await acquireWriteLock(target, "test-holder", 60_000)).toBe(true);
     const db = await testDb();
     let pending: Promise<any> | undefined;
     try {
       pending = commit(setup, runId, "commit_address_change", proposal.id);
       // The commit passed the dispatcher and opened its operation: it now waits for the lock.
-      await until(async () => (await db.operation.count({ where: { runId, status: "queued" } })) === 1, "the commit to wait for the lock");
+      await until(
+        async () => (await db.operation.count({ where: { runId, status: "queued" } })) === 1,
+        "the commit to wait for the lock",
+      );
       await deleteAgent(setup.agentId);
     } finally {
       await releaseWriteLock(target, "test-holder");
@@ -184,7 +241,12 @@ describe("proposals of a deleted agent's run", () => {
     expect((await crmState()).operations).toHaveLength(0);
     const operations = await api(`/v1/operations?run=${runId}`, { as: asKey() });
     expect(operations.body.data).toHaveLength(1);
-    expect(operations.body.data[0]).toMatchObject({ status: "failed", proposal: proposal.id, run: runId, error: { code: "CANCELLED" } });
+    expect(operations.body.data[0]).toMatchObject({
+      status: "failed",
+      proposal: proposal.id,
+      run: runId,
+      error: { code: "CANCELLED" },
+    });
     expect((await getProposal(tenant, proposal.id)).status).toBe("approved");
   });
 
@@ -204,7 +266,11 @@ describe("proposals of a deleted agent's run", () => {
     expect(operation.body.data).toMatchObject({ status: "succeeded", run: runId, proposal: proposal.id });
     const listed = await api(`/v1/operations?run=${runId}`, { as: asKey() });
     expect(listed.body.data.map((o: { id: string }) => o.id)).toEqual([operationId]);
-    expect(await getProposal(tenant, proposal.id)).toMatchObject({ status: "consumed", operation: operationId, run: runId });
+    expect(await getProposal(tenant, proposal.id)).toMatchObject({
+      status: "consumed",
+      operation: operationId,
+      run: runId,
+    });
     // The write stays done, once.
     expect(await crmCustomer("C-1842")).toMatchObject({ version: 18 });
   });
@@ -225,7 +291,10 @@ describe("another organization", () => {
     const attempts = [
       await api(`/v1/runs/${runId}`, { as: key }),
       await api(`/v1/runs/${runId}/steps`, { as: key }),
-      await api(`/v1/runs/${runId}/tool_calls`, { json: { tool: "calculate", arguments: { expression: "1 + 1" } }, as: key }),
+      await api(`/v1/runs/${runId}/tool_calls`, {
+        json: { tool: "calculate", arguments: { expression: "1 + 1" } },
+        as: key,
+      }),
       await api(`/v1/runs/${runId}/cancel`, { method: "POST", as: key }),
       await api(`/v1/proposals/${pendingId}`, { as: key }),
       await api(`/v1/proposals/${pendingId}/approve`, { json: { arguments_sha256: "0".repeat(64) }, as: approver }),
@@ -236,7 +305,9 @@ describe("another organization", () => {
       expect(response.status).toBe(404);
       expect(response.body.error.code).toBe("not_found");
     }
-    expect((await api(`/v1/runs?limit=100`, { as: key })).body.data.map((r: { id: string }) => r.id)).not.toContain(runId);
+    expect((await api(`/v1/runs?limit=100`, { as: key })).body.data.map((r: { id: string }) => r.id)).not.toContain(
+      runId,
+    );
     expect((await api(`/v1/proposals?run=${runId}`, { as: key })).body.data).toEqual([]);
     expect((await api(`/v1/operations?run=${runId}`, { as: key })).body.data).toEqual([]);
     // Nothing the other organization tried reached the run.

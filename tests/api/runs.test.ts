@@ -19,27 +19,62 @@ const keysOf = (run: Record<string, any>): string[] => run.capability_set.map((c
 
 describe("POST /v1/runs", () => {
   it("freezes the agent's tools, the forced tools and their versions, with the agent's instructions first", async () => {
-    const agent = await createAgent(acme, { instructions: "Tu réponds en français.", tools: ["create_chart", "query_table", crm.key("get_customer")] });
-    const response = await api("/v1/runs", { json: { agent: agent.id, instructions: "Sois bref." }, as: { key: acme.key } });
+    const agent = await createAgent(acme, {
+      instructions: "Tu réponds en français.",
+      tools: ["create_chart", "query_table", crm.key("get_customer")],
+    });
+    const response = await api("/v1/runs", {
+      json: { agent: agent.id, instructions: "Sois bref." },
+      as: { key: acme.key },
+    });
     expect(response.status).toBe(201);
     const run = response.body.data;
-    expect(run).toMatchObject({ agent: agent.id, status: "active", capabilities: "read", instructions: "Tu réponds en français.\n\nSois bref.", files: [], debug: false });
+    expect(run).toMatchObject({
+      agent: agent.id,
+      status: "active",
+      capabilities: "read",
+      instructions: "Tu réponds en français.\n\nSois bref.",
+      files: [],
+      debug: false,
+    });
     expect(run.id).toMatch(/^run_[0-9a-z]{26}$/);
-    expect(keysOf(run).sort()).toEqual(["calculate", "create_chart", crm.key("get_customer"), "query_table", "web_fetch", "web_search"].sort());
-    expect(run.capability_set.find((c: { tool: string }) => c.tool === "calculate")).toEqual({ tool: "calculate", version: 1, effect: "read" });
+    expect(keysOf(run).sort()).toEqual(
+      ["calculate", "create_chart", crm.key("get_customer"), "query_table", "web_fetch", "web_search"].sort(),
+    );
+    expect(run.capability_set.find((c: { tool: string }) => c.tool === "calculate")).toEqual({
+      tool: "calculate",
+      version: 1,
+      effect: "read",
+    });
     expect(response.body.warnings).toEqual([]);
     expect(Date.parse(run.expires_at) - Date.parse(run.created_at)).toBe(3_600_000);
     const stored = await (await testDb()).run.findUniqueOrThrow({ where: { id: run.id } });
-    expect(stored.capabilitySet).toEqual(run.capability_set.map((c: { tool: string; version: number; effect: string }) => ({ key: c.tool, version: c.version, effect: c.effect })));
+    expect(stored.capabilitySet).toEqual(
+      run.capability_set.map((c: { tool: string; version: number; effect: string }) => ({
+        key: c.tool,
+        version: c.version,
+        effect: c.effect,
+      })),
+    );
   });
 
   it("defaults to read: a write tool the agent lists is left out with a warning; read_write keeps it", async () => {
     const agent = await createAgent(acme, { tools: [crm.key("commit_address_change"), crm.key("get_customer")] });
     const read = await createRun(acme, { agent: agent.id });
     expect(keysOf(read.run)).not.toContain(crm.key("commit_address_change"));
-    expect(read.warnings).toEqual([{ code: "write_tool_excluded", tool: crm.key("commit_address_change"), reason: { code: "read_run", message: expect.any(String) } }]);
+    expect(read.warnings).toEqual([
+      {
+        code: "write_tool_excluded",
+        tool: crm.key("commit_address_change"),
+        reason: { code: "read_run", message: expect.any(String) },
+      },
+    ]);
     const write = await createRun(acme, { agent: agent.id, capabilities: "read_write" });
-    expect(write.run.capability_set).toContainEqual({ tool: crm.key("commit_address_change"), version: 1, effect: "write" });
+    expect(write.run.capability_set).toContainEqual({
+      tool: crm.key("commit_address_change"),
+      version: 1,
+      effect: "write",
+    });
     expect(write.warnings).toEqual([]);
   });
 
@@ -51,7 +86,13 @@ describe("POST /v1/runs", () => {
       const { run, warnings } = await createRun(acme, { agent: agent.id });
       expect(keysOf(run)).toContain("list_data_bases");
       expect(keysOf(run)).not.toContain(crm.key("list_orders"));
-      expect(warnings).toEqual([{ code: "tool_unavailable", tool: crm.key("list_orders"), reason: { code: "mcp_tool_disabled", message: expect.any(String) } }]);
+      expect(warnings).toEqual([
+        {
+          code: "tool_unavailable",
+          tool: crm.key("list_orders"),
+          reason: { code: "mcp_tool_disabled", message: expect.any(String) },
+        },
+      ]);
     } finally {
       await db.mcpTool.updateMany({ where: { serverId: crm.serverId, name: "list_orders" }, data: { enabled: true } });
     }
@@ -64,7 +105,13 @@ describe("POST /v1/runs", () => {
     try {
       const { run, warnings } = await createRun(acme, { agent: agent.id });
       expect(keysOf(run)).not.toContain("query_table");
-      expect(warnings).toEqual([{ code: "tool_unavailable", tool: "query_table", reason: { code: "plan_feature_missing", message: "Your plan does not include structured data." } }]);
+      expect(warnings).toEqual([
+        {
+          code: "tool_unavailable",
+          tool: "query_table",
+          reason: { code: "plan_feature_missing", message: "Your plan does not include structured data." },
+        },
+      ]);
     } finally {
       await db.organization.update({ where: { id: acme.organizationId }, data: { planId: "pro" } });
     }
@@ -75,7 +122,9 @@ describe("POST /v1/runs", () => {
     expect(keysOf((await createRun(acme, { agent: plain.id })).run)).not.toContain("read_uploaded_file");
     const file = await upload(acme, "/v1/files", "bonjour\n", "note.txt");
     const withFile = await createRun(acme, { agent: plain.id, files: [file.id] });
-    expect(keysOf(withFile.run)).toEqual(expect.arrayContaining(["inspect_file", "read_uploaded_file", "search_text", "list_uploaded_files"]));
+    expect(keysOf(withFile.run)).toEqual(
+      expect.arrayContaining(["inspect_file", "read_uploaded_file", "search_text", "list_uploaded_files"]),
+    );
     expect(withFile.run.files).toEqual([file.id]);
     const documented = await createAgent(acme);
     await upload(acme, `/v1/agents/${documented.id}/documents`, "FAQ\n", "faq.md");
@@ -102,7 +151,10 @@ describe("POST /v1/runs", () => {
   it("refuses unknown files, another organization's files and strict-body violations", async () => {
     const agent = await createAgent(acme);
     const theirs = await upload(free, "/v1/files", "x\n", "x.txt");
-    const response = await api("/v1/runs", { json: { agent: agent.id, files: ["file_01jz8nothing000000000000000", theirs.id] }, as: { key: acme.key } });
+    const response = await api("/v1/runs", {
+      json: { agent: agent.id, files: ["file_01jz8nothing000000000000000", theirs.id] },
+      as: { key: acme.key },
+    });
     expect(response.status).toBe(400);
     expect(response.body.error.code).toBe("invalid_parameter");
     expect(response.body.error.errors.map((e: { field: string }) => e.field)).toEqual(["files[0]", "files[1]"]);
@@ -116,14 +168,19 @@ describe("POST /v1/runs", () => {
 
   it("needs runs:write; a viewer session and a runs:read key are refused", async () => {
     const agent = await createAgent(acme);
-    const readKey = await api("/v1/runs", { json: { agent: agent.id }, as: { key: await acme.keyWith(["runs:read"]) } });
+    const readKey = await api("/v1/runs", {
+      json: { agent: agent.id },
+      as: { key: await acme.keyWith(["runs:read"]) },
+    });
     expect(readKey.status).toBe(403);
     expect(readKey.body.error.code).toBe("insufficient_scope");
     const viewer = await api("/v1/runs", { json: { agent: agent.id }, as: await acme.as("viewer") });
     expect(viewer.status).toBe(403);
     const developer = await api("/v1/runs", { json: { agent: agent.id }, as: await acme.as("developer") });
     expect(developer.status).toBe(201);
-    expect((await (await testDb()).run.findUniqueOrThrow({ where: { id: developer.body.data.id } })).memberId).toBeTruthy();
+    expect(
+      (await (await testDb()).run.findUniqueOrThrow({ where: { id: developer.body.data.id } })).memberId,
+    ).toBeTruthy();
   });
 });
 
@@ -135,7 +192,9 @@ describe("reading runs and steps", () => {
     const first = await api(`/v1/runs?agent=${agent.id}&limit=2`, { as: { key: await acme.keyWith(["runs:read"]) } });
     expect(first.status).toBe(200);
     expect(first.body.data.map((r: { id: string }) => r.id)).toEqual([ids[2], ids[1]]);
-    const second = await api(`/v1/runs?agent=${agent.id}&limit=2&cursor=${first.body.next_cursor}`, { as: { key: acme.key } });
+    const second = await api(`/v1/runs?agent=${agent.id}&limit=2&cursor=${first.body.next_cursor}`, {
+      as: { key: acme.key },
+    });
     expect(second.body.data.map((r: { id: string }) => r.id)).toEqual([ids[0]]);
     expect(second.body.next_cursor).toBeNull();
     const theirs = await api(`/v1/runs?agent=${agent.id}`, { as: { key: free.key } });
@@ -156,8 +215,21 @@ describe("reading runs and steps", () => {
     expect(steps.status).toBe(200);
     expect(steps.body.data).toHaveLength(2);
     const [failed, ok] = steps.body.data;
-    expect(ok).toMatchObject({ run: run.id, tool: "calculate", version: 1, status: "ok", error_code: null, retries: 0, debug: null });
-    expect(failed).toMatchObject({ tool: "calculate", status: "error", error_code: "INVALID_ARGUMENTS", error_field: "/expression" });
+    expect(ok).toMatchObject({
+      run: run.id,
+      tool: "calculate",
+      version: 1,
+      status: "ok",
+      error_code: null,
+      retries: 0,
+      debug: null,
+    });
+    expect(failed).toMatchObject({
+      tool: "calculate",
+      status: "error",
+      error_code: "INVALID_ARGUMENTS",
+      error_field: "/expression",
+    });
     expect(ok.arguments_sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(JSON.stringify(steps.body)).not.toContain("6 * 7");
   });
@@ -167,7 +239,10 @@ describe("reading runs and steps", () => {
     const { run } = await createRun(acme, { agent: agent.id, debug: true });
     await callTool(acme, run.id, "calculate", { expression: "2 + 2" });
     const steps = await api(`/v1/runs/${run.id}/steps`, { as: { key: acme.key } });
-    expect(steps.body.data[0].debug).toEqual({ arguments: { expression: "2 + 2" }, result: { expression: "2 + 2", result: 4 } });
+    expect(steps.body.data[0].debug).toEqual({
+      arguments: { expression: "2 + 2" },
+      result: { expression: "2 + 2", result: 4 },
+    });
   });
 });
 
@@ -180,7 +255,10 @@ describe("POST /v1/runs/{run}/cancel", () => {
     expect(cancelled.body.data.status).toBe("cancelled");
     expect(cancelled.body.cancellation.stopped_calls).toBe(0);
     const call = await callTool(acme, run.id, "calculate", { expression: "1 + 1" });
-    expect(call).toEqual({ ok: false, error: { code: "CANCELLED", message: expect.stringContaining("cancelled"), retryable: false, field: null } });
+    expect(call).toEqual({
+      ok: false,
+      error: { code: "CANCELLED", message: expect.stringContaining("cancelled"), retryable: false, field: null },
+    });
     expect((await api(`/v1/runs/${run.id}/cancel`, { method: "POST", as: { key: acme.key } })).status).toBe(200);
     expect((await api(`/v1/runs/${run.id}`, { as: { key: acme.key } })).body.data.status).toBe("cancelled");
   });

@@ -20,7 +20,12 @@ beforeAll(async () => {
   tenant = await createTenant("pro");
   // Both peers run on loopback under public-looking test names (only CRM Acme's main origin is allowlisted);
   // this CRM binds 127.0.0.2, where it accepts a Host name that is not a loopback one.
-  tokenCrm = await startAcmeCrm({ port: 0, host: "127.0.0.2", dbPath: path.join(dataDir, "crm-bound-token.sqlite"), token: TOKEN });
+  tokenCrm = await startAcmeCrm({
+    port: 0,
+    host: "127.0.0.2",
+    dbPath: path.join(dataDir, "crm-bound-token.sqlite"),
+    token: TOKEN,
+  });
   tokenCrmUrl = tokenCrm.url.replace("127.0.0.2", "crm-bound.alt.test");
   catcher = await startTestServer((req, res) => {
     seenAuthorizations.push(req.headers.authorization ?? "");
@@ -56,11 +61,16 @@ describe("a connector token bound to its origin", () => {
     // removing the token it does not have, or leaving org_token with a token, is still refused.
     const renamed = await patchServer(tenant, id, { name: "CRM lié (sans jeton)", active: false });
     expect(renamed.status).toBe(200);
-    expect(renamed.body.data).toMatchObject({ name: "CRM lié (sans jeton)", active: false, auth: "org_token", has_token: false });
+    expect(renamed.body.data).toMatchObject({
+      name: "CRM lié (sans jeton)",
+      active: false,
+      auth: "org_token",
+      has_token: false,
+    });
     const removed = await patchServer(tenant, id, { token: null });
     expect(removed.status).toBe(400);
     expect(removed.body.error.errors[0]).toMatchObject({ field: "token" });
-    expect((await stored(id))).toMatchObject({ name: "CRM lié (sans jeton)", tokenCiphertext: null, active: false });
+    expect(await stored(id)).toMatchObject({ name: "CRM lié (sans jeton)", tokenCiphertext: null, active: false });
     expect((await patchServer(tenant, id, { active: true })).status).toBe(200);
 
     // Back home, the token is not there any more: it must be given again, with the move.
@@ -71,7 +81,12 @@ describe("a connector token bound to its origin", () => {
   });
 
   it("keeps the token for a new path on the same origin, and takes a new token sent with the move", async () => {
-    const id = await connectServer(tenant, { name: "CRM même origine", url: tokenCrmUrl, auth: "org_token", token: TOKEN });
+    const id = await connectServer(tenant, {
+      name: "CRM même origine",
+      url: tokenCrmUrl,
+      auth: "org_token",
+      token: TOKEN,
+    });
     const samePath = await patchServer(tenant, id, { url: `${tokenCrmUrl}?v=2` });
     expect(samePath.body.data.has_token).toBe(true);
     const before = seenAuthorizations.length;

@@ -29,7 +29,9 @@ export function freePort(): Promise<number> {
     const server = createServer();
     server.listen(0, "127.0.0.1", () => {
       const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+      server.close(() =>
+        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
+      );
     });
   });
 }
@@ -45,7 +47,11 @@ export async function createTestDatabase(kind: "sqlite" | "postgresql"): Promise
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "guichet-test-"));
   writeFileSync(path.join(dataDir, "auth-secret"), randomBytes(32).toString("hex"));
   if (kind === "sqlite") {
-    return { url: `file:${path.join(dataDir, "guichet.sqlite")}`, dataDir, drop: async () => rmSync(dataDir, { recursive: true, force: true }) };
+    return {
+      url: `file:${path.join(dataDir, "guichet.sqlite")}`,
+      dataDir,
+      drop: async () => rmSync(dataDir, { recursive: true, force: true }),
+    };
   }
   const { default: pg } = await import("pg");
   const admin = process.env.TEST_PG_ADMIN_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
@@ -79,7 +85,12 @@ export async function run(command: string, args: string[], env: NodeJS.ProcessEn
   return output;
 }
 
-export async function waitForHealth(baseUrl: string, child: ChildProcess, log: () => string, timeoutMs = 60_000): Promise<void> {
+export async function waitForHealth(
+  baseUrl: string,
+  child: ChildProcess,
+  log: () => string,
+  timeoutMs = 60_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`server exited early:\n${log()}`);
@@ -95,14 +106,21 @@ export async function waitForHealth(baseUrl: string, child: ChildProcess, log: (
 }
 
 /** `next start` of the existing production build, on its own port and database. */
-export async function startApp(env: NodeJS.ProcessEnv, fixedPort?: number): Promise<{ baseUrl: string; stop(): Promise<void>; crash(): Promise<void>; log(): string }> {
+export async function startApp(
+  env: NodeJS.ProcessEnv,
+  fixedPort?: number,
+): Promise<{ baseUrl: string; stop(): Promise<void>; crash(): Promise<void>; log(): string }> {
   const port = fixedPort ?? (await freePort());
   const baseUrl = `http://127.0.0.1:${port}`;
   let output = "";
-  const child = spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "127.0.0.1"], {
-    env: { ...env, NEXTAUTH_URL: baseUrl, NEXT_TELEMETRY_DISABLED: "1" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    ["node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "127.0.0.1"],
+    {
+      env: { ...env, NEXTAUTH_URL: baseUrl, NEXT_TELEMETRY_DISABLED: "1" },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   child.stdout!.on("data", (chunk) => (output += chunk));
   child.stderr!.on("data", (chunk) => (output += chunk));
   await waitForHealth(baseUrl, child, () => output);

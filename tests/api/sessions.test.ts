@@ -12,7 +12,12 @@ let second: Awaited<ReturnType<typeof startApp>>;
 
 beforeAll(async () => {
   tenant = await createTenant("pro");
-  second = await startApp({ ...process.env, NODE_ENV: "production", ...suiteNetwork(), GUICHET_SESSION_IDLE_TIMEOUT: "60" });
+  second = await startApp({
+    ...process.env,
+    NODE_ENV: "production",
+    ...suiteNetwork(),
+    GUICHET_SESSION_IDLE_TIMEOUT: "60",
+  });
 });
 
 afterAll(async () => {
@@ -34,7 +39,10 @@ async function expectSignedOut(caller: Caller, at = baseUrl) {
 
 async function sessionIdOf(email: string) {
   const db = await testDb();
-  const member = await db.member.findUniqueOrThrow({ where: { email }, select: { sessions: { select: { id: true, lastSeenAt: true } } } });
+  const member = await db.member.findUniqueOrThrow({
+    where: { email },
+    select: { sessions: { select: { id: true, lastSeenAt: true } } },
+  });
   return member.sessions;
 }
 
@@ -64,7 +72,11 @@ describe("signing out everywhere (DELETE /v1/sessions)", () => {
     const laptop = await signIn(tenant.emails.approver);
     const phone = await signIn(tenant.emails.approver, "guichet-demo", second.baseUrl);
     const colleague = await signIn(tenant.emails.admin);
-    const ended = await api("/v1/sessions", { method: "DELETE", as: laptop, headers: { origin: new URL(baseUrl).origin } });
+    const ended = await api("/v1/sessions", {
+      method: "DELETE",
+      as: laptop,
+      headers: { origin: new URL(baseUrl).origin },
+    });
     expect(ended.status).toBe(200);
     expect(ended.body.data.ended_sessions).toBeGreaterThanOrEqual(2);
     await expectSignedOut(laptop);
@@ -81,7 +93,11 @@ describe("signing out everywhere (DELETE /v1/sessions)", () => {
     const anonymous = await api("/v1/sessions", { method: "DELETE" });
     expect(anonymous.status).toBe(401);
     expect(anonymous.body.error.code).toBe("unauthenticated");
-    const crossSite = await api("/v1/sessions", { method: "DELETE", as: caller, headers: { origin: "https://evil.example" } });
+    const crossSite = await api("/v1/sessions", {
+      method: "DELETE",
+      as: caller,
+      headers: { origin: "https://evil.example" },
+    });
     expect(crossSite.status).toBe(403);
     expect((await api("/v1/agents", { as: caller })).status).toBe(200);
   });
@@ -111,7 +127,16 @@ describe("membership changes take effect at the next request", () => {
     const { newId } = await import("@/lib/ids");
     const { hashPassword } = await import("@/lib/auth/passwords");
     const email = `leaving@${tenant.slug}.test`;
-    const member = await db.member.create({ data: { id: newId("mem"), organizationId: tenant.organizationId, email, name: "Partant", role: "admin", passwordHash: await hashPassword("guichet-demo") } });
+    const member = await db.member.create({
+      data: {
+        id: newId("mem"),
+        organizationId: tenant.organizationId,
+        email,
+        name: "Partant",
+        role: "admin",
+        passwordHash: await hashPassword("guichet-demo"),
+      },
+    });
     const caller = await signIn(email);
     expect((await api("/v1/agents", { as: caller })).status).toBe(200);
     await db.member.delete({ where: { id: member.id } });
@@ -125,13 +150,17 @@ describe("session lifetime", () => {
   it("ends a session unused for longer than GUICHET_SESSION_IDLE_TIMEOUT, and keeps a recently used one alive", async () => {
     const db = await testDb();
     const idle = await signIn(tenant.emails.admin, "guichet-demo", second.baseUrl);
-    const [idleRow] = (await sessionIdOf(tenant.emails.admin)).sort((a, b) => b.lastSeenAt.getTime() - a.lastSeenAt.getTime());
+    const [idleRow] = (await sessionIdOf(tenant.emails.admin)).sort(
+      (a, b) => b.lastSeenAt.getTime() - a.lastSeenAt.getTime(),
+    );
     await db.memberSession.update({ where: { id: idleRow.id }, data: { lastSeenAt: new Date(Date.now() - 61_000) } });
     await expectSignedOut(idle, second.baseUrl);
     expect(await db.memberSession.count({ where: { id: idleRow.id } })).toBe(0);
 
     const active = await signIn(tenant.emails.admin, "guichet-demo", second.baseUrl);
-    const [activeRow] = (await sessionIdOf(tenant.emails.admin)).sort((a, b) => b.lastSeenAt.getTime() - a.lastSeenAt.getTime());
+    const [activeRow] = (await sessionIdOf(tenant.emails.admin)).sort(
+      (a, b) => b.lastSeenAt.getTime() - a.lastSeenAt.getTime(),
+    );
     const thirtySecondsAgo = new Date(Date.now() - 30_000);
     await db.memberSession.update({ where: { id: activeRow.id }, data: { lastSeenAt: thirtySecondsAgo } });
     expect((await fetch(`${second.baseUrl}/v1/agents`, { headers: { cookie: active.cookie! } })).status).toBe(200);
@@ -142,7 +171,11 @@ describe("session lifetime", () => {
   it("ends a session past its lifetime whatever its activity", async () => {
     const db = await testDb();
     const caller = await signIn(tenant.emails.owner);
-    const rows = await db.memberSession.findMany({ where: { member: { email: tenant.emails.owner } }, orderBy: { createdAt: "desc" }, take: 1 });
+    const rows = await db.memberSession.findMany({
+      where: { member: { email: tenant.emails.owner } },
+      orderBy: { createdAt: "desc" },
+      take: 1,
+    });
     const defaultLifetime = rows[0].expiresAt.getTime() - rows[0].createdAt.getTime();
     expect(defaultLifetime).toBe(12 * 60 * 60 * 1000);
     await db.memberSession.update({ where: { id: rows[0].id }, data: { expiresAt: new Date(Date.now() - 1000) } });

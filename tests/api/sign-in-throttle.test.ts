@@ -51,12 +51,18 @@ describe("sign-in throttle", () => {
     expect(row.lockedUntil!.getTime()).toBeGreaterThan(Date.now() + 10_000);
 
     // Another account from the same address signs in: six counted failures are far from the address's allowance.
-    expect((await attemptSignIn(tenant.emails.viewer, "guichet-demo", { at: second.baseUrl, localAddress: "127.0.0.3" })).cookie).toBeDefined();
+    expect(
+      (await attemptSignIn(tenant.emails.viewer, "guichet-demo", { at: second.baseUrl, localAddress: "127.0.0.3" }))
+        .cookie,
+    ).toBeDefined();
 
     // The log says who failed, from where and why — never with the password.
     const log = second.log();
     for (const password of tried) expect(log).not.toContain(password);
-    const lines = log.split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line));
+    const lines = log
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line));
     const failed = lines.filter((line) => line.event === "sign_in_failed" && line.email === email);
     expect(failed).toHaveLength(6);
     expect(failed[0]).toMatchObject({ level: "warn", address: "127.0.0.3", reason: "wrong_password", failures: 1 });
@@ -67,25 +73,38 @@ describe("sign-in throttle", () => {
   it("an unknown e-mail is counted and locked like a known one, so a lockout does not tell whether the account exists", async () => {
     const email = `nobody-${randomBytes(4).toString("hex")}@${tenant.slug}.test`;
     const errors: (string | undefined)[] = [];
-    for (let i = 0; i < 7; i++) errors.push((await attemptSignIn(email, wrong(), { at: second.baseUrl, localAddress: "127.0.0.5" })).error);
+    for (let i = 0; i < 7; i++)
+      errors.push((await attemptSignIn(email, wrong(), { at: second.baseUrl, localAddress: "127.0.0.5" })).error);
     expect(errors).toEqual([...Array(6).fill("CredentialsSignin"), "SignInThrottled"]);
-    const reasons = second.log().split("\n").filter((line) => line.includes(email)).map((line) => JSON.parse(line).reason);
+    const reasons = second
+      .log()
+      .split("\n")
+      .filter((line) => line.includes(email))
+      .map((line) => JSON.parse(line).reason);
     expect(reasons).toEqual([...Array(6).fill("unknown_account"), "throttled"]);
   });
 
   it("per address: past 20 failures from one address, every account is refused from it (forged address headers change nothing), not from others", async () => {
     const address = "127.0.0.6";
     for (let i = 0; i < 21; i++) {
-      const attempt = await attemptSignIn(`spray-${i}-${randomBytes(3).toString("hex")}@${tenant.slug}.test`, wrong(), { at: second.baseUrl, localAddress: address });
+      const attempt = await attemptSignIn(`spray-${i}-${randomBytes(3).toString("hex")}@${tenant.slug}.test`, wrong(), {
+        at: second.baseUrl,
+        localAddress: address,
+      });
       expect(attempt.error).toBe("CredentialsSignin");
     }
     const forged = { "x-forwarded-for": "203.0.113.9", "x-guichet-peer-address": "198.51.100.1" };
-    const refused = await attemptSignIn(tenant.emails.admin, "guichet-demo", { localAddress: address, headers: forged });
+    const refused = await attemptSignIn(tenant.emails.admin, "guichet-demo", {
+      localAddress: address,
+      headers: forged,
+    });
     expect(refused).toMatchObject({ status: 401, error: "SignInThrottled" });
     const db = await testDb();
     expect(await db.signInThrottle.count({ where: { key: { in: ["ip:203.0.113.9", "ip:198.51.100.1"] } } })).toBe(0);
     expect((await db.signInThrottle.findUniqueOrThrow({ where: { key: `ip:${address}` } })).failures).toBe(21);
-    expect((await attemptSignIn(tenant.emails.admin, "guichet-demo", { localAddress: "127.0.0.7" })).cookie).toBeDefined();
+    expect(
+      (await attemptSignIn(tenant.emails.admin, "guichet-demo", { localAddress: "127.0.0.7" })).cookie,
+    ).toBeDefined();
   });
 
   it("an e-mail longer than any address is refused and counted on the client address only, not stored", async () => {
@@ -100,7 +119,8 @@ describe("sign-in throttle", () => {
 
   it("a successful sign-in clears the account's count", async () => {
     const email = tenant.emails.approver;
-    for (let i = 0; i < 3; i++) expect((await attemptSignIn(email, wrong(), { localAddress: "127.0.0.8" })).error).toBe("CredentialsSignin");
+    for (let i = 0; i < 3; i++)
+      expect((await attemptSignIn(email, wrong(), { localAddress: "127.0.0.8" })).error).toBe("CredentialsSignin");
     const db = await testDb();
     expect((await db.signInThrottle.findUniqueOrThrow({ where: { key: `account:${email}` } })).failures).toBe(3);
     expect((await attemptSignIn(email, "guichet-demo", { localAddress: "127.0.0.8" })).cookie).toBeDefined();

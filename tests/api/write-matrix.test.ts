@@ -2,7 +2,19 @@ import { randomBytes } from "node:crypto";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { callTool, createRun } from "./dispatch-fixtures";
 import { api, createTenant, crmFaults, crmState, signIn, testDb, type Caller } from "./helpers";
-import { approveOk, callCrmDirectly, commit, commitKey, crmOperationsOf, getProposal, previewAddress, resetCrm, setupCrm, touchCustomer, type CrmSetup } from "./proposals-helpers";
+import {
+  approveOk,
+  callCrmDirectly,
+  commit,
+  commitKey,
+  crmOperationsOf,
+  getProposal,
+  previewAddress,
+  resetCrm,
+  setupCrm,
+  touchCustomer,
+  type CrmSetup,
+} from "./proposals-helpers";
 
 // The write matrix: every write tool of the catalog — read from GET /v1/tools,
 // not listed here — goes through the same eight refusals of the commit, by the
@@ -37,7 +49,11 @@ const recipes: Record<string, WriteRecipe> = {
       const preview = await previewAddress(setup, run, "ADDR-2");
       return preview.evidence.proposal.id as string;
     },
-    otherArguments: { customer_id: "C-1842", destination: { kind: "saved", address_id: "ADDR-3" }, expected_version: 17 },
+    otherArguments: {
+      customer_id: "C-1842",
+      destination: { kind: "saved", address_id: "ADDR-3" },
+      expected_version: 17,
+    },
     stale: async () => {
       await touchCustomer("C-1842");
       return { code: "VERSION_CONFLICT" };
@@ -45,17 +61,31 @@ const recipes: Record<string, WriteRecipe> = {
     effects: (state) => state.customers.find((c) => c.customer_id === "C-1842")!.shipping_address,
   },
   send_email: {
-    propose: (setup, run) => proposeWith(setup, run, "send_email", { to: ["camille.martin@example.com"], subject: "Votre commande", body: "Bonjour, votre commande est partie." }),
+    propose: (setup, run) =>
+      proposeWith(setup, run, "send_email", {
+        to: ["camille.martin@example.com"],
+        subject: "Votre commande",
+        body: "Bonjour, votre commande est partie.",
+      }),
     otherArguments: { to: ["autre@example.com"], subject: "Autre", body: "Autre message." },
     stale: { notApplicable: "an e-mail has no record version: it is sent as approved or not at all" },
     effects: (state) => state.outbox.length,
   },
   refund_payment: {
-    propose: (setup, run) => proposeWith(setup, run, "refund_payment", { payment_id: "PAY-9002", amount: { value_minor: 500, currency: "EUR" }, reason: "Geste commercial" }),
+    propose: (setup, run) =>
+      proposeWith(setup, run, "refund_payment", {
+        payment_id: "PAY-9002",
+        amount: { value_minor: 500, currency: "EUR" },
+        reason: "Geste commercial",
+      }),
     otherArguments: { payment_id: "PAY-9002", amount: { value_minor: 700, currency: "EUR" } },
     stale: async () => {
       // Someone else refunded the whole payment since the approval: what was approved no longer fits.
-      const drained = await callCrmDirectly("refund_payment", { payment_id: "PAY-9002", amount: { value_minor: 4_990, currency: "EUR" }, idempotency_key: `other-${randomBytes(6).toString("hex")}` });
+      const drained = await callCrmDirectly("refund_payment", {
+        payment_id: "PAY-9002",
+        amount: { value_minor: 4_990, currency: "EUR" },
+        idempotency_key: `other-${randomBytes(6).toString("hex")}`,
+      });
       if (drained.isError) throw new Error(`drain: ${JSON.stringify(drained.structuredContent)}`);
       // Not one of the stable tool error codes: an upstream refusal that names the service's code.
       return { code: "UPSTREAM_ERROR", mentions: "AMOUNT_EXCEEDS_REMAINING" };
@@ -63,15 +93,29 @@ const recipes: Record<string, WriteRecipe> = {
     effects: (state) => state.refunds.filter((r) => r.payment_id === "PAY-9002").length,
   },
   suspend_invoice_delivery: {
-    propose: (setup, run) => proposeWith(setup, run, "suspend_invoice_delivery", { customer_id: "C-2001", invoice_ids: ["INV-2001-001", "INV-2001-002"] }),
+    propose: (setup, run) =>
+      proposeWith(setup, run, "suspend_invoice_delivery", {
+        customer_id: "C-2001",
+        invoice_ids: ["INV-2001-001", "INV-2001-002"],
+      }),
     otherArguments: { customer_id: "C-2001", invoice_ids: ["INV-2001-003"] },
-    stale: { notApplicable: "an invoice has no record version: suspending one already suspended is reported in the result (already_suspended), not refused" },
-    effects: (state) => state.invoices.filter((i) => i.delivery_suspended).map((i) => i.invoice_id).sort(),
+    stale: {
+      notApplicable:
+        "an invoice has no record version: suspending one already suspended is reported in the result (already_suspended), not refused",
+    },
+    effects: (state) =>
+      state.invoices
+        .filter((i) => i.delivery_suspended)
+        .map((i) => i.invoice_id)
+        .sort(),
   },
   suspend_all_invoice_delivery: {
     propose: (setup, run) => proposeWith(setup, run, "suspend_all_invoice_delivery", { customer_id: "C-2001" }),
     otherArguments: { customer_id: "C-1842" },
-    stale: { notApplicable: "accepted as a job of the whole customer: there is no record version, invoices already suspended are counted, not refused" },
+    stale: {
+      notApplicable:
+        "accepted as a job of the whole customer: there is no record version, invoices already suspended are counted, not refused",
+    },
     effects: (state) => state.jobs.map((job) => `${job.customer_id}:${job.status}`),
   },
   cancel_job: {
@@ -84,7 +128,10 @@ const recipes: Record<string, WriteRecipe> = {
     get otherArguments() {
       return { job_id: spareJob };
     },
-    stale: { notApplicable: "a job has no record version: cancelling one that already finished is reported (already_finished), not refused" },
+    stale: {
+      notApplicable:
+        "a job has no record version: cancelling one that already finished is reported (already_finished), not refused",
+    },
     effects: (state) => state.jobs.map((job) => `${job.job_id}:${job.status}`),
   },
 };
@@ -95,7 +142,10 @@ let spareJob = "";
 /** A job of CRM Acme's long write, started by another client of the service and kept running. */
 async function startJob(): Promise<string> {
   await crmFaults({ hold_jobs: true });
-  const started = await callCrmDirectly("suspend_all_invoice_delivery", { customer_id: "C-2001", idempotency_key: `job-${randomBytes(6).toString("hex")}` });
+  const started = await callCrmDirectly("suspend_all_invoice_delivery", {
+    customer_id: "C-2001",
+    idempotency_key: `job-${randomBytes(6).toString("hex")}`,
+  });
   if (started.isError) throw new Error(`job: ${JSON.stringify(started.content)}`);
   return (started.structuredContent as { job_id: string }).job_id;
 }
@@ -110,14 +160,34 @@ beforeAll(async () => {
   setup = await setupCrm(tenant);
   // Two approvals for every write, so that a quorum can be missed by one.
   const current = await api("/v1/policies", { as: { key: tenant.key } });
-  const rule = { id: "matrix-two-people", match: { effect: "write" }, decision: "require_approval", approvals_required: 2, approver_roles: ["owner", "admin", "approver"], ttl_seconds: 3600 };
-  const put = await api("/v1/policies", { method: "PUT", json: { rules: [rule, ...current.body.data.rules], base_version: current.body.data.version }, as: await tenant.as("admin") });
+  const rule = {
+    id: "matrix-two-people",
+    match: { effect: "write" },
+    decision: "require_approval",
+    approvals_required: 2,
+    approver_roles: ["owner", "admin", "approver"],
+    ttl_seconds: 3600,
+  };
+  const put = await api("/v1/policies", {
+    method: "PUT",
+    json: { rules: [rule, ...current.body.data.rules], base_version: current.body.data.version },
+    as: await tenant.as("admin"),
+  });
   if (put.status !== 200) throw new Error(`policy: HTTP ${put.status} ${JSON.stringify(put.body)}`);
   const db = await testDb();
   const { newId } = await import("@/lib/ids");
   const { hashPassword } = await import("@/lib/auth/passwords");
   const email = `extra-approver@${tenant.slug}.test`;
-  const member = await db.member.create({ data: { id: newId("mem"), organizationId: tenant.organizationId, email, name: "Extra approver", role: "approver", passwordHash: await hashPassword("guichet-demo") } });
+  const member = await db.member.create({
+    data: {
+      id: newId("mem"),
+      organizationId: tenant.organizationId,
+      email,
+      name: "Extra approver",
+      role: "approver",
+      passwordHash: await hashPassword("guichet-demo"),
+    },
+  });
   extra = { id: member.id, caller: await signIn(email) };
   const catalog = await api("/v1/tools", { as: { key: tenant.key } });
   writeTools = (catalog.body.data as { key: string; writes_data: boolean; server: { id: number } | null }[])
@@ -136,7 +206,13 @@ async function approved(tool: string) {
 }
 
 /** Asserts the refusal and that nothing of this run reached CRM Acme. */
-async function refusedAndNothingSent(tool: string, run: string, envelope: { ok: boolean; error?: { code: string } }, code: string, before: unknown) {
+async function refusedAndNothingSent(
+  tool: string,
+  run: string,
+  envelope: { ok: boolean; error?: { code: string } },
+  code: string,
+  before: unknown,
+) {
   expect({ tool, code: envelope.error?.code }).toEqual({ tool, code });
   expect(await crmOperationsOf(run)).toHaveLength(0);
   expect(recipes[tool].effects(await crmState())).toEqual(before);
@@ -149,89 +225,121 @@ describe("the write matrix", () => {
   });
 
   const cases: [string, (tool: string) => Promise<void>][] = [
-    ["stale target", async (tool) => {
-      const { stale } = recipes[tool];
-      if ("notApplicable" in stale) return void expect(stale.notApplicable).toMatch(/\w/);
-      const { run, id } = await approved(tool);
-      const { code, mentions } = await stale();
-      const before = recipes[tool].effects(await crmState());
-      const envelope = await commit(setup, run, tool, id);
-      expect({ tool, code: envelope.error?.code }).toEqual({ tool, code });
-      if (mentions) expect(envelope.error.message).toContain(mentions);
-      expect(recipes[tool].effects(await crmState())).toEqual(before);
-      // The service recorded its refusal under Guichet's key; nothing was written, the proposal stays unconsumed.
-      expect((await crmOperationsOf(run)).map((op) => op.status)).toEqual(["failed"]);
-      expect((await getProposal(setup.tenant, id)).status).toBe("approved");
-    }],
-    ["expired approval", async (tool) => {
-      const { run, id } = await approved(tool);
-      await (await testDb()).proposal.update({ where: { id }, data: { expiresAt: new Date(Date.now() - 1_000) } });
-      const before = recipes[tool].effects(await crmState());
-      await refusedAndNothingSent(tool, run, await commit(setup, run, tool, id), "PROPOSAL_EXPIRED", before);
-    }],
-    ["approver without rights", async (tool) => {
-      const db = await testDb();
-      await db.member.update({ where: { id: extra.id }, data: { role: "approver" } });
-      const run = await setup.run();
-      const id = await recipes[tool].propose(setup, run);
-      await approveOk(setup.tenant, id, extra.caller);
-      await approveOk(setup.tenant, id, await setup.tenant.as("admin"));
-      // Rights are asked again at commit: the extra approver lost the role since.
-      await db.member.update({ where: { id: extra.id }, data: { role: "viewer" } });
-      const before = recipes[tool].effects(await crmState());
-      await refusedAndNothingSent(tool, run, await commit(setup, run, tool, id), "APPROVER_NOT_AUTHORIZED", before);
-    }],
-    ["quorum not met", async (tool) => {
-      const run = await setup.run();
-      const id = await recipes[tool].propose(setup, run);
-      expect((await approveOk(setup.tenant, id, await setup.tenant.as("approver"))).status).toBe("pending");
-      const before = recipes[tool].effects(await crmState());
-      await refusedAndNothingSent(tool, run, await commit(setup, run, tool, id), "PROPOSAL_NOT_APPROVED", before);
-    }],
-    ["duplicate key", async (tool) => {
-      const { run, id } = await approved(tool);
-      const first = await commit(setup, run, tool, id);
-      expect({ tool, ok: first.ok }).toEqual({ tool, ok: true });
-      const after = recipes[tool].effects(await crmState());
-      const second = await commit(setup, run, tool, id);
-      expect(second).toMatchObject({ ok: true, result: first.result, evidence: { operation: first.evidence.operation, replayed: true } });
-      expect(await crmOperationsOf(run)).toHaveLength(1);
-      expect(recipes[tool].effects(await crmState())).toEqual(after);
-    }],
-    ["key reused with other arguments", async (tool) => {
-      const { run, id } = await approved(tool);
-      const key = commitKey(setup, run, id, tool);
-      const direct = await callCrmDirectly(tool, { ...recipes[tool].otherArguments, idempotency_key: key });
-      expect({ tool, isError: direct.isError ?? false }).toEqual({ tool, isError: false });
-      const after = recipes[tool].effects(await crmState());
-      const envelope = await commit(setup, run, tool, id);
-      expect({ tool, code: envelope.error?.code }).toEqual({ tool, code: "IDEMPOTENCY_KEY_REUSED" });
-      expect(await crmOperationsOf(run)).toHaveLength(1);
-      expect(recipes[tool].effects(await crmState())).toEqual(after);
-      expect((await getProposal(setup.tenant, id)).status).toBe("approved");
-    }],
-    ["extra arguments at commit", async (tool) => {
-      const { run, id } = await approved(tool);
-      const before = recipes[tool].effects(await crmState());
-      for (const extraArgs of [{ note: "x" }, { idempotency_key: "agent-picked-key-01" }]) {
-        const envelope = await callTool(setup.tenant, run, setup.crm.key(tool), { proposal_id: id, ...extraArgs });
-        await refusedAndNothingSent(tool, run, envelope, "INVALID_ARGUMENTS", before);
-      }
-      expect((await getProposal(setup.tenant, id)).status).toBe("approved");
-    }],
-    ["commit in a read run", async (tool) => {
-      const { id } = await approved(tool);
-      const readRun = (await createRun(setup.tenant, { agent: setup.agentId, capabilities: "read" })).run.id as string;
-      const before = recipes[tool].effects(await crmState());
-      await refusedAndNothingSent(tool, readRun, await commit(setup, readRun, tool, id), "TOOL_NOT_IN_RUN", before);
-      expect((await getProposal(setup.tenant, id)).status).toBe("approved");
-    }],
+    [
+      "stale target",
+      async (tool) => {
+        const { stale } = recipes[tool];
+        if ("notApplicable" in stale) return void expect(stale.notApplicable).toMatch(/\w/);
+        const { run, id } = await approved(tool);
+        const { code, mentions } = await stale();
+        const before = recipes[tool].effects(await crmState());
+        const envelope = await commit(setup, run, tool, id);
+        expect({ tool, code: envelope.error?.code }).toEqual({ tool, code });
+        if (mentions) expect(envelope.error.message).toContain(mentions);
+        expect(recipes[tool].effects(await crmState())).toEqual(before);
+        // The service recorded its refusal under Guichet's key; nothing was written, the proposal stays unconsumed.
+        expect((await crmOperationsOf(run)).map((op) => op.status)).toEqual(["failed"]);
+        expect((await getProposal(setup.tenant, id)).status).toBe("approved");
+      },
+    ],
+    [
+      "expired approval",
+      async (tool) => {
+        const { run, id } = await approved(tool);
+        await (await testDb()).proposal.update({ where: { id }, data: { expiresAt: new Date(Date.now() - 1_000) } });
+        const before = recipes[tool].effects(await crmState());
+        await refusedAndNothingSent(tool, run, await commit(setup, run, tool, id), "PROPOSAL_EXPIRED", before);
+      },
+    ],
+    [
+      "approver without rights",
+      async (tool) => {
+        const db = await testDb();
+        await db.member.update({ where: { id: extra.id }, data: { role: "approver" } });
+        const run = await setup.run();
+        const id = await recipes[tool].propose(setup, run);
+        await approveOk(setup.tenant, id, extra.caller);
+        await approveOk(setup.tenant, id, await setup.tenant.as("admin"));
+        // Rights are asked again at commit: the extra approver lost the role since.
+        await db.member.update({ where: { id: extra.id }, data: { role: "viewer" } });
+        const before = recipes[tool].effects(await crmState());
+        await refusedAndNothingSent(tool, run, await commit(setup, run, tool, id), "APPROVER_NOT_AUTHORIZED", before);
+      },
+    ],
+    [
+      "quorum not met",
+      async (tool) => {
+        const run = await setup.run();
+        const id = await recipes[tool].propose(setup, run);
+        expect((await approveOk(setup.tenant, id, await setup.tenant.as("approver"))).status).toBe("pending");
+        const before = recipes[tool].effects(await crmState());
+        await refusedAndNothingSent(tool, run, await commit(setup, run, tool, id), "PROPOSAL_NOT_APPROVED", before);
+      },
+    ],
+    [
+      "duplicate key",
+      async (tool) => {
+        const { run, id } = await approved(tool);
+        const first = await commit(setup, run, tool, id);
+        expect({ tool, ok: first.ok }).toEqual({ tool, ok: true });
+        const after = recipes[tool].effects(await crmState());
+        const second = await commit(setup, run, tool, id);
+        expect(second).toMatchObject({
+          ok: true,
+          result: first.result,
+          evidence: { operation: first.evidence.operation, replayed: true },
+        });
+        expect(await crmOperationsOf(run)).toHaveLength(1);
+        expect(recipes[tool].effects(await crmState())).toEqual(after);
+      },
+    ],
+    [
+      "key reused with other arguments",
+      async (tool) => {
+        const { run, id } = await approved(tool);
+        const key = commitKey(setup, run, id, tool);
+        const direct = await callCrmDirectly(tool, { ...recipes[tool].otherArguments, idempotency_key: key });
+        expect({ tool, isError: direct.isError ?? false }).toEqual({ tool, isError: false });
+        const after = recipes[tool].effects(await crmState());
+        const envelope = await commit(setup, run, tool, id);
+        expect({ tool, code: envelope.error?.code }).toEqual({ tool, code: "IDEMPOTENCY_KEY_REUSED" });
+        expect(await crmOperationsOf(run)).toHaveLength(1);
+        expect(recipes[tool].effects(await crmState())).toEqual(after);
+        expect((await getProposal(setup.tenant, id)).status).toBe("approved");
+      },
+    ],
+    [
+      "extra arguments at commit",
+      async (tool) => {
+        const { run, id } = await approved(tool);
+        const before = recipes[tool].effects(await crmState());
+        for (const extraArgs of [{ note: "x" }, { idempotency_key: "agent-picked-key-01" }]) {
+          const envelope = await callTool(setup.tenant, run, setup.crm.key(tool), { proposal_id: id, ...extraArgs });
+          await refusedAndNothingSent(tool, run, envelope, "INVALID_ARGUMENTS", before);
+        }
+        expect((await getProposal(setup.tenant, id)).status).toBe("approved");
+      },
+    ],
+    [
+      "commit in a read run",
+      async (tool) => {
+        const { id } = await approved(tool);
+        const readRun = (await createRun(setup.tenant, { agent: setup.agentId, capabilities: "read" })).run
+          .id as string;
+        const before = recipes[tool].effects(await crmState());
+        await refusedAndNothingSent(tool, readRun, await commit(setup, readRun, tool, id), "TOOL_NOT_IN_RUN", before);
+        expect((await getProposal(setup.tenant, id)).status).toBe("approved");
+      },
+    ],
   ];
 
-  it.each(cases)("%s — for every write tool of the catalog, through the dispatcher: never a second or an unapproved write", async (_name, check) => {
-    for (const tool of writeTools) {
-      await resetCrm();
-      await check(tool);
-    }
-  });
+  it.each(cases)(
+    "%s — for every write tool of the catalog, through the dispatcher: never a second or an unapproved write",
+    async (_name, check) => {
+      for (const tool of writeTools) {
+        await resetCrm();
+        await check(tool);
+      }
+    },
+  );
 });

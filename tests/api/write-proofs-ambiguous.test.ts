@@ -1,7 +1,18 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { callTool } from "./dispatch-fixtures";
 import { api, createTenant, suiteNetwork, testDb, until } from "./helpers";
-import { ADDR_1, ADDR_2, approvedAddressChange, commit, crmCustomer, crmOperationsOf, getProposal, resetCrm, setupCrm, type CrmSetup } from "./proposals-helpers";
+import {
+  ADDR_1,
+  ADDR_2,
+  approvedAddressChange,
+  commit,
+  crmCustomer,
+  crmOperationsOf,
+  getProposal,
+  resetCrm,
+  setupCrm,
+  type CrmSetup,
+} from "./proposals-helpers";
 import { startApp } from "./server";
 import { crmHeldWrites, customerLock, holdWrites, operationOf } from "./write-proofs-helpers";
 
@@ -29,7 +40,13 @@ describe("an attempt that crashed between sending the write and recording its an
     const run = await setup.run();
     const proposal = await approvedAddressChange(setup, run, "ADDR-2");
     await holdWrites(true);
-    const lost = callTool(setup.tenant, run, setup.crm.key("commit_address_change"), { proposal_id: proposal.id }, second.baseUrl).catch((error: unknown) => error);
+    const lost = callTool(
+      setup.tenant,
+      run,
+      setup.crm.key("commit_address_change"),
+      { proposal_id: proposal.id },
+      second.baseUrl,
+    ).catch((error: unknown) => error);
     await until(async () => (await crmHeldWrites()) === 1, "the write to reach CRM Acme");
     await second.crash();
     expect(await lost).toBeInstanceOf(Error);
@@ -39,9 +56,18 @@ describe("an attempt that crashed between sending the write and recording its an
     await until(async () => (await crmOperationsOf(run)).length === 1, "the held write to land");
     expect(await crmCustomer("C-1842")).toMatchObject({ version: 18, shipping_address: ADDR_2 });
     // The crashed holder's lease on the target's lock runs out (it is bounded so that a crash cannot block a record forever).
-    await (await testDb()).writeLock.updateMany({ where: { target: customerLock(setup.tenant.organizationId, "C-1842") }, data: { expiresAt: new Date(Date.now() - 1_000) } });
+    await (
+      await testDb()
+    ).writeLock.updateMany({
+      where: { target: customerLock(setup.tenant.organizationId, "C-1842") },
+      data: { expiresAt: new Date(Date.now() - 1_000) },
+    });
     const envelope = await commit(setup, run, "commit_address_change", proposal.id);
-    expect(envelope).toMatchObject({ ok: true, result: { previous_version: 17, new_version: 18 }, evidence: { recovered_by: "status", proposal_id: proposal.id } });
+    expect(envelope).toMatchObject({
+      ok: true,
+      result: { previous_version: 17, new_version: 18 },
+      evidence: { recovered_by: "status", proposal_id: proposal.id },
+    });
     expect(await crmOperationsOf(run)).toHaveLength(1);
     expect(await crmCustomer("C-1842")).toMatchObject({ version: 18 });
     expect(await operationOf(proposal.id)).toMatchObject({ status: "succeeded" });
@@ -59,7 +85,8 @@ describe("a write that times out, the status says not_found, and the write lands
     const envelope = await commit(setup, run, "commit_address_change", proposal.id);
     expect(envelope.error).toMatchObject({ code: "OUTCOME_UNKNOWN", proposal_id: proposal.id });
     expect(await crmHeldWrites()).toBe(1);
-    const [unknown] = (await api(`/v1/operations?status=unknown&run=${run}`, { as: { key: setup.tenant.key } })).body.data;
+    const [unknown] = (await api(`/v1/operations?status=unknown&run=${run}`, { as: { key: setup.tenant.key } })).body
+      .data;
     expect(unknown.error.trail).toEqual([
       expect.objectContaining({ step: "commit", outcome: expect.stringContaining("TIMEOUT") }),
       expect.objectContaining({ step: "status", outcome: "the service has nothing recorded under the key yet" }),
@@ -68,9 +95,15 @@ describe("a write that times out, the status says not_found, and the write lands
     await holdWrites(false);
     await until(async () => (await crmOperationsOf(run)).length === 1, "the held write to land");
     expect(await crmCustomer("C-1842")).toMatchObject({ version: 18, shipping_address: ADDR_2 });
-    const resolved = await api(`/v1/operations/${unknown.id}/resolve`, { json: { outcome: "succeeded", reason: "CRM : adresse de Lyon, version 18." }, as: await setup.tenant.as("admin") });
+    const resolved = await api(`/v1/operations/${unknown.id}/resolve`, {
+      json: { outcome: "succeeded", reason: "CRM : adresse de Lyon, version 18." },
+      as: await setup.tenant.as("admin"),
+    });
     expect(resolved.status).toBe(200);
-    expect(resolved.body.data).toMatchObject({ status: "succeeded", resolution: { reason: "CRM : adresse de Lyon, version 18." } });
+    expect(resolved.body.data).toMatchObject({
+      status: "succeeded",
+      resolution: { reason: "CRM : adresse de Lyon, version 18." },
+    });
     expect(await getProposal(setup.tenant, proposal.id)).toMatchObject({ status: "consumed", operation: unknown.id });
     expect(await crmOperationsOf(run)).toHaveLength(1);
   });

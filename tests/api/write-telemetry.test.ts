@@ -1,7 +1,18 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { callTool } from "./dispatch-fixtures";
 import { api, createTenant, crmFaults } from "./helpers";
-import { approve, approvedAddressChange, commit, crmCustomer, previewAddress, refuse, resetCrm, setupCrm, touchCustomer, type CrmSetup } from "./proposals-helpers";
+import {
+  approve,
+  approvedAddressChange,
+  commit,
+  crmCustomer,
+  previewAddress,
+  refuse,
+  resetCrm,
+  setupCrm,
+  touchCustomer,
+  type CrmSetup,
+} from "./proposals-helpers";
 
 // Counters that mean what they say: approval decisions, conflicts, unknown
 // outcomes and output errors, read back through GET /v1/telemetry. A conflict
@@ -22,8 +33,10 @@ async function telemetry() {
   return response.body.data;
 }
 
-const decisions = (data: { approval_decisions: { decision: string; count: number }[] }, kind: string) => data.approval_decisions.find((d) => d.decision === kind)?.count ?? 0;
-const errorsOf = (data: { errors_by_code: { code: string; count: number }[] }, code: string) => data.errors_by_code.find((e) => e.code === code)?.count ?? 0;
+const decisions = (data: { approval_decisions: { decision: string; count: number }[] }, kind: string) =>
+  data.approval_decisions.find((d) => d.decision === kind)?.count ?? 0;
+const errorsOf = (data: { errors_by_code: { code: string; count: number }[] }, code: string) =>
+  data.errors_by_code.find((e) => e.code === code)?.count ?? 0;
 
 describe("telemetry of the write path", () => {
   it("counts each approval decision once, by kind", async () => {
@@ -44,7 +57,8 @@ describe("telemetry of the write path", () => {
     const run = await setup.run();
     const proposal = await approvedAddressChange(setup, run, "ADDR-2");
     await touchCustomer("C-1842");
-    for (let i = 0; i < 3; i++) expect((await commit(setup, run, "commit_address_change", proposal.id)).error.code).toBe("VERSION_CONFLICT");
+    for (let i = 0; i < 3; i++)
+      expect((await commit(setup, run, "commit_address_change", proposal.id)).error.code).toBe("VERSION_CONFLICT");
     const after = await telemetry();
     expect(after.totals.conflicts - before.totals.conflicts).toBe(1);
     expect(errorsOf(after, "VERSION_CONFLICT") - errorsOf(before, "VERSION_CONFLICT")).toBe(3);
@@ -59,7 +73,9 @@ describe("telemetry of the write path", () => {
     await crmFaults({ cut_after_commit: false, status_down: false });
     expect((await api(`/v1/runs/${run}`, { as: { key: setup.tenant.key } })).body.data.status).toBe("suspended");
     expect((await commit(setup, run, "commit_address_change", proposal.id)).error.code).toBe("OUTCOME_UNKNOWN");
-    expect((await callTool(setup.tenant, run, setup.crm.key("get_customer"), { customer_id: "C-1842" })).error.code).toBe("OUTCOME_UNKNOWN");
+    expect(
+      (await callTool(setup.tenant, run, setup.crm.key("get_customer"), { customer_id: "C-1842" })).error.code,
+    ).toBe("OUTCOME_UNKNOWN");
     const after = await telemetry();
     expect(after.totals.unknown_outcomes - before.totals.unknown_outcomes).toBe(1);
     expect(errorsOf(after, "OUTCOME_UNKNOWN") - errorsOf(before, "OUTCOME_UNKNOWN")).toBe(3);
@@ -71,13 +87,16 @@ describe("telemetry of the write path", () => {
     const run = await setup.run();
     const proposal = await approvedAddressChange(setup, run, "ADDR-2");
     await crmFaults({ malformed_success: true });
-    expect((await callTool(setup.tenant, run, setup.crm.key("get_customer"), { customer_id: "C-1842" })).error.code).toBe("INVALID_OUTPUT");
+    expect(
+      (await callTool(setup.tenant, run, setup.crm.key("get_customer"), { customer_id: "C-1842" })).error.code,
+    ).toBe("INVALID_OUTPUT");
     // The commit's body is malformed and so is the status answer: unknown, never a success.
     expect((await commit(setup, run, "commit_address_change", proposal.id)).error.code).toBe("OUTCOME_UNKNOWN");
     const after = await telemetry();
     expect(after.totals.output_errors - before.totals.output_errors).toBe(2);
     expect(after.totals.unknown_outcomes - before.totals.unknown_outcomes).toBe(1);
-    const commitErrors = (data: { output_errors: { tool: string; count: number }[] }) => data.output_errors.find((e) => e.tool === setup.crm.key("commit_address_change"))?.count ?? 0;
+    const commitErrors = (data: { output_errors: { tool: string; count: number }[] }) =>
+      data.output_errors.find((e) => e.tool === setup.crm.key("commit_address_change"))?.count ?? 0;
     expect(commitErrors(after) - commitErrors(before)).toBe(1);
   });
 });

@@ -23,7 +23,8 @@ export default async function ConnectorsPage() {
         </div>
       ) : (
         <p className="rounded-lg border border-slate-200 bg-white px-5 py-4 text-sm text-slate-700">
-          Seuls les propriétaires et les administrateurs de l’organisation gèrent les connecteurs. La liste des outils disponibles est dans « Outils ».
+          Seuls les propriétaires et les administrateurs de l’organisation gèrent les connecteurs. La liste des outils
+          disponibles est dans « Outils ».
         </p>
       )}
     </>

@@ -5,10 +5,15 @@ import { createRunEndpoint, listRunsEndpoint, serializeRun } from "@/lib/runs/ap
 import { createRun, listRuns } from "@/lib/runs/service";
 
 // GET /v1/runs — list runs, newest first
-export const GET = handle(listRunsEndpoint, async ({ principal, query }) => page(await listRuns(principal.organizationId, query), query.limit, serializeRun));
+export const GET = handle(listRunsEndpoint, async ({ principal, query }) =>
+  page(await listRuns(principal.organizationId, query), query.limit, serializeRun),
+);
 
 // POST /v1/runs — start a run of an agent, its capability set frozen; with `input`, Guichet runs its model
 export const POST = handle(createRunEndpoint, async ({ principal, body }) => {
-  const { run, warnings } = body.input === undefined ? await createRun(principal, body) : await startManagedRun(principal, { ...body, input: body.input });
+  const { run, warnings } =
+    body.input === undefined
+      ? await createRun(principal, body)
+      : await startManagedRun(principal, { ...body, input: body.input });
   return { data: serializeRun(run), warnings };
 });

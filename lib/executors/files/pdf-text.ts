@@ -27,7 +27,11 @@ export function pdfText(bytes: Buffer): string {
     const text = contentText(content);
     if (text.trim()) parts.push(text.trim());
   }
-  return parts.join("\n\n").replace(/[ \t]+\n/g, "\n").replace(/\n{3,}/g, "\n\n").trim();
+  return parts
+    .join("\n\n")
+    .replace(/[ \t]+\n/g, "\n")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
 }
 
 function contentText(content: string): string {
@@ -51,15 +55,24 @@ function contentText(content: string): string {
 function unescapePdfString(value: string): string {
   return value.replace(/\\([nrtbf()\\]|[0-7]{1,3}|\r?\n)/g, (_, escape: string) => {
     switch (escape) {
-      case "n": return "\n";
-      case "r": return "\r";
-      case "t": return "\t";
-      case "b": return "\b";
-      case "f": return "\f";
-      case "(": return "(";
-      case ")": return ")";
-      case "\\": return "\\";
-      default: return /^[0-7]+$/.test(escape) ? String.fromCharCode(parseInt(escape, 8)) : "";
+      case "n":
+        return "\n";
+      case "r":
+        return "\r";
+      case "t":
+        return "\t";
+      case "b":
+        return "\b";
+      case "f":
+        return "\f";
+      case "(":
+        return "(";
+      case ")":
+        return ")";
+      case "\\":
+        return "\\";
+      default:
+        return /^[0-7]+$/.test(escape) ? String.fromCharCode(parseInt(escape, 8)) : "";
     }
   });
 }

@@ -19,7 +19,15 @@ export interface RunFile {
   source: "run" | "agent_document";
 }
 
-const fileSelect = { id: true, filename: true, mimeType: true, bytes: true, sha256: true, storageKey: true, agentId: true } as const;
+const fileSelect = {
+  id: true,
+  filename: true,
+  mimeType: true,
+  bytes: true,
+  sha256: true,
+  storageKey: true,
+  agentId: true,
+} as const;
 
 /** A file past its expiry is gone for every reader. */
 function unexpired(now = new Date()) {
@@ -40,7 +48,11 @@ export async function runFiles(ctx: Pick<ExecutionContext, "run">): Promise<RunF
  * One page of an agent's knowledge documents in upload order (file ids sort by
  * creation time), after the document `afterId` when given, in its organization.
  */
-export async function agentDocuments(organizationId: string, agentId: string, page: { afterId: string | null; take: number }): Promise<RunFile[]> {
+export async function agentDocuments(
+  organizationId: string,
+  agentId: string,
+  page: { afterId: string | null; take: number },
+): Promise<RunFile[]> {
   const rows = await db.file.findMany({
     where: { organizationId, agentId, AND: [unexpired(), page.afterId === null ? {} : { id: { gt: page.afterId } }] },
     orderBy: { id: "asc" },
@@ -52,7 +64,10 @@ export async function agentDocuments(organizationId: string, agentId: string, pa
 
 /** One knowledge document of the agent, or null: another agent's or organization's file is not found. */
 export async function agentDocument(organizationId: string, agentId: string, fileId: string): Promise<RunFile | null> {
-  const row = await db.file.findFirst({ where: { id: fileId, organizationId, agentId, AND: [unexpired()] }, select: fileSelect });
+  const row = await db.file.findFirst({
+    where: { id: fileId, organizationId, agentId, AND: [unexpired()] },
+    select: fileSelect,
+  });
   return row ? asDocument(row) : null;
 }
 
@@ -61,7 +76,11 @@ function asDocument({ agentId: _owner, ...row }: { agentId: string | null } & Om
   return { ...row, source: "agent_document" };
 }
 
-export async function runFile(ctx: Pick<ExecutionContext, "run">, fileId: string, field = "/file_id"): Promise<RunFile> {
+export async function runFile(
+  ctx: Pick<ExecutionContext, "run">,
+  fileId: string,
+  field = "/file_id",
+): Promise<RunFile> {
   const file = (await runFiles(ctx)).find((f) => f.id === fileId);
   if (!file) throw new ToolError("INVALID_ARGUMENTS", "No file with this id is available to this run.", { field });
   return file;
@@ -74,11 +93,13 @@ async function fileBytes(ctx: FileReadContext, file: RunFile): Promise<Buffer> {
   const root = path.resolve(ctx.dataDir);
   const location = path.resolve(root, file.storageKey);
   // A storage key is ours, but a path that leaves the data directory is never read.
-  if (!location.startsWith(root + path.sep)) throw new ToolError("TOOL_UNAVAILABLE", "The file's storage location is invalid.");
+  if (!location.startsWith(root + path.sep))
+    throw new ToolError("TOOL_UNAVAILABLE", "The file's storage location is invalid.");
   try {
     return await readFile(location, { signal: ctx.signal });
   } catch (error) {
-    if ((error as { name?: string }).name === "AbortError") throw new ToolError("CANCELLED", "The tool call was cancelled.");
+    if ((error as { name?: string }).name === "AbortError")
+      throw new ToolError("CANCELLED", "The tool call was cancelled.");
     throw new ToolError("TOOL_UNAVAILABLE", "The file's content is missing from storage.");
   }
 }
@@ -99,7 +120,13 @@ export async function fileText(ctx: FileReadContext, file: RunFile): Promise<Fil
   const result: FileText =
     file.mimeType === "application/pdf"
       ? { text: pdfText(bytes), pages: pdfPageCount(bytes) }
-      : { text: new TextDecoder("utf-8").decode(bytes).replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n"), pages: null };
+      : {
+          text: new TextDecoder("utf-8")
+            .decode(bytes)
+            .replace(/^\uFEFF/, "")
+            .replace(/\r\n?/g, "\n"),
+          pages: null,
+        };
   if (textCache.size >= CACHE_LIMIT) textCache.delete(textCache.keys().next().value as string);
   textCache.set(file.sha256, result);
   return result;

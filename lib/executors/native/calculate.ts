@@ -262,7 +262,8 @@ function finite(value: number, where: string): number {
 
 /** Evaluates an arithmetic expression; throws ToolError INVALID_ARGUMENTS on any error. */
 export function evaluateExpression(expression: string): number {
-  if (expression.length > MAX_EXPRESSION_LENGTH) invalid(`Expression is longer than ${MAX_EXPRESSION_LENGTH} characters`);
+  if (expression.length > MAX_EXPRESSION_LENGTH)
+    invalid(`Expression is longer than ${MAX_EXPRESSION_LENGTH} characters`);
   if (expression.trim() === "") invalid("Expression is empty");
   const value = new Evaluator(tokenize(expression)).run();
   if (Object.is(value, -0)) return 0;

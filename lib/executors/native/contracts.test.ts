@@ -36,21 +36,46 @@ const examples: Record<NativeToolKey, { valid: unknown[]; invalid: [unknown, str
         y_label: "€",
         series: Array.from({ length: 10 }, (_, i) => ({ name: `s${i}`, points: points(500, -1) })),
       },
-      { type: "pie", title: "Parts", series: [{ name: "parts", points: [{ x: 1, y: 0 }, { x: 2, y: 5 }] }] },
+      {
+        type: "pie",
+        title: "Parts",
+        series: [
+          {
+            name: "parts",
+            points: [
+              { x: 1, y: 0 },
+              { x: 2, y: 5 },
+            ],
+          },
+        ],
+      },
     ],
     invalid: [
       [{ type: "radar", title: "T", series: [{ name: "s", points: points(1) }] }, "/type"],
       [{ type: "bar", title: "", series: [{ name: "s", points: points(1) }] }, "/title"],
       [{ type: "bar", title: "x".repeat(201), series: [{ name: "s", points: points(1) }] }, "/title"],
       [{ type: "bar", title: "T", series: [] }, "/series"],
-      [{ type: "bar", title: "T", series: Array.from({ length: 11 }, () => ({ name: "s", points: points(1) })) }, "/series"],
+      [
+        { type: "bar", title: "T", series: Array.from({ length: 11 }, () => ({ name: "s", points: points(1) })) },
+        "/series",
+      ],
       [{ type: "bar", title: "T", series: [{ name: "s", points: [] }] }, "/series/0/points"],
       [{ type: "bar", title: "T", series: [{ name: "s", points: points(501) }] }, "/series/0/points"],
       [{ type: "bar", title: "T", series: [{ name: "", points: points(1) }] }, "/series/0/name"],
       [{ type: "bar", title: "T", series: [{ name: "s", points: [{ x: true, y: 1 }] }] }, "/series/0/points/0/x"],
       [{ type: "bar", title: "T", series: [{ name: "s", points: [{ x: "a", y: "1" }] }] }, "/series/0/points/0/y"],
       [{ type: "bar", title: "T", series: [{ name: "s", points: [{ x: "a", y: 1, z: 2 }] }] }, "/series/0/points/0"],
-      [{ type: "pie", title: "T", series: [{ name: "a", points: points(1) }, { name: "b", points: points(1) }] }, "/series"],
+      [
+        {
+          type: "pie",
+          title: "T",
+          series: [
+            { name: "a", points: points(1) },
+            { name: "b", points: points(1) },
+          ],
+        },
+        "/series",
+      ],
       [{ type: "pie", title: "T", series: [{ name: "a", points: [{ x: "a", y: -1 }] }] }, "/series/0/points/0/y"],
     ],
   },

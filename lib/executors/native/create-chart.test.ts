@@ -9,7 +9,13 @@ describe("create_chart", () => {
       type: "bar",
       title: "Ventes",
       series: [
-        { name: "2023", points: [{ x: "jan", y: 3 }, { x: "fév", y: 4.5 }] },
+        {
+          name: "2023",
+          points: [
+            { x: "jan", y: 3 },
+            { x: "fév", y: 4.5 },
+          ],
+        },
         { name: "2024", points: [{ x: "jan", y: -1 }] },
       ],
     };
@@ -21,10 +27,20 @@ describe("create_chart", () => {
 
   it("keeps labels and numeric x values", async () => {
     const out = await createChart(
-      { type: "line", title: "T", x_label: "année", y_label: "€", series: [{ name: "s", points: [{ x: 2024, y: 1 }] }] },
+      {
+        type: "line",
+        title: "T",
+        x_label: "année",
+        y_label: "€",
+        series: [{ name: "s", points: [{ x: 2024, y: 1 }] }],
+      },
       ctx,
     );
-    expect(out.chart).toMatchObject({ x_label: "année", y_label: "€", series: [{ name: "s", points: [{ x: 2024, y: 1 }] }] });
+    expect(out.chart).toMatchObject({
+      x_label: "année",
+      y_label: "€",
+      series: [{ name: "s", points: [{ x: 2024, y: 1 }] }],
+    });
   });
 
   it("passes only the documented fields on", async () => {
@@ -38,7 +54,22 @@ describe("create_chart", () => {
   });
 
   it("accepts a pie with one non-negative series", async () => {
-    const out = await createChart({ type: "pie", title: "Parts", series: [{ name: "p", points: [{ x: "a", y: 0 }, { x: "b", y: 2 }] }] }, ctx);
+    const out = await createChart(
+      {
+        type: "pie",
+        title: "Parts",
+        series: [
+          {
+            name: "p",
+            points: [
+              { x: "a", y: 0 },
+              { x: "b", y: 2 },
+            ],
+          },
+        ],
+      },
+      ctx,
+    );
     expect(out.point_count).toBe(2);
   });
 
@@ -49,7 +80,13 @@ describe("create_chart", () => {
       field: "/series",
       retryable: false,
     });
-    const negative = { name: "a", points: [{ x: "a", y: 1 }, { x: "b", y: -2 }] };
+    const negative = {
+      name: "a",
+      points: [
+        { x: "a", y: 1 },
+        { x: "b", y: -2 },
+      ],
+    };
     await expect(createChart({ type: "pie", title: "T", series: [negative] }, ctx)).rejects.toMatchObject({
       code: "INVALID_ARGUMENTS",
       field: "/series/0/points/1/y",

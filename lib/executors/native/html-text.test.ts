@@ -32,7 +32,8 @@ describe("htmlToText", () => {
   // A quadratic pattern would take minutes on this input and hit the test
   // timeout; the linear ones finish in milliseconds. No clock is read here.
   it("gets through hostile markup full of unclosed tags", () => {
-    const hostile = "<a ".repeat(100_000) + '<b "'.repeat(100_000) + "<title>".repeat(50_000) + "<script".repeat(50_000);
+    const hostile =
+      "<a ".repeat(100_000) + '<b "'.repeat(100_000) + "<title>".repeat(50_000) + "<script".repeat(50_000);
     expect(htmlToText(hostile).text).toBe("");
   });
 });

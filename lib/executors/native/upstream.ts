@@ -20,13 +20,17 @@ export function toToolError(err: unknown, refusedUrlField: string | null): ToolE
   if (err instanceof SafeFetchError) {
     switch (err.kind) {
       case "timeout":
-        return new ToolError("TIMEOUT", `The upstream server did not answer in time (${err.message}).`, { retryable: true });
+        return new ToolError("TIMEOUT", `The upstream server did not answer in time (${err.message}).`, {
+          retryable: true,
+        });
       case "aborted":
         return new ToolError("CANCELLED", "The tool call was cancelled.");
       case "too_many_redirects":
         return new ToolError("UPSTREAM_ERROR", `The upstream server redirected too many times (${err.message}).`);
       case "network":
-        return new ToolError("UPSTREAM_ERROR", `The upstream server could not be reached: ${err.message}`, { retryable: true });
+        return new ToolError("UPSTREAM_ERROR", `The upstream server could not be reached: ${err.message}`, {
+          retryable: true,
+        });
     }
   }
   return new ToolError("UPSTREAM_ERROR", "The upstream request failed.", { retryable: true });

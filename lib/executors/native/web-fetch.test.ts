@@ -42,7 +42,9 @@ const page = `<!doctype html><html><head><title>Tarifs &amp; offres</title>
 
 describe("web_fetch", () => {
   it("returns the readable text and title of an HTML page, marked untrusted", async () => {
-    const origin = await serve((_req, res) => res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(page));
+    const origin = await serve((_req, res) =>
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(page),
+    );
     const out = await webFetch({ url: `${origin}/tarifs` }, ctx);
     expect(out).toEqual({
       url: `${origin}/tarifs`,
@@ -69,7 +71,10 @@ describe("web_fetch", () => {
       const type = req.url === "/md" ? "text/markdown" : "application/json";
       res.writeHead(200, { "content-type": type }).end(req.url === "/md" ? "# Titre\n\n    code" : '{"a": [1, 2]}');
     });
-    await expect(webFetch({ url: `${origin}/md` }, ctx)).resolves.toMatchObject({ text: "# Titre\n\n    code", title: null });
+    await expect(webFetch({ url: `${origin}/md` }, ctx)).resolves.toMatchObject({
+      text: "# Titre\n\n    code",
+      title: null,
+    });
     await expect(webFetch({ url: `${origin}/json` }, ctx)).resolves.toMatchObject({
       text: '{"a": [1, 2]}',
       content_type: "application/json",
@@ -77,14 +82,18 @@ describe("web_fetch", () => {
   });
 
   it("truncates the text to max_chars", async () => {
-    const origin = await serve((_req, res) => res.writeHead(200, { "content-type": "text/plain" }).end("x".repeat(5000)));
+    const origin = await serve((_req, res) =>
+      res.writeHead(200, { "content-type": "text/plain" }).end("x".repeat(5000)),
+    );
     const out = await webFetch({ url: origin, max_chars: 100 }, ctx);
     expect(out.text).toBe("x".repeat(100));
     expect(out.truncated).toBe(true);
   });
 
   it("stops downloading past maxBytes and says so", async () => {
-    const origin = await serve((_req, res) => res.writeHead(200, { "content-type": "text/plain" }).end("y".repeat(100_000)));
+    const origin = await serve((_req, res) =>
+      res.writeHead(200, { "content-type": "text/plain" }).end("y".repeat(100_000)),
+    );
     const out = await webFetch({ url: origin }, { ...ctx, maxBytes: 1000 });
     expect(out.text).toBe("y".repeat(1000));
     expect(out.truncated).toBe(true);
@@ -103,7 +112,9 @@ describe("web_fetch", () => {
   });
 
   it("refuses a redirect to the cloud metadata address", async () => {
-    const origin = await serve((_req, res) => res.writeHead(302, { location: "http://169.254.169.254/latest/meta-data/" }).end());
+    const origin = await serve((_req, res) =>
+      res.writeHead(302, { location: "http://169.254.169.254/latest/meta-data/" }).end(),
+    );
     const err = await failure(webFetch({ url: origin }, ctx));
     expect(err).toMatchObject({ code: "INVALID_ARGUMENTS", field: "/url", retryable: false });
     expect(err.message).toMatch(/reason: metadata/);
@@ -115,7 +126,11 @@ describe("web_fetch", () => {
       hits++;
       res.end();
     });
-    for (const url of [loopbackOrigin, loopbackOrigin.replace("127.0.0.1", "localhost"), loopbackOrigin.replace("127.0.0.1", "[::ffff:127.0.0.1]")]) {
+    for (const url of [
+      loopbackOrigin,
+      loopbackOrigin.replace("127.0.0.1", "localhost"),
+      loopbackOrigin.replace("127.0.0.1", "[::ffff:127.0.0.1]"),
+    ]) {
       const err = await failure(webFetch({ url }, ctx));
       expect(err).toMatchObject({ code: "INVALID_ARGUMENTS", field: "/url" });
       expect(err.message).toMatch(/reason: loopback/);
@@ -137,7 +152,10 @@ describe("web_fetch", () => {
   });
 
   it("refuses URLs that are not http(s) or that carry credentials", async () => {
-    await expect(webFetch({ url: "file:///etc/passwd" }, ctx)).rejects.toMatchObject({ code: "INVALID_ARGUMENTS", field: "/url" });
+    await expect(webFetch({ url: "file:///etc/passwd" }, ctx)).rejects.toMatchObject({
+      code: "INVALID_ARGUMENTS",
+      field: "/url",
+    });
     await expect(webFetch({ url: "http://user:pw@example.com/" }, ctx)).rejects.toMatchObject({
       code: "INVALID_ARGUMENTS",
       message: expect.stringMatching(/reason: credentials/),
@@ -168,14 +186,18 @@ describe("web_fetch", () => {
     [404, false],
     [403, false],
   ])("reports HTTP %i as UPSTREAM_ERROR (retryable: %s)", async (status, retryable) => {
-    const origin = await serve((_req, res) => res.writeHead(status, { "content-type": "text/html" }).end("<p>error</p>"));
+    const origin = await serve((_req, res) =>
+      res.writeHead(status, { "content-type": "text/html" }).end("<p>error</p>"),
+    );
     const err = await failure(webFetch({ url: origin }, ctx));
     expect(err).toMatchObject({ code: "UPSTREAM_ERROR", retryable });
     expect(err.message).toContain(`HTTP ${status}`);
   });
 
   it("refuses content it cannot read as text", async () => {
-    const origin = await serve((_req, res) => res.writeHead(200, { "content-type": "image/png" }).end(Buffer.from([0x89, 0x50])));
+    const origin = await serve((_req, res) =>
+      res.writeHead(200, { "content-type": "image/png" }).end(Buffer.from([0x89, 0x50])),
+    );
     await expect(webFetch({ url: origin }, ctx)).rejects.toMatchObject({
       code: "UPSTREAM_ERROR",
       retryable: false,

@@ -99,7 +99,9 @@ export async function webFetch(args: WebFetchInput, ctx: WebFetchContext): Promi
   }
   const decoded = decodeBody(response.body, charset);
   // Plain text, Markdown and JSON keep their layout (indentation carries meaning there).
-  const page = HTML_TYPES.has(mediaType) ? htmlToText(decoded) : { title: null, text: decoded.replace(/\r\n?/g, "\n").trim() };
+  const page = HTML_TYPES.has(mediaType)
+    ? htmlToText(decoded)
+    : { title: null, text: decoded.replace(/\r\n?/g, "\n").trim() };
   const text = truncateText(page.text, maxChars);
   return {
     url: args.url,

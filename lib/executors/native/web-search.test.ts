@@ -4,7 +4,8 @@ import { startTestServer, type TestServer } from "../../net/test-http-server";
 import { webSearch } from "./web-search";
 
 /** The fake backends run on loopback: allowlisted by origin, as an operator allowlists a local SearXNG. */
-const allow = (searchUrl: string | null | undefined) => (searchUrl ? { privateOrigins: [new URL(searchUrl).origin] } : {});
+const allow = (searchUrl: string | null | undefined) =>
+  searchUrl ? { privateOrigins: [new URL(searchUrl).origin] } : {};
 
 const servers: TestServer[] = [];
 afterEach(async () => {
@@ -25,7 +26,9 @@ async function fakeSearxng(results: unknown[], seen: URL[] = []): Promise<string
     const url = new URL(req.url ?? "/", "http://x");
     seen.push(url);
     if (url.pathname !== "/search" || url.searchParams.get("format") !== "json") return res.writeHead(404).end();
-    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ query: url.searchParams.get("q"), results }));
+    res
+      .writeHead(200, { "content-type": "application/json" })
+      .end(JSON.stringify({ query: url.searchParams.get("q"), results }));
   });
   return `${origin}/search`;
 }
@@ -42,7 +45,10 @@ describe("web_search", () => {
   it("queries the backend and maps its results, marked untrusted", async () => {
     const seen: URL[] = [];
     const searchUrl = await fakeSearxng(hits, seen);
-    const out = await webSearch({ query: "tarifs guichet & co", max_results: 2 }, { signal, searchUrl, ...allow(searchUrl) });
+    const out = await webSearch(
+      { query: "tarifs guichet & co", max_results: 2 },
+      { signal, searchUrl, ...allow(searchUrl) },
+    );
     expect(out).toEqual({
       results: [
         { title: "Result 0", url: "https://example.com/0", snippet: "Snippet 0" },
@@ -82,7 +88,10 @@ describe("web_search", () => {
   it("refuses a backend on loopback whose origin the operator did not allowlist, before connecting", async () => {
     const seen: URL[] = [];
     const searchUrl = await fakeSearxng([], seen);
-    await expect(webSearch({ query: "q" }, { signal, searchUrl })).rejects.toMatchObject({ code: "TOOL_UNAVAILABLE", message: expect.stringMatching(/loopback/) });
+    await expect(webSearch({ query: "q" }, { signal, searchUrl })).rejects.toMatchObject({
+      code: "TOOL_UNAVAILABLE",
+      message: expect.stringMatching(/loopback/),
+    });
     expect(seen).toHaveLength(0);
   });
 
@@ -98,7 +107,9 @@ describe("web_search", () => {
     [400, false],
   ])("reports HTTP %i as UPSTREAM_ERROR (retryable: %s)", async (status, retryable) => {
     const origin = await serve((_req, res) => res.writeHead(status).end());
-    await expect(webSearch({ query: "q" }, { signal, searchUrl: `${origin}/search`, privateOrigins: [origin] })).rejects.toMatchObject({
+    await expect(
+      webSearch({ query: "q" }, { signal, searchUrl: `${origin}/search`, privateOrigins: [origin] }),
+    ).rejects.toMatchObject({
       code: "UPSTREAM_ERROR",
       retryable,
     });
@@ -106,13 +117,19 @@ describe("web_search", () => {
 
   it("reports an answer that is not a SearXNG result list", async () => {
     const origin = await serve((req, res) =>
-      res.writeHead(200, { "content-type": "application/json" }).end(req.url?.startsWith("/html") ? "<html>" : '{"answers": []}'),
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(req.url?.startsWith("/html") ? "<html>" : '{"answers": []}'),
     );
-    await expect(webSearch({ query: "q" }, { signal, searchUrl: `${origin}/html`, privateOrigins: [origin] })).rejects.toMatchObject({
+    await expect(
+      webSearch({ query: "q" }, { signal, searchUrl: `${origin}/html`, privateOrigins: [origin] }),
+    ).rejects.toMatchObject({
       code: "UPSTREAM_ERROR",
       message: expect.stringMatching(/valid JSON/),
     });
-    await expect(webSearch({ query: "q" }, { signal, searchUrl: `${origin}/json`, privateOrigins: [origin] })).rejects.toMatchObject({
+    await expect(
+      webSearch({ query: "q" }, { signal, searchUrl: `${origin}/json`, privateOrigins: [origin] }),
+    ).rejects.toMatchObject({
       code: "UPSTREAM_ERROR",
       message: expect.stringMatching(/results list/),
     });
@@ -122,7 +139,9 @@ describe("web_search", () => {
     const origin = await serve(() => {
       /* never answers */
     });
-    await expect(webSearch({ query: "q" }, { signal, searchUrl: origin, privateOrigins: [origin], timeoutMs: 100 })).rejects.toMatchObject({
+    await expect(
+      webSearch({ query: "q" }, { signal, searchUrl: origin, privateOrigins: [origin], timeoutMs: 100 }),
+    ).rejects.toMatchObject({
       code: "TIMEOUT",
       retryable: true,
     });

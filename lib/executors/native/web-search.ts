@@ -83,7 +83,10 @@ export async function webSearch(args: WebSearchInput, ctx: WebSearchContext): Pr
   try {
     endpoint = new URL(ctx.searchUrl);
   } catch {
-    throw new ToolError("TOOL_UNAVAILABLE", "The configured search backend URL is not a valid URL (GUICHET_SEARCH_URL).");
+    throw new ToolError(
+      "TOOL_UNAVAILABLE",
+      "The configured search backend URL is not a valid URL (GUICHET_SEARCH_URL).",
+    );
   }
   endpoint.searchParams.set("q", args.query);
   endpoint.searchParams.set("format", "json");

@@ -7,28 +7,46 @@ import { ToolError } from "../errors";
 // `running`; Guichet asks the service's job status on each poll. The agent sees
 // only the operations of its own run.
 
-const operationId = { type: "string", pattern: "^op_[0-9a-z]{26}$", description: "The operation id of a commit's evidence (evidence.operation)." };
-const closed = (properties: Record<string, unknown>, required: string[]): JsonSchema => ({ $schema: JSON_SCHEMA_2020, type: "object", properties, required, additionalProperties: false });
+const operationId = {
+  type: "string",
+  pattern: "^op_[0-9a-z]{26}$",
+  description: "The operation id of a commit's evidence (evidence.operation).",
+};
+const closed = (properties: Record<string, unknown>, required: string[]): JsonSchema => ({
+  $schema: JSON_SCHEMA_2020,
+  type: "object",
+  properties,
+  required,
+  additionalProperties: false,
+});
 
 export const operationToolSchemas: Record<"get_operation", { input: JsonSchema; output: JsonSchema }> = {
   get_operation: {
     input: closed({ operation_id: operationId }, ["operation_id"]),
-    output: closed({
-      operation_id: { type: "string" },
-      status: { enum: ["queued", "running", "succeeded", "failed", "cancelled", "unknown"] },
-      tool: { type: "string" },
-      /** What the service answered when it accepted or committed the write. */
-      result: { type: ["object", "null"] },
-      /** A long operation's final state, as the service's job status reported it. */
-      outcome: { type: ["object", "null"] },
-      error: {
-        anyOf: [
-          { type: "null" },
-          { type: "object", properties: { code: { type: "string" }, message: { type: "string" } }, required: ["code", "message"], additionalProperties: false },
-        ],
+    output: closed(
+      {
+        operation_id: { type: "string" },
+        status: { enum: ["queued", "running", "succeeded", "failed", "cancelled", "unknown"] },
+        tool: { type: "string" },
+        /** What the service answered when it accepted or committed the write. */
+        result: { type: ["object", "null"] },
+        /** A long operation's final state, as the service's job status reported it. */
+        outcome: { type: ["object", "null"] },
+        error: {
+          anyOf: [
+            { type: "null" },
+            {
+              type: "object",
+              properties: { code: { type: "string" }, message: { type: "string" } },
+              required: ["code", "message"],
+              additionalProperties: false,
+            },
+          ],
+        },
+        untrusted: { const: true },
       },
-      untrusted: { const: true },
-    }, ["operation_id", "status", "tool", "result", "outcome", "error", "untrusted"]),
+      ["operation_id", "status", "tool", "result", "outcome", "error", "untrusted"],
+    ),
   },
 };
 

@@ -3,4 +3,6 @@ import { fileContentResponse } from "@/lib/files/service";
 import { handle } from "@/lib/http/handler";
 
 // GET /v1/files/{file}/content — download the bytes
-export const GET = handle(getFileContentEndpoint, async ({ principal, params }) => fileContentResponse(principal.organizationId, params.file));
+export const GET = handle(getFileContentEndpoint, async ({ principal, params }) =>
+  fileContentResponse(principal.organizationId, params.file),
+);

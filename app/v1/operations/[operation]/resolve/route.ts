@@ -6,6 +6,10 @@ import { handle } from "@/lib/http/handler";
 // POST /v1/operations/{operation}/resolve — an operator's verdict on an unknown outcome (signed in)
 export const POST = handle(resolveOperationEndpoint, async ({ principal, params, body }) => {
   if (principal.kind !== "member") throw new ApiError("forbidden", "Only a signed-in operator can resolve an outcome.");
-  const operation = await resolveOperation(principal.organizationId, params.operation, { memberId: principal.memberId, outcome: body.outcome, reason: body.reason });
+  const operation = await resolveOperation(principal.organizationId, params.operation, {
+    memberId: principal.memberId,
+    outcome: body.outcome,
+    reason: body.reason,
+  });
   return { data: serializeOperation(operation) };
 });

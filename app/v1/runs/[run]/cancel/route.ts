@@ -9,7 +9,10 @@ export const POST = handle(cancelRunEndpoint, async ({ principal, params }) => {
     status: 200,
     body: {
       data: serializeRun(run),
-      cancellation: { stopped_calls: stoppedCalls, note: "Calls already accepted by a remote service cannot be taken back; the run accepts no further call." },
+      cancellation: {
+        stopped_calls: stoppedCalls,
+        note: "Calls already accepted by a remote service cannot be taken back; the run accepts no further call.",
+      },
     },
   };
 });
