@@ -1,8 +1,12 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import {
+  CallToolRequestSchema,
   InitializeRequestSchema,
   isJSONRPCRequest,
   JSONRPCMessageSchema,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
   type JSONRPCMessage,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Principal } from "@/lib/auth/principal";
@@ -68,6 +72,27 @@ function parseMessage(text: string): ParsedBody {
   const parsed = JSONRPCMessageSchema.safeParse(raw);
   if (!parsed.success) return { response: jsonRpcError(400, -32600, "Invalid Request: not a JSON-RPC 2.0 message.") };
   return { message: parsed.data };
+}
+
+// The SDK checks a request against its schema before our handler runs and
+// answers a mismatch as -32603 with the validator's text; the protocol's word
+// for it is -32602, naming the field.
+const REQUEST_SCHEMAS = new Map(
+  [CallToolRequestSchema, ListToolsRequestSchema, ListResourcesRequestSchema, ReadResourceRequestSchema].map(
+    (schema) => [schema.shape.method.value as string, schema],
+  ),
+);
+
+function invalidParams(message: JSONRPCMessage): Response | null {
+  if (!isJSONRPCRequest(message)) return null;
+  const parsed = REQUEST_SCHEMAS.get(message.method)?.safeParse(message);
+  if (!parsed || parsed.success) return null;
+  const issue = parsed.error.issues[0];
+  const field = issue.path.filter((part) => part !== "params").join(".");
+  return jsonRpcError(200, -32602, `Invalid params: ${field || "params"}: ${issue.message}`, {
+    id: message.id,
+    data: { code: "invalid_parameter", field: field || null },
+  });
 }
 
 function wantsProgress(message: JSONRPCMessage): boolean {
@@ -179,5 +204,5 @@ async function route(request: Request, agentId: string, requestId: string): Prom
   }
   const run = await sessionRun(request, principal, agentId);
   if (run instanceof Response) return run;
-  return serve(request, parsed.message, run, { requestId });
+  return invalidParams(parsed.message) ?? serve(request, parsed.message, run, { requestId });
 }

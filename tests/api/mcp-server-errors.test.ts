@@ -93,6 +93,30 @@ describe("messages", () => {
     expect(await mcpRunCount()).toBe(before);
   });
 
+  it("answer a request whose params miss a field with -32602 naming it, and run nothing", async () => {
+    const { sessionId, runId } = await openSession();
+    const send = async (id: number, method: string, params: unknown) =>
+      (
+        await fetch(mcpUrl(agentId), {
+          method: "POST",
+          headers: headers(sessionId),
+          body: JSON.stringify({ jsonrpc: "2.0", id, method, params }),
+        })
+      ).json();
+    expect(await send(3, "resources/read", {})).toEqual({
+      jsonrpc: "2.0",
+      id: 3,
+      error: {
+        code: -32602,
+        message: expect.stringMatching(/^Invalid params: uri: /),
+        data: { code: "invalid_parameter", field: "uri" },
+      },
+    });
+    const call = await send(4, "tools/call", { arguments: {} });
+    expect(call.error).toMatchObject({ code: -32602, data: { field: "name" } });
+    expect(await storedSteps(runId)).toEqual([]);
+  });
+
   it("refuse a chunked body as soon as it passes the limit, without waiting for its end", async () => {
     const before = await mcpRunCount();
     const prefix = '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"padding":"';
