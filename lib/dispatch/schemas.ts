@@ -23,7 +23,7 @@ export const ToolEnvelopeObject = z.union([
       arguments_sha256: z.string(),
       retries: z.number().int(),
       untrusted: z.literal(true),
-      // Set by the proposals engine (issue 6): the proposal a preview produced; a commit's operation and proposal.
+      // Set by the proposals engine: the proposal a preview produced; a commit's operation and proposal.
       proposal: z.record(z.string(), z.unknown()).nullable().optional(),
       proposal_error: z.string().optional(),
       operation: z.string().optional(),

@@ -10,7 +10,7 @@ export const toolErrorCodes = [
   "INVALID_ARGUMENTS",
   "ARGUMENTS_TOO_LARGE",
   "APPROVAL_REQUIRED",
-  // The policy table says `deny` for this write (issue 6): nothing was proposed or executed.
+  // The policy table says `deny` for this write: nothing was proposed or executed.
   "POLICY_DENIED",
   "PROPOSAL_NOT_FOUND",
   "PROPOSAL_NOT_APPROVED",

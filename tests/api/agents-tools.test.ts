@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { arrangeMcpServer, createAgent, setPlan } from "./agents-helpers";
 import { api, createTenant, testDb, type Tenant } from "./helpers";
 
-// Seed 002: tools on an agent — the 40-tool limit, forced tools, and tools
+// Tools on an agent: the 40-tool limit, forced tools, and tools
 // that are unavailable when added (refused) or became unavailable since (kept).
 
 const patch = (tenant: Tenant, id: string, body: unknown) =>
@@ -23,8 +23,9 @@ describe("40 tools at most, forced tools and duplicates aside", () => {
     available = catalog.body.data
       .filter((t: { available: boolean; forced: boolean }) => t.available && !t.forced)
       .map((t: { key: string }) => t.key);
-    expect(available).toHaveLength(8 + 33);
-    expect(available).toContain(`mcp_${serverId}_tool_32`);
+    // The built-in tools of the plan and the connector's 33: more than the 41 the refusal below needs.
+    expect(available.filter((key) => key.startsWith(`mcp_${serverId}_`))).toHaveLength(33);
+    expect(available.length).toBeGreaterThan(41);
   });
 
   it("accepts 40 tools, even sent with forced tools and duplicates around them", async () => {

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { agentKeys, arrangePlan, createAgent, isoWithOffset, models, setPlan } from "./agents-helpers";
 import { api, createTenant, testDb, type Tenant } from "./helpers";
 
-// Seed 002, "Agents et outils": every row of the field table through the API.
+// Every field of an agent (name, model, instructions, tools…) through the API.
 
 let acme: Tenant;
 let globex: Tenant;
