@@ -77,6 +77,10 @@ function countReport(file) {
   } else {
     counts.passed += data.numPassedTests;
     counts.failed += data.numFailedTests;
+    // A file whose setup (beforeAll) failed has its tests skipped, none failed: count the file itself as a failure.
+    counts.failed += data.testResults.filter(
+      (file) => file.status === "failed" && !file.assertionResults.some((test) => test.status === "failed"),
+    ).length;
     counts.skipped += data.numPendingTests + (data.numTodoTests ?? 0);
   }
 }
