@@ -89,8 +89,10 @@ async function staleProposals(organizationId: string, rows: ProposalRow[], now: 
       ]),
     ).values(),
   ];
+  // Only commits after the oldest live proposal was made can move past it: the target's older history is not read.
+  const since = new Date(Math.min(...live.map((row) => row.createdAt.getTime())));
   const committed = await db.proposal.findMany({
-    where: { organizationId, status: "consumed", OR: targets },
+    where: { organizationId, status: "consumed", consumedAt: { gt: since }, OR: targets },
     select: { id: true, targetType: true, targetId: true, targetVersion: true, consumedAt: true },
   });
   const movedPast = (row: ProposalRow, c: (typeof committed)[number]) =>
