@@ -7,6 +7,7 @@ export interface Stack {
   baseUrl: string;
   crmUrl: string;
   crmBaseUrl: string;
+  simBaseUrl: string;
   databaseUrl: string;
   dataDir: string;
 }

@@ -14,20 +14,22 @@ const pages = [
   { link: "Agents", path: "/agents" },
   { link: "Outils", path: "/outils" },
   { link: "Connecteurs MCP", path: "/connecteurs" },
+  { link: "Modèles", path: "/modeles" },
   { link: "Clés API", path: "/cles-api" },
+  { link: "Webhooks", path: "/webhooks" },
   { link: "Approbations", path: "/approbations" },
   { link: "Opérations", path: "/operations" },
   { link: "Politiques", path: "/politiques" },
   { link: "Journal", path: "/journal" },
+  { link: "Audit", path: "/audit" },
+  { link: "Membres", path: "/membres" },
+  { link: "Préférences", path: "/preferences" },
 ] as const;
 type Link = (typeof pages)[number]["link"];
 
-const forward = pages.map((p) => p.link);
-const orders: Link[][] = [
-  forward,
-  [...forward].reverse(),
-  ["Journal", "Agents", "Outils", "Agents", "Journal", "Outils", "Approbations", "Agents"],
-];
+/** Links only some roles see: the others must not find them in the navigation. */
+const managersOnly: Link[] = ["Membres", "Webhooks", "Audit"];
+const managers = new Set<string>(["owner", "admin", "globex-admin"]);
 
 /** Everything that went wrong on the page since it opened. */
 function watchErrors(page: Page): string[] {
@@ -61,7 +63,19 @@ for (const role of who) {
     const errors = watchErrors(page);
     if (role !== "globex-admin") await page.goto("/agents");
     await expect(page.getByRole("heading", { level: 1, name: "Agents" })).toBeVisible();
+    const visible = pages.filter((p) => managers.has(role) || !managersOnly.includes(p.link));
+    const hidden = managersOnly.filter((link) => !visible.some((p) => p.link === link));
+    for (const link of hidden)
+      await expect(
+        page.getByRole("navigation", { name: "Navigation principale" }).getByRole("link", { name: link }),
+      ).toHaveCount(0);
 
+    const forward = visible.map((p) => p.link);
+    const orders: Link[][] = [
+      forward,
+      [...forward].reverse(),
+      ["Journal", "Agents", "Outils", "Agents", "Journal", "Outils", "Approbations", "Agents"],
+    ];
     for (const order of orders) for (const link of order) await clickTo(page, link);
 
     // A drawer opened on top of cached lists, then the way back through the journal.
@@ -75,7 +89,7 @@ for (const role of who) {
     }
     await clickTo(page, "Journal");
     await clickTo(page, "Outils");
-    for (const { link } of pages) {
+    for (const { link } of visible) {
       await clickTo(page, link);
       await shot(page, `journey-${role}-${pages.find((p) => p.link === link)!.path.slice(1)}`);
     }

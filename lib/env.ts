@@ -34,6 +34,8 @@ const EnvSchema = z.object({
   // One model call's time limit, its retries included; a managed run's whole loop has its own.
   GUICHET_MODEL_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   GUICHET_MANAGED_RUN_TIMEOUT_MS: z.coerce.number().int().positive().default(300_000),
+  // Days a managed run's conversation (messages, final answer) is kept; a job deletes it afterwards.
+  GUICHET_RUN_RETENTION_DAYS: z.coerce.number().int().positive().max(3650).default(30),
   // Model calls a managed run may make before it fails with max_steps_exceeded.
   GUICHET_RUN_MAX_STEPS: z.coerce.number().int().positive().max(200).default(20),
   // Console sessions (seconds): the longest a sign-in lasts, and how long it may go unused before it ends.
@@ -59,6 +61,24 @@ const EnvSchema = z.object({
   // "1" when a reverse proxy you run appends the client's address to X-Forwarded-For; otherwise the
   // connection's own address identifies the client (a client-sent X-Forwarded-For is ignored).
   GUICHET_TRUST_PROXY: z.enum(["0", "1"]).default("0"),
+  // Outgoing e-mail (smtp://user:pass@host:587, smtps://… for implicit TLS): absent, Guichet sends none.
+  GUICHET_SMTP_URL: z
+    .string()
+    .refine((value) => URL.canParse(value) && /^smtps?:$/.test(new URL(value).protocol), "smtp(s) URL")
+    .optional(),
+  GUICHET_MAIL_FROM: z.string().min(3).default("Guichet <guichet@localhost>"),
+  // Public sign-up: anyone may create an organization from the console. Off: only the first run and the instance owner do.
+  GUICHET_ALLOW_SIGNUP: z.enum(["0", "1"]).default("0"),
+  // Sign-ups accepted per client address and hour: each creates an organization, so a script cannot fill the instance.
+  GUICHET_SIGNUP_PER_HOUR: z.coerce.number().int().positive().default(5),
+  // Webhook and e-mail deliveries (see docs/webhooks.md): one attempt's time limit, the first retry's delay
+  // (doubling up to 2 h, for 24 h), failed attempts in a row that disable an endpoint, and how often the outbox is read.
+  GUICHET_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  GUICHET_WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().positive().default(10_000),
+  GUICHET_WEBHOOK_DISABLE_AFTER: z.coerce.number().int().positive().default(50),
+  GUICHET_OUTBOX_POLL_MS: z.coerce.number().int().positive().default(2_000),
+  // Days an audit event is kept; older ones are purged (the only delete the audit table allows).
+  GUICHET_AUDIT_RETENTION_DAYS: z.coerce.number().int().positive().default(365),
 });
 
 export interface ProviderSetting {

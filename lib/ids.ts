@@ -15,7 +15,26 @@ function secureFraction(): number {
 }
 
 export type IdPrefix =
-  "org" | "mem" | "key" | "agt" | "file" | "run" | "step" | "prop" | "op" | "mdl" | "db" | "req" | "ses";
+  | "org"
+  | "mem"
+  | "key"
+  | "agt"
+  | "file"
+  | "run"
+  | "step"
+  | "prop"
+  | "op"
+  | "mdl"
+  | "db"
+  | "req"
+  | "ses"
+  | "job"
+  | "trc"
+  | "whe"
+  | "evt"
+  | "msg"
+  | "aud"
+  | "inv";
 
 /** A prefixed id: `agt_` + 26-char lowercase ULID. */
 export function newId(prefix: IdPrefix): string {

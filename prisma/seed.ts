@@ -5,11 +5,25 @@ import { seedDemoConnector } from "@/lib/mcp/seed";
 import { seedPolicies } from "@/lib/policies/seed";
 import { seedDemoDataBases } from "@/lib/data/seed";
 import { seedDemoAgents } from "@/lib/agents/seed";
+import { DEMO_SLUGS } from "@/lib/tenancy/organizations";
 
 async function main() {
   await seedReferenceData();
   if (process.argv.includes("--reference-only")) {
     console.log("Reference data (plans, models) is up to date.");
+    return;
+  }
+  // Demo people with a public password must never land next to a real organization's data.
+  const real = await db.organization.findMany({
+    where: { slug: { notIn: [...DEMO_SLUGS] } },
+    select: { name: true },
+    take: 3,
+  });
+  if (real.length > 0 && !process.argv.includes("--alongside-real-organizations")) {
+    console.error(
+      `Refusing to seed the demo: this database already holds real organizations (${real.map((o) => o.name).join(", ")}…); start without the demo (GUICHET_SEED_DEMO=0) or use another DATABASE_URL.`,
+    );
+    process.exitCode = 2;
     return;
   }
   const { demoKey, orgs } = await seedDemoTenants();

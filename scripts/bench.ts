@@ -56,7 +56,16 @@ async function measure(baseUrl: string, request: BenchRequest, duration = DURATI
   };
 }
 
+/** What a run on one database hands to the summary: each endpoint's ratio to the bare handler, the dispatcher's overhead. */
+interface DatabaseFigures {
+  endpoints: { name: string; ratio: number; p50: number }[];
+  dispatcher: { tool: string; overhead_p50_ms: number }[];
+}
+const figures: DatabaseFigures = { endpoints: [], dispatcher: [] };
+const FIGURES_LINE = "BENCH_FIGURES ";
+
 async function main() {
+  if (!process.env.BENCH_DB) return compareDatabases();
   const limits = {
     GUICHET_RATE_LIMIT_PER_MINUTE: "100000000",
     GUICHET_RUN_CALLS_PER_MINUTE: "100000000",
@@ -99,6 +108,7 @@ async function main() {
       const ours = await measure(stack.baseUrl, request);
       p50s.set(scenario.name, ours.p50);
       const bare = await measure(stack.baseUrl, { path: `/api/bench/bare?bytes=${size}` });
+      figures.endpoints.push({ name: scenario.name, ratio: ours.rps / bare.rps, p50: ours.p50 });
       console.log(
         `| ${scenario.name} | ${ours.rps.toFixed(0)} | ${ours.p50} | ${ours.p99} | ${bare.rps.toFixed(0)} | ${bare.p50} | ${bare.p99} | ${(ours.rps / bare.rps).toFixed(2)} | ${ours.non2xx + ours.errors} |`,
       );
@@ -116,6 +126,61 @@ async function main() {
     if (!only) await inProcessMeasures(stack);
   } finally {
     await stop();
+  }
+  console.log(FIGURES_LINE + JSON.stringify(figures));
+}
+
+/**
+ * One run per database (BENCH_DATABASES, default both), each in its own process
+ * (the database client is chosen at start), then their figures side by side.
+ */
+async function compareDatabases() {
+  const { spawn } = await import("node:child_process");
+  const databases = (process.env.BENCH_DATABASES ?? "sqlite,postgresql").split(",").map((d) => d.trim());
+  const results = new Map<string, DatabaseFigures>();
+  for (const database of databases) {
+    console.log(`\n## ${database === "postgresql" ? "PostgreSQL" : "SQLite"}\n`);
+    const child = spawn(
+      process.execPath,
+      ["node_modules/tsx/dist/cli.mjs", "--conditions=react-server", "scripts/bench.ts"],
+      { env: { ...process.env, BENCH_DB: database, TEST_DB: database }, stdio: ["ignore", "pipe", "inherit"] },
+    );
+    let pending = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      pending += chunk.toString();
+      const lines = pending.split("\n");
+      pending = lines.pop() ?? "";
+      for (const line of lines) {
+        if (line.startsWith(FIGURES_LINE)) results.set(database, JSON.parse(line.slice(FIGURES_LINE.length)));
+        else console.log(line);
+      }
+    });
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    if (code !== 0) process.exitCode = code ?? 1;
+  }
+  const names = [...results.keys()];
+  const title = (d: string) => (d === "postgresql" ? "PostgreSQL" : "SQLite");
+  const first = results.get(names[0]);
+  if (!first) return;
+  console.log(`\n## Summary: ratio to the bare handler in the same run (p50 ms)\n`);
+  console.log(`| endpoint | ${names.map(title).join(" | ")} |\n|---|${names.map(() => "---|").join("")}`);
+  for (const { name } of first.endpoints) {
+    const cells = names.map((d) => {
+      const f = results.get(d)?.endpoints.find((e) => e.name === name);
+      return f ? `${f.ratio.toFixed(2)} (${f.p50})` : "–";
+    });
+    console.log(`| ${name} | ${cells.join(" | ")} |`);
+  }
+  if (first.dispatcher.length > 0) {
+    console.log(
+      `\n| dispatcher overhead p50 ms | ${names.map(title).join(" | ")} |\n|---|${names.map(() => "---|").join("")}`,
+    );
+    for (const { tool } of first.dispatcher) {
+      const cells = names.map((d) =>
+        String(results.get(d)?.dispatcher.find((e) => e.tool === tool)?.overhead_p50_ms ?? "–"),
+      );
+      console.log(`| ${tool} | ${cells.join(" | ")} |`);
+    }
   }
 }
 
@@ -163,6 +228,7 @@ async function inProcessMeasures(stack: TestStack) {
     console.log(
       `| ${f.tool} | ${f.direct.p50_ms} | ${f.dispatched.p50_ms} | ${f.direct.p95_ms} | ${f.dispatched.p95_ms} | ${f.overhead_p50_ms} |`,
     );
+    figures.dispatcher.push({ tool: f.tool, overhead_p50_ms: f.overhead_p50_ms });
   }
   const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 50);
   const flow = await measureProposalFlow({

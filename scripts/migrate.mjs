@@ -65,10 +65,54 @@ async function migrateSqlite(url) {
   return todo.map((m) => m.name);
 }
 
+/** Said in one line, without a stack trace: what stops the migration and what to run. */
+export class MigrationRefused extends Error {}
+
+/**
+ * A DATABASE_URL naming a database that does not exist: created when the role may
+ * (through the server's maintenance database), otherwise refused with the command to run.
+ */
+async function createMissingDatabase(pg, url) {
+  const target = new URL(url);
+  const name = decodeURIComponent(target.pathname.slice(1));
+  const role = decodeURIComponent(target.username) || process.env.PGUSER || process.env.USER || "postgres";
+  const maintenance = new URL(url);
+  maintenance.pathname = "/postgres";
+  const admin = new pg.Client({ connectionString: maintenance.toString() });
+  try {
+    await admin.connect();
+    await admin.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
+    console.log(`created the PostgreSQL database "${name}"`);
+  } catch (error) {
+    if (error.code === "42P04") return; // created meanwhile by another instance
+    const host = `-h ${target.hostname}${target.port ? ` -p ${target.port}` : ""}`;
+    throw new MigrationRefused(
+      `The PostgreSQL database "${name}" does not exist and role "${role}" cannot create it (${error.message}): run \`createdb ${host} -U <a role allowed to create databases> -O ${role} ${name}\` (or CREATE DATABASE "${name}" OWNER "${role}";), then start again.`,
+    );
+  } finally {
+    await admin.end().catch(() => {});
+  }
+}
+
+async function connectPostgres(pg, url) {
+  const client = new pg.Client({ connectionString: url });
+  try {
+    await client.connect();
+    return client;
+  } catch (error) {
+    await client.end().catch(() => {});
+    // 3D000: invalid_catalog_name, the database named in the URL does not exist.
+    if (error.code !== "3D000") throw new MigrationRefused(`Cannot connect to PostgreSQL: ${error.message}.`);
+  }
+  await createMissingDatabase(pg, url);
+  const client2 = new pg.Client({ connectionString: url });
+  await client2.connect();
+  return client2;
+}
+
 async function migratePostgres(url) {
   const { default: pg } = await import("pg");
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
+  const client = await connectPostgres(pg, url);
   try {
     // One migrator at a time, even with several app instances starting together.
     await client.query("SELECT pg_advisory_lock(726354)");
@@ -104,8 +148,14 @@ export async function migrate(url = databaseUrl()) {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const url = databaseUrl();
-  const applied = await migrate(url);
-  console.log(
-    applied.length ? `applied ${applied.length} migration(s): ${applied.join(", ")}` : "database is up to date",
-  );
+  try {
+    const applied = await migrate(url);
+    console.log(
+      applied.length ? `applied ${applied.length} migration(s): ${applied.join(", ")}` : "database is up to date",
+    );
+  } catch (error) {
+    if (!(error instanceof MigrationRefused)) throw error;
+    console.error(error.message);
+    process.exit(2);
+  }
 }

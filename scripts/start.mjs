@@ -11,7 +11,9 @@ ensurePrismaClients();
 
 const port = Number(process.env.PORT ?? 3000);
 const dataDir = path.resolve(root, process.env.GUICHET_DATA_DIR ?? "data");
-const demo = !process.env.DATABASE_URL || process.env.GUICHET_SEED_DEMO === "1";
+// The demo: asked for (GUICHET_SEED_DEMO=1), or the embedded database's default unless turned off (0).
+const demo =
+  process.env.GUICHET_SEED_DEMO === "1" || (!process.env.DATABASE_URL && process.env.GUICHET_SEED_DEMO !== "0");
 const crmPort = Number(process.env.CRM_PORT ?? 4010);
 const crmUrl = `http://127.0.0.1:${crmPort}/mcp`;
 ensureAuthSecret(dataDir);
@@ -54,21 +56,46 @@ if (demo) {
   });
   children.push(crm);
   await waitFor(`http://127.0.0.1:${crmPort}/healthz`, crm, "CRM Acme");
+  // Managed runs need a model: without a provider of the operator's, the demo's models call
+  // model-sim, which answers a French script (read C-1842, propose an address change). Scripted, not real.
+  if (!process.env.GUICHET_MODEL_BASE_URL && !process.env.GUICHET_MODEL_API_KEY) {
+    const simPort = Number(process.env.SIM_PORT ?? 4020);
+    step(`Starting model-sim (scripted demo model) on http://127.0.0.1:${simPort}/v1`);
+    const sim = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "connectors/model-sim/main.ts"], {
+      cwd: root,
+      stdio: ["ignore", "inherit", "inherit"],
+      env: { ...env, SIM_PORT: String(simPort), SIM_SCRIPT: "connectors/model-sim/demo/address-change.json" },
+    });
+    children.push(sim);
+    await waitFor(`http://127.0.0.1:${simPort}/v1/models`, sim, "model-sim");
+    env.GUICHET_MODEL_BASE_URL = `http://127.0.0.1:${simPort}/v1`;
+    env.GUICHET_PRIVATE_ORIGINS += `,http://127.0.0.1:${simPort}`;
+  }
 }
 
 step("Applying migrations");
-sh(process.execPath, ["scripts/migrate.mjs"], { env });
+/** A step whose refusal the child already said in one line (a missing database, a demo seed over real data): no stack. */
+function orStop(action) {
+  try {
+    action();
+  } catch {
+    stopAll(2);
+  }
+}
+orStop(() => sh(process.execPath, ["scripts/migrate.mjs"], { env }));
 step(demo ? "Seeding reference and demo data" : "Seeding reference data (plans, models)");
 // react-server: the seed loads services marked `import "server-only"`, which refuse any other condition.
-sh(
-  process.execPath,
-  [
-    "node_modules/tsx/dist/cli.mjs",
-    "--conditions=react-server",
-    "prisma/seed.ts",
-    ...(demo ? [] : ["--reference-only"]),
-  ],
-  { env },
+orStop(() =>
+  sh(
+    process.execPath,
+    [
+      "node_modules/tsx/dist/cli.mjs",
+      "--conditions=react-server",
+      "prisma/seed.ts",
+      ...(demo ? [] : ["--reference-only"]),
+    ],
+    { env },
+  ),
 );
 
 ensureBuild();

@@ -1,11 +1,13 @@
 // The whole product on a throwaway database, for Playwright's webServer and for
 // the benchmarks: fresh database (SQLite, or PostgreSQL with TEST_DB=postgresql),
-// migrations, demo seed, CRM Acme, model-sim (the provider of Mistral models), and
+// migrations, demo seed, CRM Acme, model-sim (the provider of Mistral models, with
+// the demo's script for conversations that select none), and
 // `next start` of the production build.
 // Writes what the tests need to know to $STACK_FILE, cleans up on SIGTERM.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { startAcmeCrm } from "@/connectors/acme-crm/server";
+import { ScriptBody } from "@/connectors/model-sim/script";
 import { startModelSim } from "@/connectors/model-sim/server";
 import { createTestDatabase, run, startApp, testNetwork } from "@/tests/api/server";
 
@@ -35,7 +37,11 @@ export async function startTestStack(options: { port?: number; env?: Record<stri
     enableControl: true,
   });
   env.GUICHET_DEMO_CRM_URL = crm.url;
-  const sim = await startModelSim({ port: 0, enableControl: true });
+  // As `npm start` does: a conversation that selects no script gets the demo's (read C-1842, propose an address change).
+  const demoScript = ScriptBody.parse(
+    JSON.parse(readFileSync("connectors/model-sim/demo/address-change.json", "utf8")),
+  );
+  const sim = await startModelSim({ port: 0, enableControl: true, defaultScript: demoScript });
   env.GUICHET_MODEL_MISTRAL_BASE_URL = sim.url;
   env.GUICHET_PRIVATE_ORIGINS = [new URL(crm.url).origin, sim.baseUrl].join(",");
   await run(process.execPath, ["scripts/migrate.mjs"], env);

@@ -2,7 +2,7 @@
 // drift, unit tests, the MCP conformance suite on CRM Acme, the production
 // build, API tests over HTTP on SQLite and on PostgreSQL, and Playwright
 // journeys in Debian's Chromium.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { commandExists, ensureBuild, ensureDependencies, ensurePrismaClients, isRoot, root, step } from "./setup.mjs";
@@ -38,33 +38,87 @@ mkdirSync(path.join(root, "test-results"), { recursive: true });
 const results = [];
 const counts = { passed: 0, failed: 0, skipped: 0 };
 
-function run(name, command, args, { env = {}, report } = {}) {
-  step(name);
+/**
+ * One step as a child process, its output shown line by line under a `[tag]`
+ * prefix, so steps that run side by side stay readable. Resolves to the step's
+ * result; `record` adds it to the summary, in the order the steps are listed
+ * rather than the order they end.
+ */
+function launch(name, tag, command, args, { env = {}, report } = {}) {
   if (report) rmSync(report, { force: true });
+  console.log(`▸ ${name} [${tag}] started`);
   const started = Date.now();
-  const result = spawnSync(command, args, { cwd: root, stdio: "inherit", env: { ...process.env, ...env } });
-  const ok = result.status === 0;
-  results.push({ name, ok, seconds: Math.round((Date.now() - started) / 1000) });
+  const child = spawn(command, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
+  const prefix = (stream, out) => {
+    let rest = "";
+    stream.setEncoding("utf8");
+    stream.on("data", (chunk) => {
+      const lines = (rest + chunk).split("\n");
+      rest = lines.pop();
+      for (const line of lines) out.write(`[${tag}] ${line}\n`);
+    });
+    stream.on("end", () => rest && out.write(`[${tag}] ${rest}\n`));
+  };
+  prefix(child.stdout, process.stdout);
+  prefix(child.stderr, process.stderr);
+  return new Promise((resolve) => {
+    child.on("error", (error) => console.error(`[${tag}] ${error.message}`));
+    child.on("close", (status) => {
+      const seconds = Math.round((Date.now() - started) / 1000);
+      console.log(`▸ ${name} [${tag}] ${status === 0 ? "passed" : "failed"} in ${seconds} s`);
+      resolve({ name, status, seconds, report });
+    });
+  });
+}
+
+/** Adds a finished step to the summary and its tests to the counts. */
+function record({ name, status, seconds, report }) {
+  const ok = status === 0;
+  results.push({ name, ok, seconds });
   if (report && existsSync(report)) countReport(report);
   else if (!report) counts[ok ? "passed" : "failed"]++; // a check with no test report counts as one test
   return ok;
 }
 
+/**
+ * Runs the steps at most `lanes` at a time, each step starting when a lane
+ * frees, and records them in their listed order.
+ */
+async function inLanes(lanes, steps) {
+  const finished = new Array(steps.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < steps.length) {
+      const index = next++;
+      finished[index] = await steps[index]();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(lanes, steps.length) }, lane));
+  return finished;
+}
+
+function run(name, command, args, options = {}) {
+  step(name);
+  if (options.report) rmSync(options.report, { force: true });
+  const started = Date.now();
+  const result = spawnSync(command, args, {
+    cwd: root,
+    stdio: "inherit",
+    env: { ...process.env, ...options.env },
+  });
+  return record({ name, status: result.status, seconds: Math.round((Date.now() - started) / 1000), ...options });
+}
+
 // The official MCP conformance suite against CRM Acme. Exit 3 means the suite could
 // not be fetched (no npm cache and no registry): reported as skipped, not failed.
-function mcpConformance() {
-  const name = "MCP conformance suite on CRM Acme (tools-only server scenarios)";
-  step(name);
-  const started = Date.now();
-  const result = spawnSync(node, ["scripts/mcp-conformance.mjs"], { cwd: root, stdio: "inherit" });
-  const seconds = Math.round((Date.now() - started) / 1000);
-  if (result.status === 3) {
-    results.push({ name: `${name} — skipped: suite unavailable offline`, ok: true, seconds });
+const conformanceName = "MCP conformance suite on CRM Acme (tools-only server scenarios)";
+function recordConformance({ status, seconds }) {
+  if (status === 3) {
+    results.push({ name: `${conformanceName} — skipped: suite unavailable offline`, ok: true, seconds });
     counts.skipped++;
     return;
   }
-  results.push({ name, ok: result.status === 0, seconds });
-  counts[result.status === 0 ? "passed" : "failed"]++;
+  record({ name: conformanceName, status, seconds });
 }
 
 function countReport(file) {
@@ -96,41 +150,66 @@ const vitest = (config, report, extra = []) => [
   ...extra,
 ];
 
-run("Lint (eslint)", node, ["node_modules/eslint/bin/eslint.js", "."]);
-run("Formatting (prettier --check)", node, [
-  "node_modules/prettier/bin/prettier.cjs",
-  "--check",
-  "--log-level=warn",
-  ".",
-]);
-run("Type-check (tsc)", node, ["node_modules/typescript/bin/tsc", "--noEmit"]);
-run("Prisma variants in sync with the schema source", node, ["scripts/prisma-variants.mjs", "--check"]);
-run("Committed OpenAPI document in sync", node, ["node_modules/tsx/dist/cli.mjs", "scripts/openapi.ts", "--check"]);
-run("OpenAPI lint: Redocly recommended + Spectral spectral:oas, zero warnings", node, ["scripts/openapi-lint.mjs"]);
+// The static checks and the CRM Acme conformance suite share nothing: two at a
+// time, one per core. Each prints under its own tag.
+const checks = [
+  ["Lint (eslint)", "eslint", ["node_modules/eslint/bin/eslint.js", "."]],
+  ["Type-check (tsc)", "tsc", ["node_modules/typescript/bin/tsc", "--noEmit"]],
+  [
+    "Formatting (prettier --check)",
+    "prettier",
+    ["node_modules/prettier/bin/prettier.cjs", "--check", "--log-level=warn", "."],
+  ],
+  ["Prisma variants in sync with the schema source", "prisma", ["scripts/prisma-variants.mjs", "--check"]],
+  ["Committed OpenAPI document in sync", "openapi", ["node_modules/tsx/dist/cli.mjs", "scripts/openapi.ts", "--check"]],
+  [
+    "OpenAPI lint: Redocly recommended + Spectral spectral:oas, zero warnings",
+    "openapi-lint",
+    ["scripts/openapi-lint.mjs"],
+  ],
+  [conformanceName, "conformance", ["scripts/mcp-conformance.mjs"]],
+];
+step("Static checks and the MCP conformance suite, two at a time");
+const startCheck = ([name, tag, args]) => launch(name, tag, node, args);
+const checked = await inLanes(
+  2,
+  checks.map((check) => () => startCheck(check)),
+);
+for (const result of checked) (result.name === conformanceName ? recordConformance : record)(result);
 run("Unit tests (vitest)", node, vitest(null, "test-results/unit.json"), { report: "test-results/unit.json" });
-mcpConformance();
 
 let built = false;
 step("Production build");
+const buildStarted = Date.now();
 try {
   ensureBuild();
   built = true;
-  results.push({ name: "Production build", ok: true, seconds: 0 });
 } catch (error) {
   console.error(error.message);
-  results.push({ name: "Production build", ok: false, seconds: 0 });
   counts.failed++;
 }
+results.push({ name: "Production build", ok: built, seconds: Math.round((Date.now() - buildStarted) / 1000) });
 
 if (built) {
-  run("API tests over HTTP — SQLite", node, vitest("vitest.api.config.mts", "test-results/api-sqlite.json"), {
-    report: "test-results/api-sqlite.json",
-    env: { TEST_DB: "sqlite" },
-  });
-  run("API tests over HTTP — PostgreSQL", node, vitest("vitest.api.config.mts", "test-results/api-postgresql.json"), {
-    report: "test-results/api-postgresql.json",
-    env: { TEST_DB: "postgresql" },
-  });
+  // The two API suites share no server, database, data folder or port, and mostly wait on
+  // their servers: side by side, each under its tag (GUICHET_TEST_SERIAL=1 runs one after the other).
+  const apiSuite = (db, label) => () =>
+    launch(
+      `API tests over HTTP — ${label}`,
+      `api-${db}`,
+      node,
+      vitest("vitest.api.config.mts", `test-results/api-${db}.json`),
+      {
+        report: `test-results/api-${db}.json`,
+        env: { TEST_DB: db },
+      },
+    );
+  step("API tests over HTTP on SQLite and on PostgreSQL, side by side");
+  const apiSuites = await inLanes(process.env.GUICHET_TEST_SERIAL === "1" ? 1 : 2, [
+    apiSuite("sqlite", "SQLite"),
+    apiSuite("postgresql", "PostgreSQL"),
+  ]);
+  apiSuites.forEach(record);
   run(
     "Browser journeys (Playwright, Chromium)",
     node,

@@ -17,7 +17,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
           {member.organization.name} · formule {member.organization.planId}
         </p>
         <div className="mt-6">
-          <ConsoleNav />
+          <ConsoleNav role={Role.parse(member.role)} />
         </div>
         <div className="mt-8 space-y-1 border-t border-slate-200 px-3 pt-4 text-xs text-slate-600">
           <p className="font-medium text-slate-800">{member.name}</p>

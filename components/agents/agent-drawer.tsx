@@ -6,17 +6,22 @@ import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
 import { Drawer } from "@/components/ui/drawer";
 import type { AgentObject } from "@/lib/agents/schemas";
+import { scopesForRole, type Role } from "@/lib/auth/scopes";
 import { AgentForm } from "./agent-form";
 import { CurlSnippet } from "./curl-snippet";
 import { McpClientSection } from "./mcp-client-section";
 import { DocumentsSection } from "./documents-section";
+import { TryPanel } from "./try-panel";
 import { agentKeys, deleteAgent, useCatalog, useModels } from "./queries";
+import { ErrorText } from "@/components/ui/error-text";
 
 /** The agent drawer: create or edit every field, documents, API snippet, delete. */
 export function AgentDrawer({
   open,
   agent,
   canWrite,
+  viewer,
+  canTrace,
   onOpenChange,
   onSaved,
 }: {
@@ -24,6 +29,9 @@ export function AgentDrawer({
   /** null: a new agent. */
   agent: AgentObject | null;
   canWrite: boolean;
+  /** The signed-in member: who may try the agent, and decide its proposals inline. */
+  viewer: { id: string; role: Role };
+  canTrace: boolean;
   onOpenChange: (open: boolean) => void;
   onSaved: (agent: AgentObject) => void;
 }) {
@@ -40,9 +48,7 @@ export function AgentDrawer({
       {catalog.isPending || models.isPending ? (
         <p className="text-sm text-slate-500">Chargement…</p>
       ) : catalog.isError || models.isError ? (
-        <p role="alert" className="text-sm text-red-700">
-          {(catalog.error ?? models.error)?.message}
-        </p>
+        <ErrorText>{(catalog.error ?? models.error)?.message}</ErrorText>
       ) : (
         <div className="space-y-8">
           <AgentForm
@@ -51,10 +57,12 @@ export function AgentDrawer({
             catalog={catalog.data}
             models={models.data}
             canWrite={canWrite}
+            canTrace={canTrace}
             onSaved={onSaved}
           />
           {agent && (
             <>
+              {scopesForRole(viewer.role).includes("runs:write") && <TrySection agentId={agent.id} viewer={viewer} />}
               <DocumentsSection agentId={agent.id} canWrite={canWrite} />
               <CurlSnippet agentId={agent.id} />
               <McpClientSection agentId={agent.id} />
@@ -105,6 +113,31 @@ function DeleteAgent({ agent, onDeleted }: { agent: AgentObject; onDeleted: () =
           Supprimer…
         </Button>
       )}
+    </section>
+  );
+}
+
+/** "Essayer": opens a chat with the saved agent, run by Guichet (a managed, streamed run). */
+function TrySection({ agentId, viewer }: { agentId: string; viewer: { id: string; role: Role } }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <section aria-labelledby="try-title" className="space-y-3">
+      <div className="flex items-center justify-between gap-3">
+        <div>
+          <h3 id="try-title" className="text-sm font-semibold">
+            Essayer l’agent
+          </h3>
+          <p className="text-xs text-slate-500">
+            Un vrai run : chaque outil passe par Guichet, et une écriture attend son approbation.
+          </p>
+        </div>
+        {!open && (
+          <Button variant="secondary" onClick={() => setOpen(true)}>
+            Essayer
+          </Button>
+        )}
+      </div>
+      {open && <TryPanel agentId={agentId} viewer={viewer} />}
     </section>
   );
 }

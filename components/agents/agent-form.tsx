@@ -5,7 +5,7 @@ import { useState, type FormEvent } from "react";
 import { toast } from "sonner";
 import type { CatalogEntry } from "@/components/catalog/labels";
 import { Button } from "@/components/ui/button";
-import { Field, TextArea, TextInput } from "@/components/ui/field";
+import { Field, TextArea, TextField } from "@/components/ui/field";
 import type { AgentObject } from "@/lib/agents/schemas";
 import { ApiClientError } from "@/lib/client/errors";
 import type { ModelObject } from "@/lib/models/schemas";
@@ -22,6 +22,7 @@ interface Draft {
   temperature: string;
   tools: string[];
   active: boolean;
+  trace: boolean;
   outputSchema: string;
   clientTools: string;
 }
@@ -34,6 +35,7 @@ function draftOf(agent: AgentObject | null): Draft {
     temperature: String(agent?.temperature ?? 0.3),
     tools: agent?.tools ?? [],
     active: agent?.active ?? true,
+    trace: agent?.trace === "redacted",
     outputSchema: agent?.output_schema ? JSON.stringify(agent.output_schema, null, 2) : "",
     clientTools: agent?.client_tools.length ? JSON.stringify(agent.client_tools, null, 2) : "",
   };
@@ -53,7 +55,7 @@ const clientToolsExample = [
 ];
 
 /** The body to send: everything on create; on edit only what changed, so untouched fields cannot be refused. */
-function bodyOf(draft: Draft, agent: AgentObject | null): AgentWrite | string {
+function bodyOf(draft: Draft, agent: AgentObject | null, canTrace: boolean): AgentWrite | string {
   const schema = parseJsonText(draft.outputSchema, "object");
   const clientTools = parseJsonText(draft.clientTools, "array");
   if (schema.problem || clientTools.problem) return "Corrigez le JSON signalé avant d’enregistrer.";
@@ -66,6 +68,8 @@ function bodyOf(draft: Draft, agent: AgentObject | null): AgentWrite | string {
     active: draft.active,
     output_schema: (schema.value as Record<string, unknown> | null) ?? null,
     client_tools: clientTools.value ?? [],
+    // Sent only by those allowed to change it (the API refuses the field from anyone else).
+    ...(canTrace && { trace: draft.trace ? "redacted" : "off" }),
   };
   if (Number.isNaN(full.temperature)) return "Indiquez une température entre 0 et 2.";
   if (!agent) return full;
@@ -87,6 +91,7 @@ function bodyOfSaved(agent: AgentObject): AgentWrite {
     active: agent.active,
     output_schema: agent.output_schema,
     client_tools: agent.client_tools,
+    trace: agent.trace,
   };
 }
 
@@ -96,12 +101,14 @@ export function AgentForm({
   catalog,
   models,
   canWrite,
+  canTrace,
   onSaved,
 }: {
   agent: AgentObject | null;
   catalog: CatalogEntry[];
   models: ModelObject[];
   canWrite: boolean;
+  canTrace: boolean;
   onSaved: (agent: AgentObject) => void;
 }) {
   const queryClient = useQueryClient();
@@ -127,7 +134,7 @@ export function AgentForm({
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    const body = bodyOf(draft, agent);
+    const body = bodyOf(draft, agent, canTrace);
     if (typeof body === "string") return setFormProblem(body);
     setFormProblem(undefined);
     save.mutate(body);
@@ -145,20 +152,15 @@ export function AgentForm({
           {general}
         </p>
       )}
-      <Field label="Nom" error={error("name")}>
-        {({ id, describedBy, invalid }) => (
-          <TextInput
-            id={id}
-            value={draft.name}
-            onChange={(e) => set("name", e.target.value)}
-            maxLength={100}
-            disabled={readOnly}
-            aria-describedby={describedBy}
-            invalid={invalid}
-            placeholder="Assistant support"
-          />
-        )}
-      </Field>
+      <TextField
+        label="Nom"
+        error={error("name")}
+        value={draft.name}
+        onChange={(e) => set("name", e.target.value)}
+        maxLength={100}
+        disabled={readOnly}
+        placeholder="Assistant support"
+      />
       <Field
         label="Instructions"
         error={error("instructions")}
@@ -212,6 +214,28 @@ export function AgentForm({
           disabled={readOnly}
         />
         Agent actif <span className="text-xs text-slate-500">(un agent inactif refuse tout run)</span>
+      </label>
+      <label className="flex items-start gap-2 text-sm">
+        <input
+          type="checkbox"
+          checked={draft.trace}
+          onChange={(e) => set("trace", e.target.checked)}
+          disabled={readOnly || !canTrace}
+          className="mt-1"
+        />
+        <span>
+          Tracer les runs (données expurgées)
+          <span className="block text-xs text-slate-500">
+            Chaque run garde ses appels d’outils, avec e-mails, téléphones, IBAN et secrets remplacés par des valeurs de
+            même forme, pour rejouer les appels contre une nouvelle version d’un outil.
+            {!canTrace && " Seuls les propriétaires et administrateurs peuvent le changer."}
+          </span>
+          {error("trace") && (
+            <span role="alert" className="block text-xs text-red-700">
+              {error("trace")}
+            </span>
+          )}
+        </span>
       </label>
       <ToolPicker
         catalog={catalog}

@@ -1,5 +1,6 @@
 "use client";
 
+import type { Role } from "@/lib/auth/scopes";
 import { Plus } from "lucide-react";
 import { useMemo, useState } from "react";
 import { Badge } from "@/components/ui/badge";
@@ -10,12 +11,21 @@ import type { AgentObject } from "@/lib/agents/schemas";
 import { forcedToolKeys } from "@/lib/catalog/builtin";
 import { AgentDrawer } from "./agent-drawer";
 import { useAgents, useModels } from "./queries";
+import { ErrorText } from "@/components/ui/error-text";
 
 type ActiveFilter = "all" | "active" | "inactive";
 const dateFormat = new Intl.DateTimeFormat("fr-FR", { dateStyle: "medium", timeStyle: "short" });
 
 /** "Développeurs › Agents": the table, its search and filter, and the drawer. */
-export function AgentsPanel({ canWrite }: { canWrite: boolean }) {
+export function AgentsPanel({
+  canWrite,
+  canTrace,
+  viewer,
+}: {
+  canWrite: boolean;
+  canTrace: boolean;
+  viewer: { id: string; role: Role };
+}) {
   const agents = useAgents();
   const models = useModels();
   const [search, setSearch] = useState("");
@@ -68,9 +78,7 @@ export function AgentsPanel({ canWrite }: { canWrite: boolean }) {
       {agents.isPending ? (
         <p className="text-sm text-slate-500">Chargement…</p>
       ) : agents.isError ? (
-        <p role="alert" className="text-sm text-red-700">
-          {agents.error.message}
-        </p>
+        <ErrorText>{agents.error.message}</ErrorText>
       ) : agents.data.length === 0 ? (
         <EmptyState
           title="Aucun agent"
@@ -131,6 +139,8 @@ export function AgentsPanel({ canWrite }: { canWrite: boolean }) {
         open={drawer.open}
         agent={drawer.agent}
         canWrite={canWrite}
+        viewer={viewer}
+        canTrace={canTrace}
         onOpenChange={(open) => setDrawer((d) => ({ ...d, open }))}
         onSaved={(agent) => setDrawer({ open: true, agent })}
       />

@@ -10,6 +10,7 @@ import { ApiClientError } from "@/lib/client/errors";
 import { getFileContentEndpoint } from "@/lib/files/api";
 import { formatBytes, uploadErrorText } from "./messages";
 import { agentKeys, deleteDocument, uploadDocument, useDocuments } from "./queries";
+import { ErrorText } from "@/components/ui/error-text";
 
 const MAX_DOCUMENTS = 20;
 const dateFormat = new Intl.DateTimeFormat("fr-FR", { dateStyle: "medium" });
@@ -66,11 +67,7 @@ export function DocumentsSection({ agentId, canWrite }: { agentId: string; canWr
         Lus par chaque run de l’agent avec les outils de fichiers. Sans expiration ; comptent dans le stockage de la
         formule.
       </p>
-      {documents.isError && (
-        <p role="alert" className="text-sm text-red-700">
-          {documents.error.message}
-        </p>
-      )}
+      {documents.isError && <ErrorText>{documents.error.message}</ErrorText>}
       {list.length > 0 && (
         <ul className="divide-y divide-slate-100 rounded-md border border-slate-200">
           {list.map((doc) => (
@@ -161,11 +158,7 @@ export function DocumentsSection({ agentId, canWrite }: { agentId: string; canWr
               </div>
             </div>
           )}
-          {uploadError && (
-            <p role="alert" className="text-sm text-red-700">
-              {uploadError}
-            </p>
-          )}
+          {uploadError && <ErrorText>{uploadError}</ErrorText>}
         </div>
       )}
     </section>

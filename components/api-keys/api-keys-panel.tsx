@@ -1,18 +1,20 @@
 "use client";
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { Copy, KeyRound } from "lucide-react";
+import { KeyRound } from "lucide-react";
 import { useState, type FormEvent } from "react";
 import { toast } from "sonner";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
+import { CopyButton } from "@/components/ui/copy-button";
 import { EmptyState } from "@/components/ui/empty-state";
 import { QueryState } from "@/components/ui/query-state";
-import { Field, TextInput } from "@/components/ui/field";
+import { TextField } from "@/components/ui/field";
 import { Table, Td, Th } from "@/components/ui/table";
 import type { Scope } from "@/lib/auth/scopes";
 import { ApiClientError } from "@/lib/client/errors";
 import { apiKeyKeys, createApiKey, revokeApiKey, useApiKeys } from "./queries";
+import { ErrorText } from "@/components/ui/error-text";
 
 const scopeLabels: Record<string, string> = {
   "agents:read": "Agents — lecture",
@@ -133,15 +135,7 @@ export function ApiKeysPanel() {
             <p className="text-sm">Copiez la clé « {created.name} » maintenant : elle ne sera plus jamais affichée.</p>
             <code className="block rounded bg-slate-100 p-2 text-xs break-all">{created.secret}</code>
             <div className="flex gap-2">
-              <Button
-                variant="secondary"
-                onClick={() => {
-                  void navigator.clipboard?.writeText(created.secret);
-                  toast.success("Clé copiée.");
-                }}
-              >
-                <Copy size={14} /> Copier
-              </Button>
+              <CopyButton text={created.secret} confirmation="Clé copiée." />
               <Button variant="ghost" onClick={() => setCreated(undefined)}>
                 J’ai copié la clé
               </Button>
@@ -149,18 +143,13 @@ export function ApiKeysPanel() {
           </div>
         ) : (
           <form onSubmit={onSubmit} className="mt-4 space-y-4" noValidate>
-            <Field label="Nom" error={formError?.fieldMessage("name")}>
-              {({ id, describedBy, invalid }) => (
-                <TextInput
-                  id={id}
-                  name="name"
-                  maxLength={100}
-                  placeholder="Intégration CI"
-                  aria-describedby={describedBy}
-                  invalid={invalid}
-                />
-              )}
-            </Field>
+            <TextField
+              label="Nom"
+              error={formError?.fieldMessage("name")}
+              name="name"
+              maxLength={100}
+              placeholder="Intégration CI"
+            />
             <fieldset>
               <legend className="text-sm font-medium text-slate-800">Droits</legend>
               <div className="mt-2 space-y-1">
@@ -172,16 +161,12 @@ export function ApiKeysPanel() {
                 ))}
               </div>
               {formError?.fieldMessage("scopes") && (
-                <p role="alert" className="mt-1 text-xs font-medium text-red-700">
+                <ErrorText small className="mt-1">
                   Choisissez au moins un droit.
-                </p>
+                </ErrorText>
               )}
             </fieldset>
-            {formError && !formError.errors.length && (
-              <p role="alert" className="text-sm text-red-700">
-                {formError.message}
-              </p>
-            )}
+            {formError && !formError.errors.length && <ErrorText>{formError.message}</ErrorText>}
             <Button type="submit" disabled={create.isPending}>
               {create.isPending ? "Création…" : "Créer la clé"}
             </Button>

@@ -18,6 +18,7 @@ import {
   targetInWords,
 } from "./format";
 import { useProposal } from "./queries";
+import { ErrorText } from "@/components/ui/error-text";
 
 const dateFormat = new Intl.DateTimeFormat("fr-FR", { dateStyle: "medium", timeStyle: "medium" });
 
@@ -31,7 +32,7 @@ function Section({ title, children }: { title: string; children: React.ReactNode
 }
 
 /** Why this member cannot decide, or null: the same rules the server applies, said before the click. */
-function blockedReason(proposal: ProposalObject, viewer: { id: string; role: Role }): string | null {
+export function blockedReason(proposal: ProposalObject, viewer: { id: string; role: Role }): string | null {
   if (proposal.status !== "pending")
     return `Cette proposition est ${proposalStatusLabels[proposal.status].toLowerCase()} : il n’y a plus rien à décider.`;
   if (!(proposal.policy.approver_roles as string[]).includes(viewer.role)) {
@@ -49,12 +50,7 @@ export function ApprovalScreen({ id, viewer }: { id: string; viewer: { id: strin
   const query = useProposal(id);
   const remaining = useRemaining(query.data?.expires_at ?? new Date(0).toISOString());
   if (query.isPending) return <p className="text-sm text-slate-500">Chargement…</p>;
-  if (query.isError)
-    return (
-      <p role="alert" className="text-sm text-red-700">
-        {query.error.message}
-      </p>
-    );
+  if (query.isError) return <ErrorText>{query.error.message}</ErrorText>;
   const proposal = query.data;
   const live = proposal.status === "pending" || proposal.status === "approved";
   const expired = proposal.status === "expired" || (live && remaining === 0);

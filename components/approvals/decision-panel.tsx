@@ -8,6 +8,7 @@ import { ApiClientError } from "@/lib/client/errors";
 import type { ProposalObject } from "@/lib/proposals/schemas";
 import { decisionErrorMessage, STALE_REFUSAL_REASON } from "./format";
 import { useDecide } from "./queries";
+import { ErrorText } from "@/components/ui/error-text";
 
 /** Approve or refuse (reason required). Disabled once the countdown reaches zero: silence is never consent. */
 export function DecisionPanel({
@@ -86,11 +87,7 @@ export function DecisionPanel({
           {blockedReason}
         </p>
       )}
-      {serverError && (
-        <p role="alert" className="text-sm font-medium text-red-700">
-          {serverError}
-        </p>
-      )}
+      {serverError && <ErrorText>{serverError}</ErrorText>}
       {stale && (
         <div className="space-y-1">
           <Button variant="danger" onClick={refuseAsStale} disabled={disabled}>

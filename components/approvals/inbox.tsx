@@ -9,6 +9,7 @@ import type { ProposalObject } from "@/lib/proposals/schemas";
 import { ExpiryCountdown, useNow } from "./countdown";
 import { environmentLabels, proposalStatusLabels, proposalStatusTones, requesterInWords, STALE_NOTICE } from "./format";
 import { usePendingProposals, useRecentProposals } from "./queries";
+import { ErrorText } from "@/components/ui/error-text";
 
 const dateFormat = new Intl.DateTimeFormat("fr-FR", { dateStyle: "short", timeStyle: "short" });
 
@@ -53,9 +54,7 @@ export function ApprovalInbox() {
         {pending.isPending ? (
           <p className="text-sm text-slate-500">Chargement…</p>
         ) : pending.isError ? (
-          <p role="alert" className="text-sm text-red-700">
-            {pending.error.message}
-          </p>
+          <ErrorText>{pending.error.message}</ErrorText>
         ) : waiting.length === 0 ? (
           <EmptyState title="Rien à décider">
             Les écritures proposées par vos agents apparaîtront ici, sans recharger la page.

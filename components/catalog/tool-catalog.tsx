@@ -8,6 +8,7 @@ import { kindLabels, type CatalogEntry } from "./labels";
 import { useCatalog } from "./queries";
 import { ToolDetail } from "./tool-detail";
 import { ToolStatus, WritesBadge } from "./tool-status";
+import { ErrorText } from "@/components/ui/error-text";
 
 type Filter<T extends string> = T | "all";
 
@@ -33,12 +34,7 @@ export function ToolCatalog() {
   );
 
   if (tools.isPending) return <p className="text-sm text-slate-500">Chargement…</p>;
-  if (tools.isError)
-    return (
-      <p role="alert" className="text-sm text-red-700">
-        {tools.error.message}
-      </p>
-    );
+  if (tools.isError) return <ErrorText>{tools.error.message}</ErrorText>;
   const unavailable = tools.data.filter((entry) => !entry.available).length;
 
   return (

@@ -5,6 +5,7 @@ import { JsonBlock } from "./json-block";
 import { kindLabels } from "./labels";
 import { useTool } from "./queries";
 import { ToolStatus, WritesBadge } from "./tool-status";
+import { ErrorText } from "@/components/ui/error-text";
 
 /** The detail panel of one catalog entry: description, availability, server and schemas. */
 export function ToolDetail({ toolKey, onClose }: { toolKey?: string; onClose: () => void }) {
@@ -20,9 +21,7 @@ export function ToolDetail({ toolKey, onClose }: { toolKey?: string; onClose: ()
       {tool.isPending ? (
         <p className="text-sm text-slate-500">Chargement…</p>
       ) : tool.isError ? (
-        <p role="alert" className="text-sm text-red-700">
-          {tool.error.message}
-        </p>
+        <ErrorText>{tool.error.message}</ErrorText>
       ) : data ? (
         <div className="space-y-5 text-sm">
           <p>{data.description || "Pas de description."}</p>

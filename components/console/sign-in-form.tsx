@@ -5,8 +5,10 @@ import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
 import { Field, TextInput } from "@/components/ui/field";
+import { ErrorText } from "@/components/ui/error-text";
 
-export function SignInForm({ callbackUrl }: { callbackUrl: string }) {
+/** `email` prefills the address (a page that just created the account sends the person here with it). */
+export function SignInForm({ callbackUrl, email }: { callbackUrl: string; email?: string }) {
   const router = useRouter();
   const [error, setError] = useState<string>();
   const [pending, setPending] = useState(false);
@@ -41,6 +43,7 @@ export function SignInForm({ callbackUrl }: { callbackUrl: string }) {
             name="email"
             type="email"
             autoComplete="username"
+            defaultValue={email}
             required
             aria-describedby={describedBy}
           />
@@ -58,11 +61,7 @@ export function SignInForm({ callbackUrl }: { callbackUrl: string }) {
           />
         )}
       </Field>
-      {error && (
-        <p role="alert" className="text-sm font-medium text-red-700">
-          {error}
-        </p>
-      )}
+      {error && <ErrorText>{error}</ErrorText>}
       <Button type="submit" className="w-full" disabled={pending}>
         {pending ? "Connexion…" : "Se connecter"}
       </Button>

@@ -8,6 +8,7 @@ export const runStatusLabels: Record<
 > = {
   active: { label: "Actif", tone: "success" },
   requires_action: { label: "Attend votre serveur", tone: "warning" },
+  requires_approval: { label: "Attend une approbation", tone: "warning" },
   suspended: { label: "Suspendu", tone: "warning" },
   cancelled: { label: "Annulé", tone: "neutral" },
   completed: { label: "Terminé", tone: "info" },

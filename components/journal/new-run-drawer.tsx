@@ -8,6 +8,7 @@ import { Drawer } from "@/components/ui/drawer";
 import { Field, TextArea } from "@/components/ui/field";
 import { ApiClientError } from "@/lib/client/errors";
 import { createRun, runKeys } from "./queries";
+import { ErrorText } from "@/components/ui/error-text";
 
 // Start a run from the console: same POST /v1/runs as the API, same refusals.
 
@@ -111,9 +112,7 @@ export function NewRunDrawer({
           </span>
         </label>
         {error && !error.errors.length && error.code !== "agent_inactive" && error.code !== "not_found" && (
-          <p role="alert" className="text-sm text-red-700">
-            {error.message}
-          </p>
+          <ErrorText>{error.message}</ErrorText>
         )}
         <div className="flex justify-end gap-2">
           <Button variant="ghost" onClick={onClose}>

@@ -7,6 +7,7 @@ import {
   cancelRunEndpoint,
   createRunEndpoint,
   getRunEndpoint,
+  listRunMessagesEndpoint,
   listRunsEndpoint,
   listStepsEndpoint,
   type RunCreateBody,
@@ -21,6 +22,7 @@ export const runKeys = {
   page: (cursor: string | undefined) => [...runKeys.all, "list", cursor ?? "first"] as const,
   detail: (id: string) => [...runKeys.all, "detail", id] as const,
   steps: (id: string) => [...runKeys.all, "detail", id, "steps"] as const,
+  messages: (id: string) => [...runKeys.all, "detail", id, "messages"] as const,
 };
 
 export const telemetryKeys = {
@@ -48,6 +50,15 @@ export function useSteps(id: string) {
     queryKey: runKeys.steps(id),
     queryFn: ({ signal }) =>
       call(listStepsEndpoint, { params: { run: id }, query: { limit: 100 }, signal }).then((r) => r.data),
+  });
+}
+
+/** A managed run's conversation with its model (empty for a client-driven run). */
+export function useRunMessages(id: string, enabled: boolean) {
+  return useQuery({
+    queryKey: runKeys.messages(id),
+    queryFn: ({ signal }) => call(listRunMessagesEndpoint, { params: { run: id }, signal }).then((r) => r.data),
+    enabled,
   });
 }
 

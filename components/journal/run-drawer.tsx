@@ -9,7 +9,9 @@ import { Table, Td, Th } from "@/components/ui/table";
 import { ChartView, isChartData } from "./chart-view";
 import { capabilityLabels, dateTime, deletedAgentLabel, runStatusLabels } from "./labels";
 import { cancelRun, runKeys, telemetryKeys, useRun, useSteps } from "./queries";
+import { RunTranscript } from "./run-transcript";
 import { ToolCallForm } from "./tool-call-form";
+import { ErrorText } from "@/components/ui/error-text";
 
 // One run: its frozen tools, what was left out, its steps (without payloads,
 // unless the run keeps debug payloads), and a form to call one of its tools —
@@ -96,7 +98,8 @@ export function RunDrawer({
               </ul>
             )}
           </section>
-          {canWrite && data.status === "active" && data.agent !== null && (
+          <RunTranscript run={data} />
+          {canWrite && data.status === "active" && data.agent !== null && !data.managed && (
             <section aria-labelledby="call-title" className="rounded-lg border border-slate-200 p-4">
               <h3 id="call-title" className="text-sm font-semibold">
                 Appeler un outil
@@ -111,9 +114,7 @@ export function RunDrawer({
             {steps.isPending ? (
               <p className="text-sm text-slate-500">Chargement…</p>
             ) : steps.isError ? (
-              <p role="alert" className="text-sm text-red-700">
-                {steps.error.message}
-              </p>
+              <ErrorText>{steps.error.message}</ErrorText>
             ) : steps.data.length === 0 ? (
               <p className="mt-2 text-sm text-slate-500">Aucun appel d’outil pour l’instant.</p>
             ) : (
@@ -175,7 +176,10 @@ export function RunDrawer({
             )}
           </section>
           {canWrite &&
-            (data.status === "active" || data.status === "requires_action" || data.status === "suspended") && (
+            (data.status === "active" ||
+              data.status === "requires_action" ||
+              data.status === "requires_approval" ||
+              data.status === "suspended") && (
               <div className="flex justify-end">
                 <Button
                   variant="danger"

@@ -10,6 +10,7 @@ import { capabilityLabels, dateTime, deletedAgentLabel, runStatusLabels } from "
 import { NewRunDrawer } from "./new-run-drawer";
 import { useRunsPage } from "./queries";
 import { RunDrawer } from "./run-drawer";
+import { ErrorText } from "@/components/ui/error-text";
 
 // The runs of the organization, newest first; a run opens in a drawer with its steps.
 
@@ -33,9 +34,7 @@ export function RunsPanel({ canWrite }: { canWrite: boolean }) {
       {runs.isPending ? (
         <p className="text-sm text-slate-500">Chargement…</p>
       ) : runs.isError ? (
-        <p role="alert" className="text-sm text-red-700">
-          {runs.error.message}
-        </p>
+        <ErrorText>{runs.error.message}</ErrorText>
       ) : runs.data.data.length === 0 ? (
         <EmptyState title="Aucun run">Un run exécute un agent ; chaque appel d’outil y devient une étape.</EmptyState>
       ) : (

@@ -3,6 +3,7 @@
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { Table, Td, Th } from "@/components/ui/table";
 import { useTelemetry } from "./queries";
+import { ErrorText } from "@/components/ui/error-text";
 
 // Télémétrie: counters only (tool@version, code, field), never payloads.
 
@@ -20,12 +21,7 @@ function Kpi({ label, value }: { label: string; value: number }) {
 export function TelemetryPanel() {
   const telemetry = useTelemetry(24);
   if (telemetry.isPending) return <p className="text-sm text-slate-500">Chargement de la télémétrie…</p>;
-  if (telemetry.isError)
-    return (
-      <p role="alert" className="text-sm text-red-700">
-        {telemetry.error.message}
-      </p>
-    );
+  if (telemetry.isError) return <ErrorText>{telemetry.error.message}</ErrorText>;
   const data = telemetry.data;
   const series = data.series.map((p) => ({
     heure: hourFormat.format(new Date(p.bucket)),

@@ -6,6 +6,7 @@ import { Button } from "@/components/ui/button";
 import { Field, TextArea } from "@/components/ui/field";
 import { ChartView, isChartData } from "./chart-view";
 import { callTool } from "./queries";
+import { ErrorText } from "@/components/ui/error-text";
 
 // Calls a tool of the run through the dispatcher, as an agent would, and shows
 // the envelope. The result is untrusted data: shown as JSON text, and a
@@ -78,7 +79,7 @@ export function ToolCallForm({ runId, tools, onCalled }: { runId: string; tools:
               : à lire, jamais à exécuter.
             </p>
           ) : (
-            <p role="alert" className="text-sm text-red-700">
+            <ErrorText>
               <code>{envelope.error.code}</code>
               {envelope.error.field ? (
                 <>
@@ -87,7 +88,7 @@ export function ToolCallForm({ runId, tools, onCalled }: { runId: string; tools:
                 </>
               ) : null}{" "}
               : {envelope.error.message}
-            </p>
+            </ErrorText>
           )}
           {isChartData(chart) && <ChartView chart={chart} />}
           <pre className="max-h-64 overflow-auto rounded bg-slate-50 p-2 text-xs">

@@ -4,11 +4,12 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
-import { Field, TextInput } from "@/components/ui/field";
+import { Field, TextField } from "@/components/ui/field";
 import { ApiClientError } from "@/lib/client/errors";
 import type { McpServerObject } from "@/lib/mcp/schemas";
 import { authLabels, urlRefusalLabels } from "./labels";
 import { createMcpServer, mcpKeys } from "./queries";
+import { ErrorText } from "@/components/ui/error-text";
 
 /** Adding a server: name, Streamable HTTP URL, auth mode and, for org_token, the token (sent once, never shown again). */
 export function ServerForm() {
@@ -41,34 +42,15 @@ export function ServerForm() {
 
   return (
     <form onSubmit={onSubmit} className="mt-4 space-y-4" noValidate aria-label="Nouveau connecteur">
-      <Field label="Nom" error={error?.fieldMessage("name")}>
-        {({ id, describedBy, invalid }) => (
-          <TextInput
-            id={id}
-            name="name"
-            maxLength={100}
-            placeholder="CRM Acme"
-            aria-describedby={describedBy}
-            invalid={invalid}
-          />
-        )}
-      </Field>
-      <Field
+      <TextField label="Nom" error={error?.fieldMessage("name")} name="name" maxLength={100} placeholder="CRM Acme" />
+      <TextField
         label="URL MCP (Streamable HTTP)"
         error={urlRefusal ? (urlRefusalLabels[urlRefusal] ?? error?.message) : error?.fieldMessage("url")}
         hint="Par exemple https://crm.example.com/mcp. Les adresses internes et de métadonnées sont refusées."
-      >
-        {({ id, describedBy, invalid }) => (
-          <TextInput
-            id={id}
-            name="url"
-            type="url"
-            placeholder="https://…/mcp"
-            aria-describedby={describedBy}
-            invalid={invalid}
-          />
-        )}
-      </Field>
+        name="url"
+        type="url"
+        placeholder="https://…/mcp"
+      />
       <Field label="Authentification" error={error?.fieldMessage("auth")}>
         {({ id, describedBy }) => (
           <select
@@ -88,24 +70,16 @@ export function ServerForm() {
         )}
       </Field>
       {auth === "org_token" && (
-        <Field label="Jeton" error={error?.fieldMessage("token")} hint="Chiffré au repos, jamais réaffiché.">
-          {({ id, describedBy, invalid }) => (
-            <TextInput
-              id={id}
-              name="token"
-              type="password"
-              autoComplete="off"
-              aria-describedby={describedBy}
-              invalid={invalid}
-            />
-          )}
-        </Field>
+        <TextField
+          label="Jeton"
+          error={error?.fieldMessage("token")}
+          hint="Chiffré au repos, jamais réaffiché."
+          name="token"
+          type="password"
+          autoComplete="off"
+        />
       )}
-      {error && !error.errors.length && (
-        <p role="alert" className="text-sm text-red-700">
-          {error.message}
-        </p>
-      )}
+      {error && !error.errors.length && <ErrorText>{error.message}</ErrorText>}
       <Button type="submit" disabled={create.isPending}>
         {create.isPending ? "Ajout…" : "Ajouter le connecteur"}
       </Button>

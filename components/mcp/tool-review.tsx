@@ -11,6 +11,7 @@ import { ApiClientError } from "@/lib/client/errors";
 import type { McpServerObject, McpToolObject, McpToolUpdateBody } from "@/lib/mcp/schemas";
 import type { z } from "zod";
 import { mcpKeys, updateMcpTool, useMcpTools } from "./queries";
+import { ErrorText } from "@/components/ui/error-text";
 
 const fieldLabels: Record<McpToolObject["changes"][number]["field"], string> = {
   description: "Description",
@@ -40,9 +41,7 @@ export function ToolReview({
       {tools.isPending ? (
         <p className="text-sm text-slate-500">Chargement…</p>
       ) : tools.isError ? (
-        <p role="alert" className="text-sm text-red-700">
-          {tools.error.message}
-        </p>
+        <ErrorText>{tools.error.message}</ErrorText>
       ) : (
         <ul className="space-y-3">
           {listed.map((tool) => (
@@ -125,6 +124,7 @@ function ToolCard({ serverId, tool, onChanged }: { serverId: number; tool: McpTo
               </div>
             </div>
           ))}
+          {tool.replay && <ReplaySummary replay={tool.replay} />}
         </section>
       )}
 
@@ -165,5 +165,32 @@ function ToolCard({ serverId, tool, onChanged }: { serverId: number; tool: McpTo
         )}
       </div>
     </li>
+  );
+}
+
+/** The recorded calls of the tool (traced runs) checked against the version under review, before anyone approves it. */
+function ReplaySummary({ replay }: { replay: NonNullable<McpToolObject["replay"]> }) {
+  const first = replay.now_refused.slice(0, 3);
+  return (
+    <div
+      className={`rounded-md border px-3 py-2 text-sm ${replay.refused > 0 ? "border-amber-300 bg-amber-50" : "border-slate-200"}`}
+      data-testid="replay-summary"
+    >
+      <p className="font-medium">
+        {replay.checked === 0
+          ? "Aucun appel enregistré de cet outil : activez la trace d’un agent pour juger les prochains changements."
+          : `Cette version refuserait ${replay.refused} des ${replay.checked} appels enregistrés.`}
+      </p>
+      {first.length > 0 && (
+        <ul className="mt-1 list-disc pl-5 text-xs">
+          {first.map((refusal) => (
+            <li key={refusal.trace}>
+              <span className="font-mono">{refusal.field || "/"}</span> : {refusal.code}
+              {refusal.redacted && " (valeur expurgée dans la trace)"}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
   );
 }

@@ -9,6 +9,7 @@ import { Table, Td, Th } from "@/components/ui/table";
 import type { OperationObject } from "@/lib/operations/schemas";
 import { useCancel, useRecentOperations, useUnknownOperations } from "./queries";
 import { ResolveForm } from "./resolve-form";
+import { ErrorText } from "@/components/ui/error-text";
 
 const dateFormat = new Intl.DateTimeFormat("fr-FR", { dateStyle: "short", timeStyle: "medium" });
 
@@ -77,9 +78,7 @@ export function OperationsPanel({ canResolve }: { canResolve: boolean }) {
         {unknown.isPending ? (
           <p className="text-sm text-slate-500">Chargement…</p>
         ) : unknown.isError ? (
-          <p role="alert" className="text-sm text-red-700">
-            {unknown.error.message}
-          </p>
+          <ErrorText>{unknown.error.message}</ErrorText>
         ) : unknown.data.length === 0 ? (
           <EmptyState title="Aucune issue inconnue">
             Quand un service ne peut pas confirmer une écriture, le run est suspendu et l’opération apparaît ici.

@@ -6,6 +6,7 @@ import { Button } from "@/components/ui/button";
 import { Field, TextArea } from "@/components/ui/field";
 import { ApiClientError } from "@/lib/client/errors";
 import { useResolve } from "./queries";
+import { ErrorText } from "@/components/ui/error-text";
 
 /** An operator's verdict, after checking the service: it happened, or it did not — with what was checked. */
 export function ResolveForm({ operationId }: { operationId: string }) {
@@ -59,11 +60,7 @@ export function ResolveForm({ operationId }: { operationId: string }) {
           />{" "}
           L’écriture n’a pas eu lieu
         </label>
-        {errors.outcome && (
-          <p role="alert" className="text-xs font-medium text-red-700">
-            {errors.outcome}
-          </p>
-        )}
+        {errors.outcome && <ErrorText small>{errors.outcome}</ErrorText>}
       </fieldset>
       <Field label="Ce que vous avez vérifié" error={errors.reason}>
         {({ id, describedBy, invalid }) => (
@@ -78,11 +75,7 @@ export function ResolveForm({ operationId }: { operationId: string }) {
           />
         )}
       </Field>
-      {errors.form && (
-        <p role="alert" className="text-sm font-medium text-red-700">
-          {errors.form}
-        </p>
-      )}
+      {errors.form && <ErrorText>{errors.form}</ErrorText>}
       <Button type="submit" disabled={resolve.isPending}>
         Résoudre
       </Button>

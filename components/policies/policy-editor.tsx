@@ -9,6 +9,7 @@ import { ApiClientError, type ApiFieldError } from "@/lib/client/errors";
 import { PolicyTable } from "./policy-table";
 import { PolicyVersions } from "./policy-versions";
 import { policyKeys, publishPolicy, usePolicy } from "./queries";
+import { ErrorText } from "@/components/ui/error-text";
 
 const dateFormat = new Intl.DateTimeFormat("fr-FR", { dateStyle: "medium", timeStyle: "short" });
 
@@ -43,12 +44,7 @@ export function PolicyEditor({ canEdit }: { canEdit: boolean }) {
   });
 
   if (current.isPending) return <p className="text-sm text-slate-500">Chargement…</p>;
-  if (current.isError)
-    return (
-      <p role="alert" className="text-sm text-red-700">
-        {current.error.message}
-      </p>
-    );
+  if (current.isError) return <ErrorText>{current.error.message}</ErrorText>;
   const table = current.data;
 
   function submit() {

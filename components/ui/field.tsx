@@ -1,4 +1,5 @@
 import { useId, type InputHTMLAttributes, type ReactNode, type TextareaHTMLAttributes } from "react";
+import { ErrorText } from "./error-text";
 
 interface FieldProps {
   label: string;
@@ -25,9 +26,9 @@ export function Field({ label, error, hint, children }: FieldProps) {
         </p>
       )}
       {error && (
-        <p id={errorId} role="alert" className="text-xs font-medium text-red-700">
+        <ErrorText small id={errorId}>
           {error}
-        </p>
+        </ErrorText>
       )}
     </div>
   );
@@ -53,5 +54,21 @@ export function TextArea({
 }: TextareaHTMLAttributes<HTMLTextAreaElement> & { invalid?: boolean }) {
   return (
     <textarea aria-invalid={invalid || undefined} className={`${control} border-slate-300 ${className}`} {...props} />
+  );
+}
+
+/** A labelled text input: a Field around a TextInput, for the common case of a single input. */
+export function TextField({
+  label,
+  error,
+  hint,
+  ...input
+}: Omit<FieldProps, "children"> & Omit<InputHTMLAttributes<HTMLInputElement>, "id" | "aria-describedby">) {
+  return (
+    <Field label={label} error={error} hint={hint}>
+      {({ id, describedBy, invalid }) => (
+        <TextInput {...input} id={id} aria-describedby={describedBy} invalid={invalid} />
+      )}
+    </Field>
   );
 }

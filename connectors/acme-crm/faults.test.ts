@@ -158,4 +158,17 @@ describe("tool_schema_variant", () => {
     const r = await call(crm.client, "get_customer", { customer_id: "C-1842", include: ["orders_count"] });
     expect(errorOf(r)).toMatchObject({ code: "INVALID_ARGUMENTS", field: "/include" });
   });
+
+  it("variant 3 breaks variant 2: include becomes required and loses orders_count", async () => {
+    await setFaults(crm.t.crm.baseUrl, { tool_schema_variant: 3 });
+    const g3 = (await crm.client.listTools()).tools.find((x) => x.name === "get_customer")!;
+    expect(g3.inputSchema.required).toEqual(["customer_id", "include"]);
+    const missing = await call(crm.client, "get_customer", { customer_id: "C-1842" });
+    expect(errorOf(missing)).toMatchObject({ code: "INVALID_ARGUMENTS", field: "/include" });
+    const dropped = await call(crm.client, "get_customer", { customer_id: "C-1842", include: ["orders_count"] });
+    expect(errorOf(dropped)).toMatchObject({ code: "INVALID_ARGUMENTS", field: "/include/0" });
+    const c = await ok(crm.client, "get_customer", { customer_id: "C-1842", include: ["saved_addresses_count"] });
+    expect(c.customer_id).toBe("C-1842");
+    await setFaults(crm.t.crm.baseUrl, { tool_schema_variant: 1 });
+  });
 });

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { BodyTooLarge, readBody, sendJson } from "./http";
 import type { Store } from "./store";
+import type { SchemaVariant } from "./schemas";
 import { compile, describeErrors } from "./validate";
 
 // Switchable faults and the test control API (/__control/*, only when enabled).
@@ -15,8 +16,11 @@ export interface Faults {
   slow_ms: number;
   /** get_operation_status answers HTTP 503. */
   status_down: boolean;
-  /** 2: get_customer publishes a changed input/output schema and description. */
-  tool_schema_variant: 1 | 2;
+  /**
+   * 2: get_customer publishes a changed input/output schema and description (an optional `include`).
+   * 3: a breaking change of 2: `include` becomes required and its enum loses "orders_count".
+   */
+  tool_schema_variant: SchemaVariant;
   /** Write tools wait before doing anything until this is switched off (reads and status keep answering). */
   hold_writes: boolean;
   /** Long jobs (suspend_all_invoice_delivery) stay running until this is switched off. */
@@ -41,7 +45,7 @@ const faultsPatch = {
     malformed_success: { type: "boolean" },
     slow_ms: { type: "integer", minimum: 0, maximum: 600_000 },
     status_down: { type: "boolean" },
-    tool_schema_variant: { type: "integer", enum: [1, 2] },
+    tool_schema_variant: { type: "integer", enum: [1, 2, 3] },
     hold_writes: { type: "boolean" },
     hold_jobs: { type: "boolean" },
   },

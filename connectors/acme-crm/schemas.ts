@@ -115,15 +115,18 @@ export const errorBody = obj(
 
 // ---- get_customer -------------------------------------------------------------
 
+/** get_customer's published shapes: 1 the original, 2 adds an optional `include`, 3 makes it required and drops a value. */
+export type SchemaVariant = 1 | 2 | 3;
+
 export const getCustomerIn = (variant: number): JsonSchema =>
   obj(
     {
       customer_id: customerId,
-      ...(variant === 2
+      ...(variant !== 1
         ? {
             include: {
               type: "array",
-              items: { type: "string", enum: ["orders_count"] },
+              items: { type: "string", enum: variant === 3 ? ["saved_addresses_count"] : ["orders_count"] },
               uniqueItems: true,
               maxItems: 1,
               description: "Optional extra facts to include.",
@@ -131,7 +134,7 @@ export const getCustomerIn = (variant: number): JsonSchema =>
           }
         : {}),
     },
-    ["customer_id"],
+    variant === 3 ? ["customer_id", "include"] : ["customer_id"],
   );
 
 export const getCustomerOut = (variant: number): JsonSchema =>
@@ -144,7 +147,7 @@ export const getCustomerOut = (variant: number): JsonSchema =>
       shipping_address: addressOut,
       saved_addresses: { type: "array", items: savedAddressOut },
       updated_at: timestamp,
-      ...(variant === 2 ? { orders_count: { type: "integer", minimum: 0 } } : {}),
+      ...(variant !== 1 ? { orders_count: { type: "integer", minimum: 0 } } : {}),
     },
     ["customer_id", "name", "email", "version", "shipping_address", "saved_addresses", "updated_at"],
   );

@@ -60,13 +60,13 @@ function decodeCursor(cursor: string, customerId: string) {
   );
 }
 
-function buildTools(variant: 1 | 2): ToolDef[] {
+function buildTools(variant: S.SchemaVariant): ToolDef[] {
   return [
     {
       name: "get_customer",
       title: "Get customer",
       description:
-        variant === 2
+        variant !== 1
           ? "Read one customer: identity, current version, shipping address and saved addresses. Optionally include the number of orders."
           : "Read one customer: identity, current version, shipping address and saved addresses.",
       annotations: { title: "Get customer", ...READ },
@@ -242,12 +242,12 @@ function buildTools(variant: 1 | 2): ToolDef[] {
   ];
 }
 
-const CATALOG: Record<1 | 2, ToolDef[]> = { 1: buildTools(1), 2: buildTools(2) };
+const CATALOG: Record<S.SchemaVariant, ToolDef[]> = { 1: buildTools(1), 2: buildTools(2), 3: buildTools(3) };
 
 export const TOOL_NAMES = CATALOG[1].map((t) => t.name);
 export const WRITE_TOOL_NAMES: ReadonlySet<string> = new Set(CATALOG[1].filter((t) => t.write).map((t) => t.name));
 
-export function listTools(variant: 1 | 2): Tool[] {
+export function listTools(variant: S.SchemaVariant): Tool[] {
   return CATALOG[variant].map((t) => ({
     name: t.name,
     title: t.title,
@@ -294,7 +294,7 @@ export interface DispatchOutcome {
 }
 
 /** Returns null for an unknown tool name (a protocol error, not a tool result). */
-export function dispatch(store: Store, variant: 1 | 2, name: string, args: unknown): DispatchOutcome | null {
+export function dispatch(store: Store, variant: S.SchemaVariant, name: string, args: unknown): DispatchOutcome | null {
   const def = CATALOG[variant].find((t) => t.name === name);
   if (!def) return null;
   let reachedWrite = false;

@@ -49,6 +49,28 @@ export function turnText(turn: Turn): string | null {
   return null;
 }
 
+/**
+ * A scripted name with `*` stands for the one tool of the request whose name matches it
+ * (`mcp_*_get_customer`): a script then fits a catalog whose keys it cannot know in advance.
+ * Answers the name to send, or an error sentence when the request offers no such tool, or several.
+ */
+export function resolveToolName(name: string, offered: string[]): { name: string } | { error: string } {
+  if (!name.includes("*")) return { name };
+  const pattern = new RegExp(
+    `^${name
+      .split("*")
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+      .join(".*")}$`,
+  );
+  const matches = offered.filter((tool) => pattern.test(tool));
+  if (matches.length === 1) return { name: matches[0] };
+  return {
+    error: matches.length
+      ? `The script calls ${name}, which matches several offered tools (${matches.join(", ")}).`
+      : `The script calls ${name}, and the request offers no tool of that name.`,
+  };
+}
+
 export function toolCallArguments(call: ScriptedToolCall): string {
   return "raw_arguments" in call ? call.raw_arguments : JSON.stringify(call.arguments ?? {});
 }

@@ -214,4 +214,26 @@ describe("model-sim speaks chat completions", () => {
     ]);
     expect(next.choices[0].message.content).toBe("deux");
   });
+
+  it("calls the one offered tool a `*` name matches, and refuses a name no offered tool (or several) matches", async () => {
+    const tool = (name: string) => ({ ...weatherTool, function: { ...weatherTool.function, name } });
+    const script = await createScript(sim.baseUrl, {
+      turns: [{ tool_calls: [{ name: "mcp_*_get_weather", arguments: { city: "Lyon" } }] }],
+      replay: "by_conversation",
+    });
+    const ask = (tools: ReturnType<typeof tool>[]) =>
+      client.chat.completions.create({ model: "m", messages: [{ role: "user", content: script.marker }], tools });
+    const answer = await ask([tool("get_weather"), tool("mcp_7_get_weather"), tool("mcp_7_get_weather_history")]);
+    expect(answer.choices[0].message.tool_calls?.map((call) => call.type === "function" && call.function.name)).toEqual(
+      ["mcp_7_get_weather"],
+    );
+    await expect(ask([tool("get_weather")])).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringContaining("offers no tool of that name"),
+    });
+    await expect(ask([tool("mcp_1_get_weather"), tool("mcp_2_get_weather")])).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringContaining("matches several offered tools"),
+    });
+  });
 });

@@ -3,7 +3,7 @@ import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { completionChunks, completionObject, renderTurn } from "./completion";
 import { ChatRequest, conversationText, errorBody } from "./protocol";
-import { SCRIPT_MARKER, ScriptBody, type Turn } from "./script";
+import { resolveToolName, SCRIPT_MARKER, ScriptBody, type Turn } from "./script";
 
 // model-sim: an OpenAI-compatible chat-completions server whose answers are
 // scripted. It stands for an external model provider, like CRM Acme stands for
@@ -141,7 +141,19 @@ export async function startModelSim(options: ModelSimOptions = {}): Promise<Mode
         turn.error.status,
         errorBody(turn.error.status, turn.error.message ?? `Scripted error ${turn.error.status}.`),
       );
-    const completion = renderTurn(request, turn);
+    let answer = turn;
+    if ("tool_calls" in turn) {
+      // `mcp_*_get_customer`: the offered tool of that shape (the demo's script does not know the server's id).
+      const offered = (request.tools ?? []).map((tool) => tool.function.name);
+      const calls = [];
+      for (const call of turn.tool_calls) {
+        const resolved = resolveToolName(call.name, offered);
+        if ("error" in resolved) return send(res, 400, errorBody(400, resolved.error, "tools"));
+        calls.push({ ...call, name: resolved.name });
+      }
+      answer = { ...turn, tool_calls: calls };
+    }
+    const completion = renderTurn(request, answer);
     if (!request.stream) return send(res, 200, completionObject(completion));
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
     for (const chunk of completionChunks(completion, request.stream_options?.include_usage === true))

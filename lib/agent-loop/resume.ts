@@ -5,6 +5,7 @@ import { db, Prisma } from "@/lib/db";
 import { ApiError, type FieldError } from "@/lib/http/errors";
 import { RequiredAction, type ToolOutputsBody } from "@/lib/runs/schemas";
 import { effectiveStatus, getRun, type RunRow } from "@/lib/runs/service";
+import { emitRunEvent } from "./events";
 import { driveManagedRun } from "./loop";
 import { loopSettingsFor } from "./start";
 
@@ -69,5 +70,15 @@ export async function submitToolOutputs(organizationId: string, runId: string, b
     throw new ApiError("run_not_waiting", "This run was resumed by another request: it waits for no tool output.", {
       reason: { status: effectiveStatus(await getRun(organizationId, runId)) },
     });
-  return driveManagedRun({ ...run, status: "active", requiredAction: null }, messages, settings);
+  for (const call of pending)
+    await emitRunEvent(run, "tool_call.completed", {
+      tool_call_id: call.id,
+      tool: call.name,
+      status: "ok",
+      error_code: null,
+      duration_ms: null,
+      step: null,
+      proposal: null,
+    });
+  return driveManagedRun({ ...run, status: "active", requiredAction: null }, messages, settings, { stored: true });
 }

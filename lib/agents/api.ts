@@ -40,6 +40,7 @@ export const createAgentEndpoint = defineEndpoint({
     "tool_unavailable",
     "output_schema_unsupported",
     "quota_exceeded",
+    "forbidden",
   ],
 });
 
@@ -72,6 +73,7 @@ export const updateAgentEndpoint = defineEndpoint({
     "unknown_tool",
     "tool_unavailable",
     "output_schema_unsupported",
+    "forbidden",
   ],
 });
 

@@ -22,6 +22,12 @@ export const ClientToolDefinition = z.strictObject({
 });
 export type ClientToolDefinition = z.infer<typeof ClientToolDefinition>;
 
+export const AgentTrace = z.enum(["off", "redacted"]).meta({
+  description:
+    "off: no trace. redacted: each run keeps a trace (catalog, calls with redacted arguments and results, validation and approval decisions, final answer) for replaying calls against other contract versions. Only owners and admins change it.",
+});
+export type AgentTrace = z.infer<typeof AgentTrace>;
+
 const agentFields = {
   name: z.string().trim().min(1).max(agentLimits.name),
   instructions: z.string().max(agentLimits.instructions).nullable(),
@@ -41,6 +47,7 @@ const agentFields = {
   active: z.boolean(),
   output_schema: JsonSchemaObject.nullable(),
   client_tools: z.array(ClientToolDefinition).max(agentLimits.clientTools).nullable(),
+  trace: AgentTrace,
 };
 
 export const AgentCreateBody = z.strictObject({
@@ -52,6 +59,7 @@ export const AgentCreateBody = z.strictObject({
   active: agentFields.active.optional(),
   output_schema: agentFields.output_schema.optional(),
   client_tools: agentFields.client_tools.optional(),
+  trace: agentFields.trace.optional(),
 });
 export type AgentCreateBody = z.infer<typeof AgentCreateBody>;
 
@@ -74,6 +82,7 @@ export const AgentObject = z.object({
   active: z.boolean(),
   output_schema: z.record(z.string(), z.unknown()).nullable(),
   client_tools: z.array(ClientToolDefinition),
+  trace: AgentTrace,
   unavailable_tools: z
     .array(z.string())
     .meta({ description: "Keys of `tools` that are unavailable now; runs go on without them, with a warning." }),

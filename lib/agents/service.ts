@@ -1,7 +1,10 @@
 import "server-only";
+import { recordAudit, type AuditActor } from "@/lib/audit/record";
 import { z } from "zod";
+import type { Principal } from "@/lib/auth/principal";
 import { catalogIndex, type CatalogEntry } from "@/lib/catalog/service";
 import { db, isUniqueViolation, Prisma, type DbOrTx } from "@/lib/db";
+import { columnList, driverFirst } from "@/lib/db/driver";
 import { lockOrganization } from "@/lib/files/quota";
 import { removeStoredBytes } from "@/lib/files/storage";
 import { ApiError, notFound, type FieldError } from "@/lib/http/errors";
@@ -24,6 +27,7 @@ const agentSelect = {
   active: true,
   outputSchema: true,
   clientTools: true,
+  trace: true,
   createdAt: true,
   updatedAt: true,
 } as const;
@@ -45,10 +49,20 @@ export function serializeAgent(agent: AgentRow, catalog: Map<string, CatalogEntr
     active: agent.active,
     output_schema: StoredSchema.parse(agent.outputSchema),
     client_tools: StoredClientTools.parse(agent.clientTools),
+    trace: agent.trace === "redacted" ? "redacted" : "off",
     unavailable_tools: unavailableTools(tools, catalog),
     created_at: isoOffset(agent.createdAt),
     updated_at: isoOffset(agent.updatedAt),
   };
+}
+
+/** Tracing keeps a copy (redacted) of what runs see: only a signed-in owner or admin turns it on or off. */
+export function assertMayChangeTrace(principal: Principal, body: AgentUpdateBody): void {
+  if (body.trace === undefined) return;
+  if (principal.kind === "member" && (principal.role === "owner" || principal.role === "admin")) return;
+  throw new ApiError("forbidden", "Only an owner or an admin, signed in, may change an agent's trace setting.", {
+    errors: [{ field: "trace", code: "forbidden", message: "Only an owner or an admin may change this." }],
+  });
 }
 
 const nameTaken = (name: string) =>
@@ -56,8 +70,15 @@ const nameTaken = (name: string) =>
     errors: [{ field: "name", code: "agent_name_taken", message: `An agent named "${name}" already exists.` }],
   });
 
+// GET /v1/agents/{agent} reads it on the driver outside a transaction (lib/db/driver.ts): the same row as findFirst's.
+const AGENT_BY_ID = `SELECT ${columnList(agentSelect)} FROM "Agent" WHERE "id" = $1 AND "organizationId" = $2 LIMIT 1`;
+
 async function findAgent(organizationId: string, agentId: string, tx: DbOrTx = db): Promise<AgentRow> {
-  const agent = await tx.agent.findFirst({ where: { id: agentId, organizationId }, select: agentSelect });
+  const viaPrisma = () => tx.agent.findFirst({ where: { id: agentId, organizationId }, select: agentSelect });
+  const agent =
+    tx === db
+      ? await driverFirst<AgentRow>({ sql: AGENT_BY_ID, values: [agentId, organizationId] }, viaPrisma)
+      : await viaPrisma();
   if (!agent) throw notFound("Agent");
   return agent;
 }
@@ -160,6 +181,7 @@ async function agentData(organizationId: string, body: AgentUpdateBody, saved: A
       outputSchema: body.output_schema === null ? Prisma.DbNull : (body.output_schema as Prisma.InputJsonValue),
     }),
     ...(body.client_tools !== undefined && { clientTools: (body.client_tools ?? []) as Prisma.InputJsonValue }),
+    ...(body.trace !== undefined && { trace: body.trace }),
   };
   return { data, catalog };
 }
@@ -182,7 +204,11 @@ export async function getAgent(organizationId: string, agentId: string): Promise
   return serializeAgent(agent, catalog);
 }
 
-export async function createAgent(organizationId: string, body: AgentCreateBody): Promise<AgentObject> {
+export async function createAgent(
+  organizationId: string,
+  body: AgentCreateBody,
+  actor: AuditActor,
+): Promise<AgentObject> {
   const { data, catalog } = await agentData(organizationId, body, null, db);
   try {
     const agent = await db.$transaction(async (tx) => {
@@ -197,7 +223,7 @@ export async function createAgent(organizationId: string, body: AgentCreateBody)
           reason: { quota: "agents", limit: organization.plan.maxAgents },
         });
       }
-      return tx.agent.create({
+      const agent = await tx.agent.create({
         data: {
           id: newId("agt"),
           organizationId,
@@ -212,6 +238,18 @@ export async function createAgent(organizationId: string, body: AgentCreateBody)
         },
         select: agentSelect,
       });
+      // Which fields were given, never their values (instructions are the customer's own text).
+      await recordAudit(
+        {
+          organizationId,
+          actor,
+          action: "agent.created",
+          target: { type: "agent", id: agent.id },
+          details: { name: agent.name, fields: Object.keys(body) },
+        },
+        tx,
+      );
+      return agent;
     });
     return serializeAgent(agent, catalog);
   } catch (error) {
@@ -224,12 +262,26 @@ export async function updateAgent(
   organizationId: string,
   agentId: string,
   body: AgentUpdateBody,
+  actor: AuditActor,
 ): Promise<AgentObject> {
   const saved = await findAgent(organizationId, agentId);
   const { data, catalog } = await agentData(organizationId, body, saved, db);
   if (Object.keys(data).length === 0) return serializeAgent(saved, catalog);
   try {
-    const agent = await db.agent.update({ where: { id: saved.id }, data, select: agentSelect });
+    const agent = await db.$transaction(async (tx) => {
+      const agent = await tx.agent.update({ where: { id: saved.id }, data, select: agentSelect });
+      await recordAudit(
+        {
+          organizationId,
+          actor,
+          action: "agent.updated",
+          target: { type: "agent", id: saved.id },
+          details: { name: agent.name, fields: Object.keys(body) },
+        },
+        tx,
+      );
+      return agent;
+    });
     return serializeAgent(agent, catalog);
   } catch (error) {
     if (isUniqueViolation(error) && body.name !== undefined) throw nameTaken(body.name);
@@ -242,13 +294,23 @@ export async function updateAgent(
  * runs and their steps stay (the database sets their agent to null): they are
  * the record of what the agent did, and the dispatcher refuses their calls.
  */
-export async function deleteAgent(organizationId: string, agentId: string): Promise<void> {
+export async function deleteAgent(organizationId: string, agentId: string, actor: AuditActor): Promise<void> {
   const keys = await db.$transaction(async (tx) => {
     // The lock keeps a document upload from landing between the listing and the delete.
     await lockOrganization(tx, organizationId);
     const agent = await findAgent(organizationId, agentId, tx);
     const documents = await tx.file.findMany({ where: { agentId: agent.id }, select: { storageKey: true } });
     await tx.agent.delete({ where: { id: agent.id } });
+    await recordAudit(
+      {
+        organizationId,
+        actor,
+        action: "agent.deleted",
+        target: { type: "agent", id: agent.id },
+        details: { name: agent.name },
+      },
+      tx,
+    );
     return documents.map((d) => d.storageKey);
   });
   await removeStoredBytes(keys);

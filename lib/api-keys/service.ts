@@ -1,7 +1,9 @@
 import "server-only";
 import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
-import { db, type DbOrTx } from "@/lib/db";
+import { recordAudit, type AuditActor } from "@/lib/audit/record";
+import { db, inTransaction, type DbOrTx } from "@/lib/db";
+import { WatchedCache } from "@/lib/db/changes";
 import { notFound } from "@/lib/http/errors";
 import { newId } from "@/lib/ids";
 import { Scope } from "@/lib/auth/scopes";
@@ -38,21 +40,36 @@ export type ApiKeyRow = {
 };
 
 export async function createApiKey(
-  input: { organizationId: string; name: string; scopes: Scope[]; createdById?: string | null },
+  input: { organizationId: string; name: string; scopes: Scope[]; createdById?: string | null; actor?: AuditActor },
   tx: DbOrTx = db,
 ): Promise<{ key: ApiKeyRow; secret: string }> {
   const secret = newSecret();
-  const key = await tx.apiKey.create({
-    data: {
-      id: newId("key"),
-      organizationId: input.organizationId,
-      name: input.name,
-      prefix: secret.slice(0, 12),
-      secretHash: hashSecret(secret),
-      scopes: [...new Set(input.scopes)],
-      createdById: input.createdById ?? null,
-    },
-    select: apiKeySelect,
+  const created = (tx: DbOrTx) =>
+    tx.apiKey.create({
+      data: {
+        id: newId("key"),
+        organizationId: input.organizationId,
+        name: input.name,
+        prefix: secret.slice(0, 12),
+        secretHash: hashSecret(secret),
+        scopes: [...new Set(input.scopes)],
+        createdById: input.createdById ?? null,
+      },
+      select: apiKeySelect,
+    });
+  const key = await inTransaction(tx, async (tx) => {
+    const key = await created(tx);
+    await recordAudit(
+      {
+        organizationId: input.organizationId,
+        actor: input.actor ?? { type: "system" },
+        action: "api_key.created",
+        target: { type: "api_key", id: key.id },
+        details: { name: key.name, scopes: [...new Set(input.scopes)] },
+      },
+      tx,
+    );
+    return key;
   });
   return { key, secret };
 }
@@ -65,34 +82,80 @@ export function listApiKeys(organizationId: string, tx: DbOrTx = db): Promise<Ap
   });
 }
 
-export async function revokeApiKey(organizationId: string, id: string, tx: DbOrTx = db): Promise<ApiKeyRow> {
-  const existing = await tx.apiKey.findFirst({ where: { id, organizationId }, select: apiKeySelect });
-  if (!existing) throw notFound("API key");
-  if (existing.revokedAt) return existing;
-  return tx.apiKey.update({ where: { id }, data: { revokedAt: new Date() }, select: apiKeySelect });
+export async function revokeApiKey(
+  organizationId: string,
+  id: string,
+  actor: AuditActor,
+  tx: DbOrTx = db,
+): Promise<ApiKeyRow> {
+  return inTransaction(tx, async (tx) => {
+    const existing = await tx.apiKey.findFirst({ where: { id, organizationId }, select: apiKeySelect });
+    if (!existing) throw notFound("API key");
+    if (existing.revokedAt) return existing;
+    // Conditional, so two concurrent revocations record one event.
+    const moved = await tx.apiKey.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date() } });
+    if (moved.count === 1)
+      await recordAudit(
+        {
+          organizationId,
+          actor,
+          action: "api_key.revoked",
+          target: { type: "api_key", id },
+          details: { name: existing.name },
+        },
+        tx,
+      );
+    return tx.apiKey.findUniqueOrThrow({ where: { id }, select: apiKeySelect });
+  }).finally(() => knownKeys.clear());
 }
 
 // Built once: it runs on every authenticated request.
 const StoredScopes = z.array(Scope).catch([]);
 
-/**
- * Resolves a bearer secret to a principal; null for unknown or revoked keys. Read
- * from the database on every request, never cached: a revocation takes effect at
- * once on every instance.
- */
-export async function authenticateApiKey(secret: string): Promise<Principal | null> {
-  if (!secret.startsWith(SECRET_PREFIX) || secret.length > 200) return null;
+interface KnownKey {
+  id: string;
+  organizationId: string;
+  scopes: Scope[];
+  lastUsedAt: Date | null;
+  revoked: boolean;
+}
+
+// Keys by secret hash, kept by each instance while no key changes anywhere: any
+// insert, delete or update of a key (but of lastUsedAt alone) is seen by the
+// next request of every instance (lib/db/changes.ts), so a revoked key is
+// refused at once everywhere. Unknown secrets are never kept.
+const knownKeys = new WatchedCache<string, KnownKey>(["api_keys"]);
+
+async function loadKey(secretHash: string): Promise<KnownKey | null> {
   // SQL rather than findUnique: Prisma 6 compiles every ORM query anew (0.19 → 0.04 ms
   // on SQLite, 0.37 → 0.16 ms on PostgreSQL). Prisma still types the columns: scopes
   // comes back parsed, the dates as Date, on both databases.
   const [key] = await db.$queryRaw<
     { id: string; organizationId: string; scopes: unknown; lastUsedAt: Date | null; revokedAt: Date | null }[]
   >`
-    SELECT "id", "organizationId", "scopes", "lastUsedAt", "revokedAt" FROM "ApiKey" WHERE "secretHash" = ${hashSecret(secret)}`;
-  if (!key || key.revokedAt) return null;
+    SELECT "id", "organizationId", "scopes", "lastUsedAt", "revokedAt" FROM "ApiKey" WHERE "secretHash" = ${secretHash}`;
+  if (!key) return null;
+  return {
+    id: key.id,
+    organizationId: key.organizationId,
+    scopes: StoredScopes.parse(key.scopes),
+    lastUsedAt: key.lastUsedAt,
+    revoked: key.revokedAt !== null,
+  };
+}
+
+/** Resolves a bearer secret to a principal; null for unknown or revoked keys. */
+export async function authenticateApiKey(secret: string): Promise<Principal | null> {
+  if (!secret.startsWith(SECRET_PREFIX) || secret.length > 200) return null;
+  const secretHash = hashSecret(secret);
+  const key = await knownKeys.get(secretHash, () => loadKey(secretHash));
+  if (!key || key.revoked) return null;
   const now = new Date();
   if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() >= LAST_USED_GRANULARITY_MS) {
-    // At most one write a minute per key; the condition keeps concurrent requests from all writing.
+    // At most one write a minute per key and instance (concurrent requests see the date
+    // set here); the condition keeps instances from all writing. No instance drops its
+    // keys for it: lastUsedAt is outside what the triggers watch.
+    key.lastUsedAt = now;
     await db.apiKey.updateMany({
       where: {
         id: key.id,
@@ -101,10 +164,5 @@ export async function authenticateApiKey(secret: string): Promise<Principal | nu
       data: { lastUsedAt: now },
     });
   }
-  return {
-    kind: "apiKey",
-    organizationId: key.organizationId,
-    apiKeyId: key.id,
-    scopes: StoredScopes.parse(key.scopes),
-  };
+  return { kind: "apiKey", organizationId: key.organizationId, apiKeyId: key.id, scopes: [...key.scopes] };
 }

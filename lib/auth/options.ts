@@ -4,6 +4,7 @@ import CredentialsProvider from "next-auth/providers/credentials";
 import { db } from "@/lib/db";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
+import { recordAudit } from "@/lib/audit/record";
 import { clientAddress } from "./client-address";
 import { authSecret } from "./secret";
 import { verifyMemberPassword } from "./passwords";
@@ -17,6 +18,38 @@ import {
 } from "./throttle";
 
 const MAX_EMAIL_LENGTH = 254;
+
+/**
+ * Every sign-in attempt goes to the audit trail with the e-mail as typed (cut to
+ * an address's longest length) and the client's address, never the password. An
+ * attempt on an e-mail no member has belongs to no organization.
+ */
+async function recordSignIn(
+  email: string,
+  address: string,
+  outcome: "succeeded" | "wrong_password" | "unknown_account" | "throttled" | "deactivated",
+  known?: { id: string; organizationId: string },
+) {
+  const member =
+    known ??
+    (email.length <= MAX_EMAIL_LENGTH
+      ? await db.member.findUnique({ where: { email }, select: { id: true, organizationId: true } })
+      : null);
+  await recordAudit({
+    organizationId: member?.organizationId ?? null,
+    actor:
+      outcome === "succeeded" && member
+        ? { type: "member", id: member.id, label: email }
+        : { type: "anonymous", label: email.slice(0, MAX_EMAIL_LENGTH) },
+    action: outcome === "succeeded" ? "sign_in.succeeded" : "sign_in.failed",
+    target: member ? { type: "member", id: member.id } : null,
+    details: {
+      email: email.slice(0, MAX_EMAIL_LENGTH),
+      address: address.slice(0, 100),
+      ...(outcome === "succeeded" ? {} : { reason: outcome }),
+    },
+  });
+}
 
 /** Known refusals next-auth reports as errors: answered as they should be, not logged as failures. */
 const expectedErrors = new Set(["SessionEnded", "SignInThrottled"]);
@@ -41,18 +74,20 @@ export const authOptions: NextAuthOptions = {
         try {
           await assertSignInAllowed(keys);
         } catch (error) {
-          if (error instanceof SignInThrottled)
+          if (error instanceof SignInThrottled) {
             log("warn", "sign_in_refused", {
               email: email.slice(0, MAX_EMAIL_LENGTH),
               address,
               reason: "throttled",
               retry_after_ms: error.retryAfterMs,
             });
+            await recordSignIn(email, address, "throttled");
+          }
           throw error;
         }
         const member = await db.member.findUnique({
           where: { email },
-          select: { id: true, email: true, name: true, passwordHash: true },
+          select: { id: true, email: true, name: true, passwordHash: true, organizationId: true, deactivatedAt: true },
         });
         const matches = await verifyMemberPassword(password, member?.passwordHash);
         if (!member || !matches) {
@@ -63,9 +98,17 @@ export const authOptions: NextAuthOptions = {
             reason: member ? "wrong_password" : "unknown_account",
             failures,
           });
+          await recordSignIn(email, address, member ? "wrong_password" : "unknown_account", member ?? undefined);
+          return null;
+        }
+        if (member.deactivatedAt) {
+          // The right password of a deactivated member: refused like a wrong one, recorded as what it is.
+          log("warn", "sign_in_failed", { email, address, reason: "deactivated" });
+          await recordSignIn(email, address, "deactivated", member);
           return null;
         }
         await clearAccountFailures(email);
+        await recordSignIn(email, address, "succeeded", member);
         return { id: member.id, email: member.email, name: member.name };
       },
     }),

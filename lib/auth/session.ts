@@ -15,9 +15,10 @@ export async function requireMember() {
       name: true,
       email: true,
       role: true,
+      deactivatedAt: true,
       organization: { select: { id: true, name: true, planId: true } },
     },
   });
-  if (!member) redirect("/connexion");
+  if (!member || member.deactivatedAt) redirect("/connexion");
   return member;
 }

@@ -51,13 +51,13 @@ export async function resumeSession(id: string, now = new Date()): Promise<LiveS
     select: {
       lastSeenAt: true,
       expiresAt: true,
-      member: { select: { id: true, organizationId: true, email: true, role: true } },
+      member: { select: { id: true, organizationId: true, email: true, role: true, deactivatedAt: true } },
     },
   });
   if (!row) return null;
   const idle = now.getTime() - row.lastSeenAt.getTime();
   const role = Role.safeParse(row.member.role);
-  if (row.expiresAt <= now || idle >= idleMs() || !role.success) {
+  if (row.expiresAt <= now || idle >= idleMs() || !role.success || row.member.deactivatedAt) {
     await endSession(id);
     return null;
   }

@@ -1,5 +1,6 @@
 import "server-only";
 import { db, type DbOrTx } from "@/lib/db";
+import { WatchedCache } from "@/lib/db/changes";
 import { builtinTools, STRUCTURED_DATA_FEATURE } from "./builtin";
 import { reason, type UnavailabilityCode } from "./reasons";
 
@@ -50,6 +51,19 @@ export function mcpUnavailability(server: McpServerState, tool: McpToolState): U
  * rest is refused. Agent validation, runs and the console all ask this.
  */
 export async function listCatalog(organizationId: string, tx: DbOrTx = db): Promise<CatalogEntry[]> {
+  // A copy: callers may sort or filter what they get without touching what is kept.
+  return tx === db
+    ? [...(await catalogs.get(organizationId, () => buildCatalog(organizationId, db)))]
+    : buildCatalog(organizationId, tx);
+}
+
+// Each instance keeps an organization's catalog while no organization, plan,
+// model, MCP server or MCP tool changes anywhere (lib/db/changes.ts): it is a
+// function of those rows alone. What a transaction read is never kept (it may
+// see its own uncommitted writes). Entries are shared: read them, never edit.
+const catalogs = new WatchedCache<string, CatalogEntry[]>(["tenancy", "catalog"], 1_000);
+
+async function buildCatalog(organizationId: string, tx: DbOrTx): Promise<CatalogEntry[]> {
   const organization = await tx.organization.findUniqueOrThrow({
     where: { id: organizationId },
     select: {

@@ -1,14 +1,9 @@
 import { readFileSync, writeFileSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { mkdtempSync, rmSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startAcmeCrm, type AcmeCrmServer } from "@/connectors/acme-crm/server";
-import { suggestedWritesData } from "@/lib/mcp/fingerprint";
-import { listRemoteTools } from "@/lib/mcp/remote";
+import { beforeAll, describe, expect, it } from "vitest";
 import { builtinContracts } from "./builtin";
 import { buildContractsLock, contractFingerprint, type ContractsLock } from "./lock";
-import { deriveMcpContract, type ReviewedMcpTool } from "./mcp";
+import { referenceContracts } from "./reference";
 import type { Contract } from "./types";
 
 // The committed catalog freeze must match what the code and the reference
@@ -16,31 +11,10 @@ import type { Contract } from "./types";
 // npx vitest run lib/contracts/lock.test.ts, and commit the lock with it.
 
 const lockFile = path.join(__dirname, "contracts.lock.json");
-let crm: AcmeCrmServer;
-let dir: string;
 let reference: Contract[];
 
 beforeAll(async () => {
-  dir = mkdtempSync(path.join(os.tmpdir(), "guichet-lock-"));
-  crm = await startAcmeCrm({ port: 0, dbPath: path.join(dir, "crm.sqlite") });
-  const remote = await listRemoteTools(
-    { url: crm.url, token: null },
-    { policy: { privateOrigins: [new URL(crm.url).origin] } },
-  );
-  // Reviewed as the demo seed reviews CRM Acme: writes_data from its annotations, which are right for this server.
-  const reviewed: ReviewedMcpTool[] = remote.map((t) => ({
-    name: t.name,
-    description: t.description ?? "",
-    inputSchema: t.inputSchema,
-    outputSchema: t.outputSchema ?? null,
-    writesData: suggestedWritesData(t.annotations),
-  }));
-  reference = reviewed.map((t) => ({ ...deriveMcpContract(0, t, reviewed), version: 1 }));
-});
-
-afterAll(async () => {
-  await crm?.close();
-  rmSync(dir, { recursive: true, force: true });
+  reference = await referenceContracts();
 });
 
 describe("contracts.lock.json", () => {

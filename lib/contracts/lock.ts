@@ -58,7 +58,7 @@ export const referenceWriteFacts: Record<string, Omit<PolicyFacts, "tool" | "eff
     irreversible: false,
     external_message: false,
   },
-  // No describer of their own: proposed as any unknown write, every value shown and assumed irreversible.
+  // Long jobs: their describers keep the facts of an unknown write (what the job touches is known only at its end).
   suspend_all_invoice_delivery: {
     environment: "production",
     action: null,

@@ -1,7 +1,9 @@
 import "server-only";
-import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { env } from "@/lib/env";
+import type { Pool } from "pg";
+import { capturePgPool } from "./driver";
+import { sqliteAdapter } from "./sqlite-adapter";
 import { PrismaClient as SqliteClient, Prisma } from "./generated/sqlite/client";
 import { PrismaClient as PostgresClient } from "./generated/postgresql/client";
 
@@ -16,9 +18,17 @@ export const provider: "sqlite" | "postgresql" = env.databaseUrl.startsWith("fil
 
 function createClient(): Db {
   if (provider === "sqlite") {
-    return new SqliteClient({ adapter: new PrismaBetterSQLite3({ url: env.databaseUrl, timeout: 10_000 }) });
+    return new SqliteClient({ adapter: sqliteAdapter(env.databaseUrl) });
   }
-  const client = new PostgresClient({ adapter: new PrismaPg({ connectionString: env.databaseUrl }) });
+  const adapter = new PrismaPg({ connectionString: env.databaseUrl });
+  // The hot statements run on Prisma's own pool (lib/db/driver.ts).
+  const connect = adapter.connect.bind(adapter);
+  adapter.connect = async () => {
+    const connected = await connect();
+    capturePgPool(connected.underlyingDriver() as Pool);
+    return connected;
+  };
+  const client = new PostgresClient({ adapter });
   return client as unknown as Db;
 }
 
@@ -29,4 +39,9 @@ if (env.NODE_ENV !== "production") globalForDb.guichetDb = db;
 /** A unique-constraint violation (P2002), whichever client raised it. */
 export function isUniqueViolation(error: unknown): boolean {
   return typeof error === "object" && error !== null && (error as { code?: string }).code === "P2002";
+}
+
+/** Runs `fn` in the caller's transaction if it passed one, otherwise in a new one. */
+export function inTransaction<T>(tx: DbOrTx, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  return "$transaction" in tx ? tx.$transaction(fn) : fn(tx);
 }

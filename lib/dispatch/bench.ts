@@ -1,4 +1,5 @@
 import "server-only";
+import { SYSTEM_ACTOR } from "@/lib/audit/record";
 import { performance } from "node:perf_hooks";
 import { db } from "@/lib/db";
 import { env } from "@/lib/env";
@@ -102,13 +103,17 @@ export async function measureDispatchOverhead(
   try {
     let mcpKey: string | null = null;
     if (options.crmUrl) {
-      const server = await createServer(organizationId, {
-        name: "CRM Acme (bench)",
-        url: options.crmUrl,
-        auth: "none",
-        active: true,
-      });
-      await syncServer(organizationId, server.id);
+      const server = await createServer(
+        organizationId,
+        {
+          name: "CRM Acme (bench)",
+          url: options.crmUrl,
+          auth: "none",
+          active: true,
+        },
+        SYSTEM_ACTOR,
+      );
+      await syncServer(organizationId, server.id, SYSTEM_ACTOR);
       const tool = await db.mcpTool.findFirstOrThrow({ where: { serverId: server.id, name: "get_customer" } });
       await db.mcpTool.update({
         where: { id: tool.id },

@@ -2,6 +2,7 @@ import { performance } from "node:perf_hooks";
 import { applyResultView } from "@/lib/contracts/result-view";
 import { findContract, isRegisteredKey } from "@/lib/contracts/registry";
 import { checkAgainst } from "@/lib/contracts/schema";
+import { isTraced, traceCall } from "@/lib/traces/record";
 import type { Contract } from "@/lib/contracts/types";
 import { env } from "@/lib/env";
 import { asToolError, ToolError, type ExecutionContext } from "@/lib/executors";
@@ -154,7 +155,8 @@ async function resolveCall(run: RunRow, toolName: string, args: unknown): Promis
   return contract;
 }
 
-function validateArguments(contract: Contract, args: unknown): void {
+/** The validation of a call's arguments; replay (lib/traces) runs recorded calls through it too. */
+export function validateArguments(contract: Contract, args: unknown): void {
   const violation = checkAgainst(argumentsSchemaFor(contract), args, contract.kind === "mcp" ? "lenient" : "strict");
   if (violation)
     throw new ToolError("INVALID_ARGUMENTS", `Invalid arguments at ${violation.field || "/"}: ${violation.message}.`, {
@@ -260,6 +262,15 @@ export async function dispatchToolCall(request: ToolCallRequest): Promise<ToolEn
       ? { arguments: redactArguments(request.arguments), result: envelope.ok ? viewed : null }
       : null,
   });
+  if (isTraced(run))
+    await traceCall({
+      run,
+      toolName: request.tool,
+      contract: state.contract ?? null,
+      arguments: request.arguments,
+      error: envelope.ok ? null : envelope.error,
+      result: viewed,
+    });
   return envelope;
 }
 

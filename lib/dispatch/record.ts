@@ -1,10 +1,11 @@
 import "server-only";
 import { log } from "@/lib/log";
 import type { Contract } from "@/lib/contracts/types";
-import { db } from "@/lib/db";
-import { recordStep } from "@/lib/runs/steps";
+import { db, provider } from "@/lib/db";
+import { driverWrite } from "@/lib/db/driver";
+import { stepRow, type StepRecord } from "@/lib/runs/steps";
 import type { RunRow } from "@/lib/runs/service";
-import { countTelemetry, type TelemetryEvent } from "@/lib/telemetry/service";
+import { counterRow, type TelemetryEvent } from "@/lib/telemetry/service";
 import { parseToolName } from "./arguments";
 import type { ToolEnvelope } from "./dispatcher";
 
@@ -47,27 +48,23 @@ export async function recordCall(record: CallRecord): Promise<void> {
   // not per envelope: a replayed answer or a suspended run's refused call is not a new one.
   if (record.retries > 0 && contract)
     events.push({ metric: "retry", tool, version, code: contract.retry, count: record.retries });
-  // One transaction: the step and its counters are written together (and cost one commit).
-  await db.$transaction(async (tx) => {
-    await recordStep(
-      {
-        id: record.stepId,
-        runId: run.id,
-        organizationId: run.organizationId,
-        tool: contract?.key ?? (parseToolName(record.toolName) ? record.toolName : "(invalid tool name)"),
-        version: contract?.version ?? null,
-        status: envelope.ok ? "ok" : "error",
-        errorCode: code,
-        errorField: field,
-        durationMs: record.durationMs,
-        argumentsSha256: record.argumentsSha256,
-        retries: record.retries,
-        debugPayload: record.debugPayload,
-      },
-      tx,
-    );
-    await countTelemetry(run.organizationId, events, new Date(), tx);
-  });
+  await writeStepAndCounters(
+    {
+      id: record.stepId,
+      runId: run.id,
+      organizationId: run.organizationId,
+      tool: contract?.key ?? (parseToolName(record.toolName) ? record.toolName : "(invalid tool name)"),
+      version: contract?.version ?? null,
+      status: envelope.ok ? "ok" : "error",
+      errorCode: code,
+      errorField: field,
+      durationMs: record.durationMs,
+      argumentsSha256: record.argumentsSha256,
+      retries: record.retries,
+      debugPayload: record.debugPayload,
+    },
+    events,
+  );
   log(code ? "warn" : "info", "tool_call", {
     run: run.id,
     step: record.stepId,
@@ -80,4 +77,62 @@ export async function recordCall(record: CallRecord): Promise<void> {
     retries: record.retries,
     arguments_sha256: record.argumentsSha256,
   });
+}
+
+/**
+ * The step and its counters, written together, in one round trip where the
+ * database allows it: one statement on PostgreSQL (the step inserted in a
+ * WITH clause, the counters upserted by the statement itself), one
+ * transaction on SQLite (in process). The counters are the ones
+ * countTelemetry adds to (lib/telemetry/service.ts). On the driver
+ * (lib/db/driver.ts), Prisma's batch when it cannot be used.
+ */
+async function writeStepAndCounters(record: StepRecord, events: TelemetryEvent[]): Promise<void> {
+  const now = new Date();
+  const step = stepRow(record);
+  const debugPayload = step.debugPayload === null ? null : JSON.stringify(step.debugPayload);
+  const stepValues = [
+    step.id,
+    step.runId,
+    step.organizationId,
+    step.tool,
+    step.version,
+    step.status,
+    step.errorCode,
+    step.errorField,
+    step.durationMs,
+    step.argumentsSha256,
+    step.retries,
+    debugPayload,
+    now,
+  ];
+  const counterValues = events.flatMap((event) => {
+    const c = counterRow(record.organizationId, event, now);
+    return [c.organizationId, c.bucket, c.metric, c.tool, c.version, c.code, c.field, c.count];
+  });
+  const jsonb = provider === "postgresql" ? "::jsonb" : "";
+  // $1…$13 the step, then eight values per counter.
+  const insertStep = `INSERT INTO "Step" ("id", "runId", "organizationId", "tool", "version", "status", "errorCode",
+    "errorField", "durationMs", "argumentsSha256", "retries", "debugPayload", "createdAt")
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12${jsonb}, $13)`;
+  const placeholders = (first: number) =>
+    events.map((_, i) => `(${Array.from({ length: 8 }, (_, j) => `$${first + i * 8 + j}`).join(", ")})`).join(", ");
+  const upsertCounters = (first: number) => `
+    INSERT INTO "TelemetryCounter" ("organizationId", "bucket", "metric", "tool", "version", "code", "field", "count")
+    VALUES ${placeholders(first)}
+    ON CONFLICT ("organizationId", "bucket", "metric", "tool", "version", "code", "field")
+    DO UPDATE SET "count" = "TelemetryCounter"."count" + excluded."count"`;
+  const statements =
+    provider === "postgresql"
+      ? [{ sql: `WITH "step" AS (${insertStep}) ${upsertCounters(14)}`, values: [...stepValues, ...counterValues] }]
+      : [
+          { sql: insertStep, values: stepValues },
+          { sql: upsertCounters(1), values: counterValues },
+        ];
+  if (await driverWrite(statements)) return;
+  if (provider === "postgresql") {
+    await db.$executeRawUnsafe(statements[0].sql, ...statements[0].values);
+    return;
+  }
+  await db.$transaction(statements.map((s) => db.$executeRawUnsafe(s.sql.replace(/\$\d+/g, "?"), ...s.values)));
 }

@@ -51,6 +51,10 @@ export interface Endpoint<
   maxJsonDepth?: number;
   status?: number;
   errors?: ErrorCode[];
+  /** Answers a file to download instead of JSON (its media type, and what the file holds). */
+  download?: { contentType: string; description: string };
+  /** Answers Server-Sent Events too (text/event-stream): each event's name and the schema of its `data`. */
+  eventStream?: { description: string; events: Record<string, z.ZodType> };
 }
 
 export function defineEndpoint<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType>(

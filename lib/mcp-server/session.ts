@@ -2,10 +2,12 @@ import "server-only";
 import { createHash, randomBytes } from "node:crypto";
 import type { Principal } from "@/lib/auth/principal";
 import { db } from "@/lib/db";
+import { driverFirst } from "@/lib/db/driver";
 import { abortRunCalls } from "@/lib/runs/active-calls";
 import type { RunCreateBody } from "@/lib/runs/api";
-import { createRun, effectiveStatus, runSelect, type RunRow } from "@/lib/runs/service";
+import { createRun, effectiveStatus, runColumns, runSelect, type RunRow } from "@/lib/runs/service";
 import type { RunWarning } from "@/lib/runs/capabilities";
+import { recordRunStatus } from "@/lib/webhooks/events";
 
 // One MCP session is one Guichet run. The session id is ours (issued on
 // `initialize`), stored only as its SHA-256 on the run, and looked up on every
@@ -46,6 +48,10 @@ export async function openSession(
   });
 }
 
+// Every MCP request looks its session's run up: on the driver once Prisma has connected (lib/db/driver.ts).
+const SESSION_RUN = `SELECT ${runColumns}, "mcpSeenAt" FROM "Run"
+  WHERE "mcpSessionHash" = $1 AND "organizationId" = $2 AND "agentId" = $3 AND "source" = 'mcp' LIMIT 1`;
+
 /**
  * The live run behind a session id, for this organization and agent only: an
  * unknown id, another tenant's session, or a run that ended (cancelled,
@@ -57,10 +63,15 @@ export async function findSession(
   sessionId: string,
   now = new Date(),
 ): Promise<RunRow | null> {
-  const row = await db.run.findFirst({
-    where: { mcpSessionHash: sessionHash(sessionId), organizationId, agentId, source: "mcp" },
-    select: { ...runSelect, mcpSeenAt: true },
-  });
+  const hash = sessionHash(sessionId);
+  const row = await driverFirst<RunRow & { mcpSeenAt: Date | null }>(
+    { sql: SESSION_RUN, values: [hash, organizationId, agentId] },
+    () =>
+      db.run.findFirst({
+        where: { mcpSessionHash: hash, organizationId, agentId, source: "mcp" },
+        select: { ...runSelect, mcpSeenAt: true },
+      }),
+  );
   if (!row) return null;
   const { mcpSeenAt, ...run } = row;
   const status = effectiveStatus(run, now);
@@ -80,9 +91,12 @@ export async function findSession(
 
 /** `DELETE`: the client ends its session; the run is completed and this instance's calls in flight stop. */
 export async function endSession(run: RunRow): Promise<void> {
-  await db.run.updateMany({
-    where: { id: run.id, status: { in: ["active", "suspended"] } },
-    data: { status: "completed" },
+  await db.$transaction(async (tx) => {
+    const ended = await tx.run.updateMany({
+      where: { id: run.id, status: { in: ["active", "suspended"] } },
+      data: { status: "completed" },
+    });
+    if (ended.count === 1) await recordRunStatus(tx, run, "run.completed");
   });
   abortRunCalls(run.id);
 }

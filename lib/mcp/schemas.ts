@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ReplayReport } from "@/lib/traces/schemas";
 import { CatalogEntryObject } from "@/lib/catalog/schemas";
 
 // /v1/mcp_servers: connectors, their sync and the per-tool review. Owners and
@@ -136,6 +137,8 @@ export const McpToolObject = z.object({
   reviewed_at: z.string().nullable(),
   reviewed_by: z.string().nullable(),
   removed_at: z.string().nullable(),
+  /** A changed tool waiting for review: its recorded calls (traced runs) checked against the version under review. */
+  replay: ReplayReport.nullable(),
 });
 export type McpToolObject = z.infer<typeof McpToolObject>;
 

@@ -1,4 +1,5 @@
 import "server-only";
+import { SYSTEM_ACTOR } from "@/lib/audit/record";
 import { db } from "@/lib/db";
 import { env } from "@/lib/env";
 import { ApiError } from "@/lib/http/errors";
@@ -23,19 +24,23 @@ export async function seedDemoConnector(organizationId: string): Promise<void> {
   const serverId =
     existing?.id ??
     (
-      await createServer(organizationId, {
-        name: DEMO_CONNECTOR_NAME,
-        url: env.GUICHET_DEMO_CRM_URL,
-        auth: "none",
-        active: true,
-      })
+      await createServer(
+        organizationId,
+        {
+          name: DEMO_CONNECTOR_NAME,
+          url: env.GUICHET_DEMO_CRM_URL,
+          auth: "none",
+          active: true,
+        },
+        SYSTEM_ACTOR,
+      )
     ).id;
   if (existing && existing.url !== env.GUICHET_DEMO_CRM_URL) {
     // A new port for the demo CRM (test stacks pick a free one): follow it.
     await db.mcpServer.update({ where: { id: existing.id }, data: { url: env.GUICHET_DEMO_CRM_URL } });
   }
   try {
-    await syncServer(organizationId, serverId);
+    await syncServer(organizationId, serverId, SYSTEM_ACTOR);
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     console.warn(`  CRM Acme was not synced (${error.message}); sync it from "Connecteurs MCP" once it runs.`);

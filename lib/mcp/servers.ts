@@ -1,8 +1,8 @@
 import "server-only";
-import { db, type DbOrTx } from "@/lib/db";
-import { env } from "@/lib/env";
+import { recordAudit, type AuditActor } from "@/lib/audit/record";
+import { db, inTransaction, type DbOrTx } from "@/lib/db";
 import { ApiError, notFound } from "@/lib/http/errors";
-import { assertPublicUrl, UrlNotAllowedError } from "@/lib/net/ssrf";
+import { assertAdminUrl } from "@/lib/net/admin-url";
 import { isoOffset, isoOffsetOrNull } from "@/lib/time";
 import {
   McpAuthMode,
@@ -87,18 +87,6 @@ export function listServers(organizationId: string, tx: DbOrTx = db): Promise<Mc
   return tx.mcpServer.findMany({ where: { organizationId }, select: serverSelect, orderBy: { id: "asc" } });
 }
 
-/** SSRF rules for server URLs: an admin chose it, so loopback and private ranges only for the operator's allowlisted origins. */
-async function assertAllowedUrl(url: string): Promise<void> {
-  try {
-    await assertPublicUrl(url, { privateOrigins: env.privateOrigins });
-  } catch (error) {
-    if (!(error instanceof UrlNotAllowedError)) throw error;
-    throw new ApiError("url_not_allowed", error.message, {
-      errors: [{ field: "url", code: error.reason, message: error.message }],
-    });
-  }
-}
-
 const tokenError = (message: string) =>
   new ApiError("invalid_parameter", message, { errors: [{ field: "token", code: "invalid_value", message }] });
 
@@ -112,27 +100,44 @@ function checkToken(auth: McpAuthMode, hasToken: boolean) {
 export async function createServer(
   organizationId: string,
   input: McpServerCreateBody,
+  actor: AuditActor,
   tx: DbOrTx = db,
 ): Promise<McpServerRow> {
   checkToken(input.auth, input.token !== undefined);
-  await assertAllowedUrl(input.url);
-  return tx.mcpServer.create({
-    data: {
-      organizationId,
-      name: input.name,
-      url: input.url,
-      auth: input.auth,
-      active: input.active,
-      tokenCiphertext: input.token !== undefined ? encryptSecret(input.token, new URL(input.url).origin) : null,
-    },
-    select: serverSelect,
+  await assertAdminUrl(input.url, "url");
+  return inTransaction(tx, async (tx) => {
+    const server = await tx.mcpServer.create({
+      data: {
+        organizationId,
+        name: input.name,
+        url: input.url,
+        auth: input.auth,
+        active: input.active,
+        tokenCiphertext: input.token !== undefined ? encryptSecret(input.token, new URL(input.url).origin) : null,
+      },
+      select: serverSelect,
+    });
+    await recordAudit(
+      {
+        organizationId,
+        actor,
+        action: "connector.created",
+        target: connectorTarget(server.id),
+        details: { name: server.name, auth: server.auth, has_token: server.tokenCiphertext !== null },
+      },
+      tx,
+    );
+    return server;
   });
 }
+
+export const connectorTarget = (id: number) => ({ type: "connector", id: String(id) });
 
 export async function updateServer(
   organizationId: string,
   id: number,
   input: McpServerUpdateBody,
+  actor: AuditActor,
   tx: DbOrTx = db,
 ): Promise<McpServerRow> {
   const existing = await findServer(organizationId, id, tx);
@@ -155,21 +160,44 @@ export async function updateServer(
     input.token === undefined;
   if (!dropsTokenByMove && !staysWithoutToken)
     checkToken(auth, keepsToken || (input.token !== undefined && input.token !== null));
-  if (input.url !== undefined && input.url !== existing.url) await assertAllowedUrl(input.url);
+  if (input.url !== undefined && input.url !== existing.url) await assertAdminUrl(input.url, "url");
   const tokenCiphertext = keepsToken
     ? existing.tokenCiphertext
     : input.token
       ? encryptSecret(input.token, origin)
       : null;
-  return tx.mcpServer.update({
-    where: { id: existing.id },
-    data: { name: input.name, url: input.url, auth, active: input.active, tokenCiphertext },
-    select: serverSelect,
+  return inTransaction(tx, async (tx) => {
+    const updated = await tx.mcpServer.update({
+      where: { id: existing.id },
+      data: { name: input.name, url: input.url, auth, active: input.active, tokenCiphertext },
+      select: serverSelect,
+    });
+    const fields = (["name", "url", "auth", "active"] as const).filter((field) => existing[field] !== updated[field]);
+    const target = connectorTarget(existing.id);
+    if (fields.length)
+      await recordAudit({ organizationId, actor, action: "connector.updated", target, details: { fields } }, tx);
+    // Which way the token went, never the token: a new one, or dropped (a move or leaving org_token).
+    if (tokenCiphertext !== existing.tokenCiphertext)
+      await recordAudit(
+        {
+          organizationId,
+          actor,
+          action: "connector.token_changed",
+          target,
+          details: { change: tokenCiphertext === null ? "removed" : existing.tokenCiphertext ? "replaced" : "added" },
+        },
+        tx,
+      );
+    return updated;
   });
 }
 
-export async function deleteServer(organizationId: string, id: number, tx: DbOrTx = db): Promise<void> {
-  await findServer(organizationId, id, tx);
+export async function deleteServer(organizationId: string, id: number, actor: AuditActor, tx: DbOrTx): Promise<void> {
+  const server = await findServer(organizationId, id, tx);
+  await recordAudit(
+    { organizationId, actor, action: "connector.deleted", target: connectorTarget(id), details: { name: server.name } },
+    tx,
+  );
   // Explicit rather than relying on the database's cascade, which SQLite applies only with foreign keys on.
   await tx.mcpTool.deleteMany({ where: { serverId: id, organizationId } });
   await tx.mcpServer.deleteMany({ where: { id, organizationId } });

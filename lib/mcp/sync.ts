@@ -1,9 +1,10 @@
 import "server-only";
+import { recordAudit, type AuditActor } from "@/lib/audit/record";
 import { db, Prisma } from "@/lib/db";
 import { ApiError } from "@/lib/http/errors";
 import { toolFingerprint, suggestedWritesData } from "./fingerprint";
 import { listRemoteTools, McpFailure, type RemoteTool } from "./remote";
-import { findServer, serverEndpoint, serverSelect, type McpServerRow } from "./servers";
+import { connectorTarget, findServer, serverEndpoint, serverSelect, type McpServerRow } from "./servers";
 
 // Sync: list a server's tools over MCP and record them. Everything is fetched
 // and checked first; the database changes in one transaction only when the
@@ -30,6 +31,7 @@ function recordedShape(tool: RemoteTool) {
 export async function syncServer(
   organizationId: string,
   serverId: number,
+  actor: AuditActor,
 ): Promise<{ server: McpServerRow; summary: SyncSummary }> {
   const server = await findServer(organizationId, serverId);
   let remote: RemoteTool[];
@@ -37,9 +39,21 @@ export async function syncServer(
     remote = await listRemoteTools(serverEndpoint(server));
   } catch (error) {
     if (!(error instanceof McpFailure)) throw error;
-    await db.mcpServer.update({
-      where: { id: server.id },
-      data: { lastSyncError: JSON.stringify({ code: error.kind, message: error.message }) },
+    await db.$transaction(async (tx) => {
+      await tx.mcpServer.update({
+        where: { id: server.id },
+        data: { lastSyncError: JSON.stringify({ code: error.kind, message: error.message }) },
+      });
+      await recordAudit(
+        {
+          organizationId,
+          actor,
+          action: "connector.synced",
+          target: connectorTarget(server.id),
+          details: { outcome: "failed", code: error.kind },
+        },
+        tx,
+      );
     });
     throw new ApiError("mcp_sync_failed", `Sync failed: ${error.message} Nothing was changed.`, {
       reason: { code: error.kind, message: error.message },
@@ -101,6 +115,21 @@ export async function syncServer(
     if (gone.length)
       await tx.mcpTool.updateMany({ where: { id: { in: gone.map((tool) => tool.id) } }, data: { removedAt: now } });
     summary.removed.push(...gone.map((tool) => tool.name));
+    await recordAudit(
+      {
+        organizationId,
+        actor,
+        action: "connector.synced",
+        target: connectorTarget(server.id),
+        details: {
+          outcome: "succeeded",
+          added: summary.added.slice(0, 50),
+          changed: summary.changed.slice(0, 50),
+          removed: summary.removed.slice(0, 50),
+        },
+      },
+      tx,
+    );
     return tx.mcpServer.update({
       where: { id: server.id },
       data: { lastSyncedAt: now, lastSyncError: null },

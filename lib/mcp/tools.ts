@@ -2,13 +2,15 @@ import "server-only";
 import { z } from "zod";
 import { reason } from "@/lib/catalog/reasons";
 import { mcpToolKey, mcpUnavailability } from "@/lib/catalog/service";
+import { recordAudit, type AuditActor } from "@/lib/audit/record";
 import { db, type DbOrTx, Prisma } from "@/lib/db";
 import { ApiError, notFound } from "@/lib/http/errors";
 import { isoOffsetOrNull } from "@/lib/time";
 import type { McpToolObject, McpToolUpdateBody } from "./api";
 import { mcpToolTimeoutMs } from "./schemas";
 import { shapeChanges, suggestedWritesData, type ReviewedShape } from "./fingerprint";
-import { findServer } from "./servers";
+import { reviewReplay } from "@/lib/traces/review";
+import { connectorTarget, findServer } from "./servers";
 
 // The tools of one server as a reviewer sees them, and the review itself: a
 // person decides whether a tool writes data and accepts exactly the version
@@ -84,6 +86,7 @@ export function serializeTool(server: ServerState, tool: ToolRow): McpToolObject
     reviewed_at: isoOffsetOrNull(tool.reviewedAt),
     reviewed_by: tool.reviewedById,
     removed_at: isoOffsetOrNull(tool.removedAt),
+    replay: null,
   };
 }
 
@@ -98,7 +101,12 @@ export async function listServerTools(
     select: toolSelect,
     orderBy: { name: "asc" },
   });
-  return tools.map((tool) => serializeTool(server, tool));
+  return Promise.all(
+    tools.map(async (tool) => ({
+      ...serializeTool(server, tool),
+      replay: await reviewReplay(organizationId, server.id, tool, tools, tx),
+    })),
+  );
 }
 
 export async function updateServerTool(
@@ -107,6 +115,7 @@ export async function updateServerTool(
   name: string,
   input: McpToolUpdateBody,
   reviewerId: string | null,
+  actor: AuditActor,
 ): Promise<McpToolObject> {
   return db.$transaction(async (tx) => {
     const server = await findServer(organizationId, serverId, tx);
@@ -132,6 +141,20 @@ export async function updateServerTool(
       data: { enabled: input.enabled, writesData: input.writes_data, timeoutMs: input.timeout_ms, ...review },
       select: toolSelect,
     });
+    await recordAudit(
+      {
+        organizationId,
+        actor,
+        action: "connector.reviewed",
+        target: connectorTarget(server.id),
+        details: {
+          tool: tool.name.slice(0, 128),
+          fields: Object.keys(input).filter((field) => field !== "fingerprint"),
+          ...(input.reviewed !== undefined ? { reviewed: input.reviewed } : {}),
+        },
+      },
+      tx,
+    );
     return serializeTool(server, updated);
   });
 }

@@ -1,6 +1,12 @@
 import { z } from "zod";
 import { defineEndpoint } from "@/lib/http/endpoint";
-import { ModelObject } from "./schemas";
+import {
+  ModelObject,
+  ModelProviderObject,
+  ModelProviderParams,
+  ModelProviderTestObject,
+  ModelProviderUpdateBody,
+} from "./schemas";
 import type { PlanModelView } from "./service";
 
 export * from "./schemas";
@@ -23,4 +29,55 @@ export const listModelsEndpoint = defineEndpoint({
   auth: "both",
   scopes: ["agents:read", "agents:write", "runs:read", "tools:read"],
   response: z.object({ data: z.array(ModelObject), next_cursor: z.null() }),
+});
+
+// /v1/model_providers: owners and admins, in the console.
+const admins = ["owner", "admin"] as const;
+
+export const listModelProvidersEndpoint = defineEndpoint({
+  method: "GET",
+  path: "/v1/model_providers",
+  tag: "Models",
+  summary: "The providers of the plan's models and where their settings come from (keys are never served)",
+  auth: "session",
+  roles: [...admins],
+  response: z.object({ data: z.array(ModelProviderObject), next_cursor: z.null() }),
+  errors: ["forbidden"],
+});
+
+export const configureModelProviderEndpoint = defineEndpoint({
+  method: "PUT",
+  path: "/v1/model_providers/{provider}",
+  tag: "Models",
+  summary: "Set the organization's base URL and API key for a provider; they take precedence over the environment",
+  auth: "session",
+  roles: [...admins],
+  params: ModelProviderParams,
+  body: ModelProviderUpdateBody,
+  response: z.object({ data: ModelProviderObject }),
+  errors: ["forbidden", "not_found", "url_not_allowed"],
+});
+
+export const deleteModelProviderEndpoint = defineEndpoint({
+  method: "DELETE",
+  path: "/v1/model_providers/{provider}",
+  tag: "Models",
+  summary: "Remove the organization's settings for a provider (the environment's apply again)",
+  auth: "session",
+  roles: [...admins],
+  params: ModelProviderParams,
+  response: z.object({ data: ModelProviderObject }),
+  errors: ["forbidden", "not_found"],
+});
+
+export const testModelProviderEndpoint = defineEndpoint({
+  method: "POST",
+  path: "/v1/model_providers/{provider}/test",
+  tag: "Models",
+  summary: "List the provider's models with the settings in force, and say how it went",
+  auth: "session",
+  roles: [...admins],
+  params: ModelProviderParams,
+  response: z.object({ data: ModelProviderTestObject }),
+  errors: ["forbidden", "not_found"],
 });

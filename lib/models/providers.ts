@@ -2,15 +2,19 @@ import "server-only";
 import OpenAI from "openai";
 import { z } from "zod";
 import { db, type DbOrTx } from "@/lib/db";
+import { WatchedCache } from "@/lib/db/changes";
 import { env, type ProviderSetting } from "@/lib/env";
 import { ApiError } from "@/lib/http/errors";
+import { decryptSecret } from "@/lib/mcp/secrets";
 import { pinnedFetch } from "@/lib/net/pinned-fetch";
 import { modelsForOrganization } from "./service";
 
 // Where a model's calls go. Each model names its provider (`mistral`,
 // `anthropic`…); the operator configures providers by environment. A provider
 // is configured when it has a base URL of its own, or a key (then the model's
-// published endpoint is used). Provider URLs are the operator's choice, so they
+// published endpoint is used). An organization admin may configure a provider
+// for the organization (lib/models/provider-settings.ts): that wins over the
+// environment. Provider URLs are the operator's choice, so they
 // follow the network policy of admin-chosen destinations: loopback or private
 // addresses only for an origin in GUICHET_PRIVATE_ORIGINS.
 
@@ -29,15 +33,59 @@ export interface ModelRoute {
   structuredOutput: boolean;
 }
 
-function settingFor(provider: string): ProviderSetting {
+// Models change only with the catalog of plans (the "tenancy" topic): each managed run reads its model from here.
+const modelRows = new WatchedCache<
+  string,
+  { id: string; name: string; provider: string; structuredOutput: boolean; settings: unknown }
+>(["tenancy"]);
+
+export const providerSelect = {
+  provider: true,
+  baseUrl: true,
+  apiKeyCiphertext: true,
+  apiKeyHint: true,
+  updatedAt: true,
+} as const;
+
+export interface ProviderRow {
+  provider: string;
+  baseUrl: string;
+  apiKeyCiphertext: string | null;
+  apiKeyHint: string | null;
+  updatedAt: Date;
+}
+
+/** The environment's settings for a provider: its own variables, else the catch-all ones. */
+export function environmentSetting(provider: string): ProviderSetting {
   const own = env.modelProviders[provider] ?? {};
   return { baseUrl: own.baseUrl ?? env.GUICHET_MODEL_BASE_URL, apiKey: own.apiKey ?? env.GUICHET_MODEL_API_KEY };
+}
+
+export function organizationProvider(
+  organizationId: string,
+  provider: string,
+  tx: DbOrTx = db,
+): Promise<ProviderRow | null> {
+  return tx.modelProvider.findUnique({
+    where: { organizationId_provider: { organizationId, provider } },
+    select: providerSelect,
+  });
+}
+
+/** The stored key, decrypted for its base URL's origin; null when none or no longer readable (a changed encryption key). */
+export function storedApiKey(row: Pick<ProviderRow, "baseUrl" | "apiKeyCiphertext">): string | null | "unreadable" {
+  if (!row.apiKeyCiphertext) return null;
+  try {
+    return decryptSecret(row.apiKeyCiphertext, new URL(row.baseUrl).origin);
+  } catch {
+    return "unreadable";
+  }
 }
 
 /** What to set for a provider, in words an operator acts on. */
 function configurationHint(provider: string): string {
   const name = provider.toUpperCase().replace(/[^A-Z0-9]/g, "");
-  return `set GUICHET_MODEL_${name}_API_KEY (or GUICHET_MODEL_${name}_BASE_URL for a self-hosted OpenAI-compatible server), or GUICHET_MODEL_BASE_URL / GUICHET_MODEL_API_KEY for every provider`;
+  return `an organization admin sets its base URL and API key on the console page « Modèles » (PUT /v1/model_providers/${provider}), or the operator sets GUICHET_MODEL_${name}_API_KEY (or GUICHET_MODEL_${name}_BASE_URL for a self-hosted OpenAI-compatible server), or GUICHET_MODEL_BASE_URL / GUICHET_MODEL_API_KEY for every provider`;
 }
 
 /**
@@ -51,16 +99,25 @@ export async function modelRouteFor(
 ): Promise<ModelRoute> {
   const modelId =
     agentModelId ?? (await modelsForOrganization(organizationId, tx)).find((model) => model.isDefault)?.id;
-  const model = modelId
-    ? await tx.model.findUnique({
-        where: { id: modelId },
-        select: { id: true, name: true, provider: true, structuredOutput: true, settings: true },
-      })
-    : null;
+  const load = (id: string) =>
+    tx.model.findUnique({
+      where: { id },
+      select: { id: true, name: true, provider: true, structuredOutput: true, settings: true },
+    });
+  const model = modelId ? await (tx === db ? modelRows.get(modelId, () => load(modelId)) : load(modelId)) : null;
   if (!model)
     throw new ApiError("model_provider_unavailable", "This agent has no model to run: its plan has no default model.");
   const settings = ModelSettings.parse(model.settings);
-  const setting = settingFor(model.provider);
+  // The organization's own settings first, then the environment's.
+  const own = await organizationProvider(organizationId, model.provider, tx);
+  const ownKey = own ? storedApiKey(own) : null;
+  if (ownKey === "unreadable")
+    throw new ApiError(
+      "model_provider_unavailable",
+      `The stored API key of provider "${model.provider}" can no longer be decrypted (the encryption key changed): set it again on the console page « Modèles ».`,
+      { reason: { model: model.id, provider: model.provider } },
+    );
+  const setting = own ? { baseUrl: own.baseUrl, apiKey: ownKey ?? undefined } : environmentSetting(model.provider);
   const baseUrl = setting.baseUrl ?? (setting.apiKey ? settings.endpoint : undefined);
   if (!baseUrl) {
     throw new ApiError(
@@ -87,14 +144,18 @@ export async function modelRouteFor(
  * (connection errors, 408/409/429/5xx): a model call has no side effect, and
  * every tool call of its answer runs after it returned.
  */
-export function providerClient(route: ModelRoute, timeoutMs: number): OpenAI {
+export function providerClient(
+  route: Pick<ModelRoute, "baseUrl" | "apiKey">,
+  timeoutMs: number,
+  maxRetries = 1,
+): OpenAI {
   const pinned = pinnedFetch({ privateOrigins: env.privateOrigins });
   return new OpenAI({
     baseURL: route.baseUrl,
     // Local servers (vLLM, Ollama, model-sim) take no key; the client requires a value all the same.
     apiKey: route.apiKey ?? "none",
     timeout: timeoutMs,
-    maxRetries: 1,
+    maxRetries,
     fetch: (url, init) => pinned(url instanceof Request ? url.url : url, init),
   });
 }

@@ -1,5 +1,6 @@
 import "server-only";
 import { db, type DbOrTx } from "@/lib/db";
+import { WatchedCache } from "@/lib/db/changes";
 import { notFound } from "@/lib/http/errors";
 
 export interface PlanModelView {
@@ -10,38 +11,43 @@ export interface PlanModelView {
   isDefault: boolean;
 }
 
-// A plan's models are reference data: seeded with the plan, never edited by the
-// product (a test or an operator makes a new plan id and moves the organization).
-// Loading them through the organization cost four queries on every request; the
-// organization's plan is still read fresh each time (a move takes effect at once),
-// only plan → models is kept, at most PLAN_MODELS_TTL_MS (a re-seed shows within that).
-const PLAN_MODELS_TTL_MS = 60_000;
-const planModelsCache = new Map<string, { expiresAt: number; models: PlanModelView[] }>();
+// An organization's plan and a plan's models, kept by each instance while no
+// organization, plan or model changes anywhere (lib/db/changes.ts): a move to
+// another plan shows at once on every instance. Only what was read outside a
+// transaction is kept (a transaction may see its own uncommitted writes).
+const organizationPlans = new WatchedCache<string, string>(["tenancy"]);
+const planModelsCache = new WatchedCache<string, PlanModelView[]>(["tenancy"]);
 
-async function planModels(planId: string, tx: DbOrTx): Promise<PlanModelView[]> {
-  const cached = planModelsCache.get(planId);
-  if (cached && cached.expiresAt > Date.now()) return cached.models;
-  // Read with the caller's client (inside a transaction, the only one that can read);
-  // only a value is kept, so no request waits on another's transaction.
+async function loadPlanModels(planId: string, tx: DbOrTx): Promise<PlanModelView[]> {
   const rows = await tx.planModel.findMany({
     where: { planId },
     select: { isDefault: true, model: { select: { id: true, name: true, provider: true, structuredOutput: true } } },
   });
-  const models = rows
+  return rows
     .map(({ isDefault, model }) => ({ ...model, isDefault }))
     .sort((a, b) => Number(b.isDefault) - Number(a.isDefault) || a.name.localeCompare(b.name));
-  planModelsCache.set(planId, { expiresAt: Date.now() + PLAN_MODELS_TTL_MS, models });
-  return models;
 }
 
-/** The models of an organization's plan, default first. */
-export async function modelsForOrganization(organizationId: string, tx: DbOrTx = db): Promise<PlanModelView[]> {
+async function loadPlanId(organizationId: string, tx: DbOrTx): Promise<string | null> {
   // SQL rather than findUniqueOrThrow, which Prisma 6 compiles anew on every call (0.2 → 0.03 ms).
   const [organization] = await tx.$queryRaw<
     { planId: string }[]
   >`SELECT "planId" FROM "Organization" WHERE "id" = ${organizationId}`;
-  if (!organization) throw notFound(); // what findUniqueOrThrow answered (P2025 → 404)
-  const { planId } = organization;
+  return organization?.planId ?? null;
+}
+
+/** The models of an organization's plan, default first. */
+export async function modelsForOrganization(organizationId: string, tx: DbOrTx = db): Promise<PlanModelView[]> {
+  const planId =
+    tx === db
+      ? await organizationPlans.get(organizationId, () => loadPlanId(organizationId, db))
+      : await loadPlanId(organizationId, tx);
+  if (!planId) throw notFound(); // what findUniqueOrThrow answered (P2025 → 404)
+  // The product never edits a plan's models: a transaction may use the kept ones.
+  const models =
+    tx === db
+      ? await planModelsCache.get(planId, () => loadPlanModels(planId, db))
+      : (planModelsCache.current(planId) ?? (await loadPlanModels(planId, tx)));
   // Copies: callers may sort or edit what they get without touching the cache.
-  return (await planModels(planId, tx)).map((model) => ({ ...model }));
+  return models.map((model) => ({ ...model }));
 }

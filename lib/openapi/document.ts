@@ -62,6 +62,25 @@ function documentCursors(node: unknown): void {
   Object.values(record).forEach(documentCursors);
 }
 
+/** JSON, Server-Sent Events, or both (one object per event: its SSE `id`, `event` name and `data`). */
+function successContent(endpoint: Endpoint) {
+  const content: Record<string, { schema: z.ZodType }> = {};
+  if (endpoint.response) content["application/json"] = { schema: endpoint.response };
+  if (endpoint.download)
+    content[endpoint.download.contentType] = { schema: z.string().meta({ description: endpoint.download.description }) };
+  if (endpoint.eventStream) {
+    const events = Object.entries(endpoint.eventStream.events).map(([name, data]) =>
+      z.object({ id: z.number().int(), event: z.literal(name), data }).meta({ title: name }),
+    );
+    content["text/event-stream"] = {
+      schema: z.union(events).meta({
+        description: "Each event is sent as `id: <seq>`, `event: <name>`, `data: <JSON>` lines, then a blank line.",
+      }),
+    };
+  }
+  return Object.keys(content).length ? content : undefined;
+}
+
 /** The OpenAPI 3.1 document, built from the same zod schemas that validate requests. */
 export function buildOpenApiDocument() {
   nameComponents();
@@ -94,8 +113,8 @@ export function buildOpenApiDocument() {
       },
       responses: {
         [endpoint.status ?? 200]: {
-          description: "Success",
-          content: endpoint.response ? { "application/json": { schema: endpoint.response } } : undefined,
+          description: endpoint.eventStream ? `Success. ${endpoint.eventStream.description}` : "Success",
+          content: successContent(endpoint),
         },
         ...errorResponses(endpoint, operationId),
       },

@@ -19,6 +19,7 @@ const OTHER_ROUTES: { pattern: RegExp; methods: string[] }[] = [
   { pattern: /^\/api\/health\/?$/, methods: ["GET"] },
   { pattern: /^\/api\/bench\/bare\/?$/, methods: ["GET"] },
   { pattern: /^\/api\/auth\//, methods: ["GET", "POST"] },
+  { pattern: /^\/api\/invitations\/accept\/?$/, methods: ["POST"] },
   { pattern: /^\/mcp\/agents\/[^/]+\/?$/, methods: ["GET", "POST", "DELETE"] },
 ];
 

@@ -56,7 +56,7 @@ export const getOperationEndpoint = defineEndpoint({
   method: "GET",
   path: "/v1/operations/{operation}",
   tag: "Operations",
-  summary: "One operation: its finite status and its evidence",
+  summary: "One operation: its status and evidence; a long one still at work is followed at the service",
   auth: "both",
   scopes: [...readScopes],
   params: OperationParams,

@@ -9,11 +9,12 @@ import { executorFor } from "@/lib/dispatch/availability";
 import { ExecutionFailure, executeUnderContract } from "@/lib/dispatch/execution";
 import { asToolError, ToolError, type ExecutionContext } from "@/lib/executors";
 import type { OperationView } from "@/lib/executors/operations/tools";
-import { asStatus, type OperationRow } from "./service";
+import { log } from "@/lib/log";
+import { asStatus, getOperation, type OperationRow } from "./service";
 
 // Long operations: a write the service accepted at once and finishes later is
-// stored `accepted`. Reading it (get_operation, or the operations API when it
-// cancels) asks the service's job status tool on Guichet's own account; a final
+// stored `accepted`. Reading it (get_operation, GET /v1/operations/{id}, or the
+// operations API when it cancels) asks the service's job status tool on Guichet's own account; a final
 // state settles the operation with the job's answer as its outcome. Guichet
 // never infers an end from the time that passed.
 
@@ -122,6 +123,21 @@ export async function followRunOperation(
   if (!operation)
     throw new ToolError("INVALID_ARGUMENTS", "This run has no operation with that id.", { field: "/operation_id" });
   return operationView(await refreshOperation(operation, context));
+}
+
+/**
+ * GET /v1/operations/{id}: the operation, followed at the service like
+ * get_operation does when it is a long one still at work. A service that cannot
+ * answer leaves the stored state as it is: the reader sees it still running.
+ */
+export async function readOperation(organizationId: string, id: string): Promise<OperationRow> {
+  const operation = await getOperation(organizationId, id);
+  try {
+    return await refreshOperation(operation, serviceContext(operation));
+  } catch (error) {
+    log("warn", "operation.follow_failed", { operation: id, code: asToolError(error).code });
+    return operation;
+  }
 }
 
 /** The context Guichet calls a long operation's tools with when no tool call is under way (the operations API). */

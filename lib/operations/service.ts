@@ -1,4 +1,5 @@
 import "server-only";
+import { recordAudit } from "@/lib/audit/record";
 import { db, isUniqueViolation, Prisma, type DbOrTx } from "@/lib/db";
 import { ApiError, notFound } from "@/lib/http/errors";
 import { afterCursor } from "@/lib/http/validation";
@@ -13,6 +14,7 @@ import { countTelemetry, type TelemetryMetric } from "@/lib/telemetry/service";
 // has looked at the service and said what happened.
 
 import { operationStatuses } from "./schemas";
+import { recordOperationUnknown } from "@/lib/webhooks/events";
 
 export { operationStatuses };
 export type OperationStatus = (typeof operationStatuses)[number];
@@ -132,7 +134,10 @@ export async function recordUnknown(operation: OperationRow, error: StoredError)
       where: { id: operation.id, status: { in: ["queued", "running"] } },
       data: { status: "unknown", error: error as unknown as Prisma.InputJsonObject },
     });
-    if (moved.count === 1) await countSettled(tx, operation, "unknown_outcome", "OUTCOME_UNKNOWN");
+    if (moved.count === 1) {
+      await countSettled(tx, operation, "unknown_outcome", "OUTCOME_UNKNOWN");
+      await recordOperationUnknown(tx, operation);
+    }
     await tx.run.updateMany({ where: { id: operation.runId, status: "active" }, data: { status: "suspended" } });
     return tx.operation.findUniqueOrThrow({ where: { id: operation.id } });
   });
@@ -182,7 +187,7 @@ export async function cancelOperation(
 export async function resolveOperation(
   organizationId: string,
   id: string,
-  input: { memberId: string; outcome: "succeeded" | "failed"; reason: string },
+  input: { memberId: string; email?: string; outcome: "succeeded" | "failed"; reason: string },
   now = new Date(),
 ): Promise<OperationRow> {
   const operation = await getOperation(organizationId, id);
@@ -200,6 +205,16 @@ export async function resolveOperation(
       data: { status: input.outcome, ...resolution },
     });
     if (moved.count === 0) throw new ApiError("operation_not_unknown", "This operation was resolved meanwhile.");
+    await recordAudit(
+      {
+        organizationId,
+        actor: { type: "member", id: input.memberId, label: input.email ?? null },
+        action: "operation.resolved",
+        target: { type: "operation", id },
+        details: { outcome: input.outcome, tool: operation.tool, proposal: operation.proposalId },
+      },
+      tx,
+    );
     if (input.outcome === "succeeded" && operation.proposalId) {
       await tx.proposal.updateMany({
         where: { id: operation.proposalId, status: { in: ["approved", "expired"] } },

@@ -1,4 +1,5 @@
 import "server-only";
+import { recordAudit, type AuditActor } from "@/lib/audit/record";
 import { db, isUniqueViolation, type DbOrTx } from "@/lib/db";
 import { ApiError } from "@/lib/http/errors";
 import { afterCursor } from "@/lib/http/validation";
@@ -60,7 +61,7 @@ export async function decide(organizationId: string, facts: PolicyFacts, tx: DbO
  */
 export async function publishPolicy(
   organizationId: string,
-  input: { rules: PolicyRule[]; baseVersion?: number; createdById: string | null },
+  input: { rules: PolicyRule[]; baseVersion?: number; createdById: string | null; actor: AuditActor },
 ): Promise<PolicyTable> {
   const current = await currentPolicy(organizationId);
   if (input.baseVersion !== undefined && input.baseVersion !== current.version) {
@@ -68,8 +69,21 @@ export async function publishPolicy(
   }
   try {
     return toTable(
-      await db.policyVersion.create({
-        data: { organizationId, version: current.version + 1, rules: input.rules, createdById: input.createdById },
+      await db.$transaction(async (tx) => {
+        const version = await tx.policyVersion.create({
+          data: { organizationId, version: current.version + 1, rules: input.rules, createdById: input.createdById },
+        });
+        await recordAudit(
+          {
+            organizationId,
+            actor: input.actor,
+            action: "policy.published",
+            target: { type: "policy", id: String(version.version) },
+            details: { version: version.version, rules: input.rules.length },
+          },
+          tx,
+        );
+        return version;
       }),
     );
   } catch (error) {

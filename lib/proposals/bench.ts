@@ -1,4 +1,5 @@
 import "server-only";
+import { SYSTEM_ACTOR } from "@/lib/audit/record";
 import { performance } from "node:perf_hooks";
 import { db } from "@/lib/db";
 import { dispatchToolCall, type ToolEnvelope } from "./dispatch";
@@ -84,13 +85,17 @@ export async function measureProposalFlow(options: {
         passwordHash: "-",
       },
     });
-    const server = await createServer(organizationId, {
-      name: "CRM Acme (bench)",
-      url: options.crmUrl,
-      auth: "none",
-      active: true,
-    });
-    await syncServer(organizationId, server.id);
+    const server = await createServer(
+      organizationId,
+      {
+        name: "CRM Acme (bench)",
+        url: options.crmUrl,
+        auth: "none",
+        active: true,
+      },
+      SYSTEM_ACTOR,
+    );
+    await syncServer(organizationId, server.id, SYSTEM_ACTOR);
     for (const tool of await db.mcpTool.findMany({ where: { serverId: server.id } })) {
       await db.mcpTool.update({
         where: { id: tool.id },

@@ -98,7 +98,7 @@ export async function assertRunKeepsItsAgent(
   }
 }
 
-/** Rights are checked at approval and again now: a member who left, or lost the role, no longer counts. */
+/** Rights are checked at approval and again now: a member who left, was deactivated or lost the role no longer counts. */
 async function assertApproversStillEntitled(proposal: ProposalRow): Promise<void> {
   const policy = storedPolicy(proposal);
   if (policy.approvals_required === 0) return;
@@ -106,7 +106,11 @@ async function assertApproversStillEntitled(proposal: ProposalRow): Promise<void
     (d) => d.decision === "approve" && d.argumentsSha256 === proposal.argumentsSha256,
   );
   const members = await db.member.findMany({
-    where: { organizationId: proposal.organizationId, id: { in: approvals.map((a) => a.memberId) } },
+    where: {
+      organizationId: proposal.organizationId,
+      id: { in: approvals.map((a) => a.memberId) },
+      deactivatedAt: null,
+    },
     select: { id: true, role: true },
   });
   const roles = new Map(members.map((m) => [m.id, m.role]));

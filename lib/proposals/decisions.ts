@@ -1,12 +1,17 @@
 import "server-only";
+import { recordAudit } from "@/lib/audit/record";
 import { db, isUniqueViolation } from "@/lib/db";
 import { ApiError } from "@/lib/http/errors";
+import { log } from "@/lib/log";
 import type { Role } from "@/lib/auth/scopes";
 import { runLostItsAgent } from "@/lib/runs/service";
+import { resumeRunAfterDecision } from "@/lib/runs/waiting";
 import { countTelemetry } from "@/lib/telemetry/service";
+import { traceApproval } from "@/lib/traces/record";
 import { isoOffset } from "@/lib/time";
 import { getProposal, markExpired, storedPolicy, type ProposalRow } from "./service";
 import { effectiveStatus } from "./state";
+import { recordProposalMoved } from "@/lib/webhooks/events";
 
 // Approvals by people: a signed-in member whose role the rule names,
 // who is not the one who asked, approving the exact hash they were shown,
@@ -17,6 +22,8 @@ export interface Approver {
   organizationId: string;
   memberId: string;
   role: Role;
+  /** For the audit trail: who it was, still readable once they are gone. */
+  email?: string;
 }
 
 type Decision = { kind: "approve"; argumentsSha256: string; note?: string } | { kind: "refuse"; reason: string };
@@ -108,14 +115,34 @@ async function decide(approver: Approver, proposalId: string, decision: Decision
           reason: decision.kind === "refuse" ? decision.reason : (decision.note ?? null),
         },
       });
+      let quorum = false;
       if (decision.kind === "refuse") {
         await tx.proposal.updateMany({ where: { id: proposal.id, status: "pending" }, data: { status: "refused" } });
-        return;
+        await recordProposalMoved(tx, proposal, "proposal.refused");
+      } else {
+        const approvals = await tx.decision.count({ where: { proposalId: proposal.id, decision: "approve" } });
+        quorum = approvals >= policy.approvals_required;
+        if (quorum) {
+          await tx.proposal.updateMany({ where: { id: proposal.id, status: "pending" }, data: { status: "approved" } });
+          await recordProposalMoved(tx, proposal, "proposal.approved");
+        }
       }
-      const approvals = await tx.decision.count({ where: { proposalId: proposal.id, decision: "approve" } });
-      if (approvals >= policy.approvals_required) {
-        await tx.proposal.updateMany({ where: { id: proposal.id, status: "pending" }, data: { status: "approved" } });
-      }
+      // The tool and the rule, never the arguments nor the refusal's text.
+      await recordAudit(
+        {
+          organizationId: approver.organizationId,
+          actor: { type: "member", id: approver.memberId, label: approver.email ?? null },
+          action: decision.kind === "refuse" ? "proposal.refused" : "proposal.approved",
+          target: { type: "proposal", id: proposal.id },
+          details: {
+            tool: proposal.tool,
+            rule: policy.rule,
+            arguments_sha256: proposal.argumentsSha256,
+            ...(decision.kind === "approve" ? { quorum_reached: quorum } : {}),
+          },
+        },
+        tx,
+      );
     });
   } catch (error) {
     if (isUniqueViolation(error))
@@ -125,7 +152,34 @@ async function decide(approver: Approver, proposalId: string, decision: Decision
   await countTelemetry(approver.organizationId, [
     { metric: "approval_decision", tool: proposal.tool, version: proposal.toolVersion, code: decision.kind },
   ]);
-  return getProposal(approver.organizationId, proposal.id);
+  await traceDecision(proposal, approver, decision);
+  const decided = await getProposal(approver.organizationId, proposal.id);
+  if (decided.status !== "pending") {
+    // The decision stands even if its run's resume cannot be enqueued now: the approval sweep resumes it.
+    await resumeRunAfterDecision(decided.organizationId, decided.runId).catch((error: unknown) =>
+      log("error", "run.resume_enqueue_failed", {
+        run: decided.runId,
+        error: error instanceof Error ? error.name : "unknown",
+      }),
+    );
+  }
+  return decided;
+}
+
+async function traceDecision(proposal: ProposalRow, approver: Approver, decision: Decision): Promise<void> {
+  const run = await db.run.findFirst({
+    where: { id: proposal.runId, organizationId: proposal.organizationId },
+    select: { id: true, organizationId: true, trace: true },
+  });
+  if (!run) return;
+  await traceApproval(run, {
+    proposal: proposal.id,
+    tool: proposal.tool,
+    version: proposal.toolVersion,
+    kind: decision.kind,
+    role: approver.role,
+    text: decision.kind === "refuse" ? decision.reason : (decision.note ?? null),
+  });
 }
 
 /** POST /v1/proposals/{id}/approve — one approval of the exact hash shown. */

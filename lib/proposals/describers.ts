@@ -30,6 +30,10 @@ const SuspendInvoiceDelivery = z.strictObject({
   invoice_ids: z.array(z.string()).min(1),
 });
 
+const SuspendAllInvoiceDelivery = z.strictObject({ customer_id: z.string() });
+
+const CancelJob = z.strictObject({ job_id: z.string() });
+
 type Describer = (args: Record<string, unknown>) => DescribedCall | null;
 
 const describers: Record<string, Describer> = {
@@ -97,6 +101,47 @@ const describers: Record<string, Describer> = {
       recordsAffected: invoices.length,
       irreversible: false,
       action: "update",
+      externalMessage: false,
+    };
+  },
+  // Long jobs: the service accepts the write at once and does it later. What the job
+  // will touch is known only when it runs, so these stay as cautious as an unknown
+  // write (one record as far as the policy can tell, not undoable) and say so.
+  suspend_all_invoice_delivery(args) {
+    const parsed = SuspendAllInvoiceDelivery.safeParse(args);
+    if (!parsed.success) return null;
+    const customer = parsed.data.customer_id;
+    return {
+      arguments: args,
+      target: { type: "customer", id: customer, version: null },
+      effect: `Suspendre l'envoi de toutes les factures du client ${customer} : le service accepte la demande puis la traite ; le nombre de factures n'est connu qu'à la fin.`,
+      changes: [
+        { field: "invoices/*/delivery", label: "Envoi de toutes les factures", before: null, after: "suspendu" },
+      ],
+      recipients: null,
+      amount: null,
+      environment: "production",
+      recordsAffected: 1,
+      irreversible: true,
+      action: null,
+      externalMessage: false,
+    };
+  },
+  cancel_job(args) {
+    const parsed = CancelJob.safeParse(args);
+    if (!parsed.success) return null;
+    const job = parsed.data.job_id;
+    return {
+      arguments: args,
+      target: { type: "job", id: job, version: null },
+      effect: `Annuler le traitement ${job} en cours chez le service ; s'il est déjà terminé, rien n'est défait.`,
+      changes: [{ field: "job", label: "Traitement", before: null, after: "annulé" }],
+      recipients: null,
+      amount: null,
+      environment: "production",
+      recordsAffected: 1,
+      irreversible: true,
+      action: null,
       externalMessage: false,
     };
   },

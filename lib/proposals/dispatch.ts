@@ -8,5 +8,5 @@ import { proposalsWritePath } from "./write-path";
 
 registerWritePath(proposalsWritePath);
 
-export { dispatchToolCall, type ToolEnvelope } from "@/lib/dispatch/dispatcher";
+export { dispatchToolCall, validateArguments, type ToolEnvelope } from "@/lib/dispatch/dispatcher";
 export { argumentsSchemaFor } from "@/lib/dispatch/write-path";

@@ -124,6 +124,29 @@ describe("a proposal from the arguments of a tool without preview", () => {
     expect(a.changes.map((c) => c.field)).toEqual(["invoices/INV-1842-001/delivery", "invoices/INV-1842-003/delivery"]);
   });
 
+  it("describes the long jobs in French: a suspension of every invoice, and cancelling a job", () => {
+    const all = draftFromArguments(contract("suspend_all_invoice_delivery"), { customer_id: "C-2001" });
+    expect(all).toMatchObject({
+      effect:
+        "Suspendre l'envoi de toutes les factures du client C-2001 : le service accepte la demande puis la traite ; le nombre de factures n'est connu qu'à la fin.",
+      target: { type: "customer", id: "C-2001", version: null },
+      changes: [{ field: "invoices/*/delivery", label: "Envoi de toutes les factures", after: "suspendu" }],
+      // As cautious as an unknown write: what the job touches is known only at its end.
+      recordsAffected: 1,
+      irreversible: true,
+      action: null,
+    });
+    const cancel = draftFromArguments(contract("cancel_job"), { job_id: "job_890a763fe15f6cbe" });
+    expect(cancel).toMatchObject({
+      effect:
+        "Annuler le traitement job_890a763fe15f6cbe en cours chez le service ; s'il est déjà terminé, rien n'est défait.",
+      target: { type: "job", id: "job_890a763fe15f6cbe", version: null },
+      irreversible: true,
+    });
+    // Another shape is not trusted to these describers.
+    expect(draftFromArguments(contract("cancel_job"), { job_id: 7 }).effect).toMatch(/^Écriture par l'outil/);
+  });
+
   it("never lets an idempotency key chosen by the caller into the proposal", () => {
     const draft = draftFromArguments(contract("send_email"), {
       to: ["a@b.fr"],

@@ -3,6 +3,7 @@ import { db, isUniqueViolation, Prisma, type DbOrTx } from "@/lib/db";
 import { notFound } from "@/lib/http/errors";
 import { newId } from "@/lib/ids";
 import { PolicyOutcome } from "@/lib/policies/rules";
+import { recordProposalCreated, recordProposalMoved } from "@/lib/webhooks/events";
 import { z } from "zod";
 import type { ProposalDraft } from "./draft";
 import { dedupeKeyOf, effectiveStatus, type ProposalStatus } from "./state";
@@ -100,6 +101,7 @@ async function insert(input: NewProposal, dedupeKey: string, now: Date): Promise
       include: proposalInclude,
     });
     if (draft.target) await supersedeOlder(tx, proposal);
+    await recordProposalCreated(tx, proposal, proposal.status);
     return proposal;
   });
 }
@@ -128,12 +130,35 @@ async function commitFailedFinally(proposalId: string): Promise<boolean> {
   return operations.length > 0 && operations.every((op) => op.status === "failed" || op.status === "cancelled");
 }
 
-/** Writes down an expiry the clock already decided. */
-export async function markExpired(id: string, tx: DbOrTx = db): Promise<void> {
-  await tx.proposal.updateMany({
-    where: { id, status: { in: ["pending", "approved"] } },
-    data: { status: "expired", dedupeKey: null },
+/** Writes down an expiry the clock already decided, and its event (once: only the write that moves it records it). */
+export async function markExpired(id: string, tx?: DbOrTx): Promise<void> {
+  const expire = async (client: DbOrTx) => {
+    const moved = await client.proposal.updateMany({
+      where: { id, status: { in: ["pending", "approved"] } },
+      data: { status: "expired", dedupeKey: null },
+    });
+    if (moved.count === 1)
+      await recordProposalMoved(client, await client.proposal.findUniqueOrThrow({ where: { id } }), "proposal.expired");
+  };
+  await (tx ? expire(tx) : db.$transaction(expire));
+}
+
+/** Proposals whose expiry passed as of `now` but that are not written down as expired yet. */
+export const expiryDue = (now: Date): Prisma.ProposalWhereInput => ({
+  status: { in: ["pending", "approved"] },
+  expiresAt: { lte: now },
+});
+
+/** Writes down the expiries the clock decided that nobody looked at yet, so their event goes out on time. */
+export async function expireDue(now = new Date(), limit = 100): Promise<number> {
+  const due = await db.proposal.findMany({
+    where: expiryDue(now),
+    select: { id: true },
+    orderBy: { expiresAt: "asc" },
+    take: limit,
   });
+  for (const { id } of due) await markExpired(id);
+  return due.length;
 }
 
 export async function getProposal(organizationId: string, id: string, tx: DbOrTx = db): Promise<ProposalRow> {

@@ -4,6 +4,7 @@ import { ListQuery } from "@/lib/http/list-query";
 import { isoOffset } from "@/lib/time";
 import { capabilitySetOf, effectiveStatus, fileIdsOf, type RunRow } from "./model";
 import { StepObject } from "./step-object";
+import { runEventSchemas } from "./event-schemas";
 import {
   RunCreateBody,
   RunFailure,
@@ -41,6 +42,14 @@ export function serializeRun(run: RunRow): RunObject {
     usage: RunUsage.nullable().catch(null).parse(run.usage),
     error: RunFailure.nullable().catch(null).parse(run.failure),
     required_action: RequiredAction.nullable().catch(null).parse(run.requiredAction),
+    pending_proposals:
+      effectiveStatus(run) === "requires_approval"
+        ? z
+            .object({ calls: z.array(z.object({ proposal_id: z.string() })) })
+            .catch({ calls: [] })
+            .parse(run.pendingApproval)
+            .calls.map((call) => call.proposal_id)
+        : [],
     expires_at: isoOffset(run.expiresAt),
     created_at: isoOffset(run.createdAt),
     updated_at: isoOffset(run.updatedAt),
@@ -59,6 +68,28 @@ export const createRunEndpoint = defineEndpoint({
   status: 201,
   response: z.object({ data: RunObject, warnings: z.array(WarningObject) }),
   errors: ["agent_inactive", "not_found", "invalid_parameter", "model_provider_unavailable"],
+  eventStream: {
+    description:
+      "With `stream: true` (and `input`): Server-Sent Events as the run goes, `run.created` first. The stream ends after `run.requires_action`, `run.requires_approval`, `run.completed` or `run.failed`, or when the run is cancelled or expires; closing it does not stop the run (re-attach with GET /v1/runs/{run}/events). Refusals before the run exists are the usual JSON envelopes.",
+    events: runEventSchemas,
+  },
+});
+
+export const listRunEventsEndpoint = defineEndpoint({
+  method: "GET",
+  path: "/v1/runs/{run}/events",
+  tag: "Runs",
+  summary:
+    "Re-attach to a managed run's Server-Sent Events: every event after `Last-Event-ID` (all of them without it), then the live ones, until the run waits or ends",
+  auth: "both",
+  scopes: ["runs:read"],
+  params: RunParams,
+  errors: ["not_found", "conflict"],
+  eventStream: {
+    description:
+      "Each event has `id` (its sequence number in the run: send the last one received as the `Last-Event-ID` header to resume after it), `event` and `data` (JSON). The stream ends after `run.requires_action`, `run.requires_approval`, `run.completed` or `run.failed`, or at once when the run waits, is over, or is cancelled and nothing is left to send. A client-driven run has no events (409 conflict).",
+    events: runEventSchemas,
+  },
 });
 
 export const listRunsEndpoint = defineEndpoint({
@@ -121,7 +152,13 @@ export const listRunMessagesEndpoint = defineEndpoint({
   auth: "both",
   scopes: ["runs:read"],
   params: RunParams,
-  response: z.object({ data: z.array(RunMessage) }),
+  response: z.object({
+    data: z.array(RunMessage),
+    purged_at: z.string().nullable().meta({
+      description:
+        "When the retention job deleted this run's messages (GUICHET_RUN_RETENTION_DAYS): `data` is then empty; the run, its steps and usage stay.",
+    }),
+  }),
   errors: ["not_found"],
 });
 

@@ -16,6 +16,7 @@ export const runSelect = {
   warnings: true,
   fileIds: true,
   debug: true,
+  trace: true,
   expiresAt: true,
   createdAt: true,
   updatedAt: true,
@@ -25,10 +26,25 @@ export const runSelect = {
   usage: true,
   failure: true,
   requiredAction: true,
+  stream: true,
+  pendingApproval: true,
+  transcriptPurgedAt: true,
 } as const;
 export type RunRow = Prisma.RunGetPayload<{ select: typeof runSelect }>;
 
-export type RunStatus = "active" | "requires_action" | "suspended" | "cancelled" | "completed" | "failed" | "expired";
+export const runStatuses = [
+  "active",
+  "requires_action",
+  "requires_approval",
+  "suspended",
+  "cancelled",
+  "completed",
+  "failed",
+  "expired",
+] as const;
+export type RunStatus = (typeof runStatuses)[number];
+/** A run that has not ended: it may still go on (or be cancelled). */
+export const liveRunStatuses = ["active", "requires_action", "requires_approval", "suspended"] as const;
 
 export const CapabilityEntry = z.object({
   key: z.string(),
@@ -40,11 +56,7 @@ export const CapabilitySet = z.array(CapabilityEntry);
 
 /** The status a run has now: an active run past its deadline is expired, whether or not anyone wrote it down. */
 export function effectiveStatus(run: Pick<RunRow, "status" | "expiresAt">, now = new Date()): RunStatus {
-  if (
-    (run.status === "active" || run.status === "requires_action" || run.status === "suspended") &&
-    run.expiresAt <= now
-  )
-    return "expired";
+  if ((liveRunStatuses as readonly string[]).includes(run.status) && run.expiresAt <= now) return "expired";
   return run.status as RunStatus;
 }
 

@@ -30,6 +30,10 @@ export const RunCreateBody = z.strictObject({
   /** Keeps redacted arguments and viewed results on the run's steps; off unless asked. */
   debug: z.boolean().default(false),
   metadata: RunMetadata.optional().meta({ description: "Up to 16 string pairs of your own, returned with the run." }),
+  stream: z.boolean().optional().meta({
+    description:
+      "With `input`: answer Server-Sent Events (text/event-stream) as the run goes, instead of the finished run; the model's text streams as `message.delta`.",
+  }),
 });
 export type RunCreateBody = z.infer<typeof RunCreateBody>;
 
@@ -59,7 +63,7 @@ export type RunUsage = z.infer<typeof RunUsage>;
 export const RunOutput = z.object({ text: z.string().nullable(), json: z.unknown().optional() });
 export type RunOutput = z.infer<typeof RunOutput>;
 export const RunFailure = z.object({
-  code: z.enum(["model_error", "model_timeout", "output_invalid", "max_steps_exceeded"]),
+  code: z.enum(["model_error", "model_timeout", "output_invalid", "max_steps_exceeded", "internal_error"]),
   message: z.string(),
   field: z.string().nullable(),
 });
@@ -83,7 +87,21 @@ export const RunObject = z.object({
     description:
       "The agent the run executes; null once that agent was deleted (the run, its steps and its proposals are kept, and it accepts no more tool calls).",
   }),
-  status: z.enum(["active", "requires_action", "suspended", "cancelled", "completed", "failed", "expired"]),
+  status: z
+    .enum([
+      "active",
+      "requires_action",
+      "requires_approval",
+      "suspended",
+      "cancelled",
+      "completed",
+      "failed",
+      "expired",
+    ])
+    .meta({
+      description:
+        "`requires_action`: a managed run waits for its client tools' outputs; `requires_approval`: it waits for people to decide its `pending_proposals` and resumes by itself.",
+    }),
   managed: z.boolean().meta({ description: "Guichet runs the agent's model (created with `input`)." }),
   model: z.string().nullable().meta({ description: "The model a managed run calls; null for a client-driven run." }),
   capabilities: RunCapabilities,
@@ -102,6 +120,10 @@ export const RunObject = z.object({
   required_action: RequiredAction.nullable().meta({
     description:
       "In `requires_action`: the calls of the agent's client tools the model made, to answer with POST /v1/runs/{run}/tool_outputs.",
+  }),
+  pending_proposals: z.array(z.string()).meta({
+    description:
+      "In `requires_approval`: the proposals the run waits for. Once each is decided or expired the run goes on by itself: an approved one is committed by Guichet, a refused one reaches the model as APPROVAL_REFUSED with the reason, an expired one as APPROVAL_EXPIRED.",
   }),
   expires_at: z.string(),
   created_at: z.string(),

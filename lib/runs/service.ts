@@ -2,12 +2,14 @@ import "server-only";
 import { z } from "zod";
 import { principalId, type Principal } from "@/lib/auth/principal";
 import { db, Prisma, type DbOrTx } from "@/lib/db";
+import { columnList, driverFirst } from "@/lib/db/driver";
 import { ApiError, notFound } from "@/lib/http/errors";
 import { afterCursor } from "@/lib/http/validation";
 import { newId } from "@/lib/ids";
+import { isTraced, traceCatalog } from "@/lib/traces/record";
 import { abortRunCalls } from "./active-calls";
 import { resolveCapabilitySet, type RunWarning } from "./capabilities";
-import { effectiveStatus, runSelect, type RunRow } from "./model";
+import { effectiveStatus, liveRunStatuses, runSelect, type RunRow } from "./model";
 import { RunMessage, type RunCreateBody, type RunListQuery } from "./schemas";
 
 export { capabilitySetOf, effectiveStatus, fileIdsOf, runSelect, type RunRow, type RunStatus } from "./model";
@@ -30,7 +32,14 @@ export async function createRun(
   const { organizationId } = principal;
   const agent = await tx.agent.findFirst({
     where: { id: body.agent, organizationId },
-    select: { id: true, active: true, instructions: true, tools: true, _count: { select: { documents: true } } },
+    select: {
+      id: true,
+      active: true,
+      instructions: true,
+      tools: true,
+      trace: true,
+      _count: { select: { documents: true } },
+    },
   });
   if (!agent) throw notFound("Agent");
   if (!agent.active) throw new ApiError("agent_inactive", "This agent is inactive: it refuses every run.");
@@ -63,6 +72,7 @@ export async function createRun(
       warnings: warnings as unknown as Prisma.InputJsonArray,
       fileIds,
       debug: body.debug ?? false,
+      trace: agent.trace,
       metadata: body.metadata ?? Prisma.DbNull,
       expiresAt: new Date(now.getTime() + RUN_TTL_MS),
       apiKeyId: principal.kind === "apiKey" ? principal.apiKeyId : null,
@@ -79,6 +89,7 @@ export async function createRun(
     },
     select: runSelect,
   });
+  if (isTraced(run)) await traceCatalog(run, capabilitySet, tx);
   return { run, warnings };
 }
 
@@ -103,20 +114,40 @@ async function assertRunFiles(organizationId: string, fileIds: string[], tx: DbO
     });
 }
 
+// Every tool call reads its run: on the driver outside a transaction (lib/db/driver.ts), the same row as findFirst's.
+/** runSelect's columns, for the statements that read runs on the driver. */
+export const runColumns = columnList(runSelect);
+const RUN_BY_ID = `SELECT ${runColumns} FROM "Run" WHERE "id" = $1 AND "organizationId" = $2 LIMIT 1`;
+
 export async function getRun(organizationId: string, runId: string, tx: DbOrTx = db): Promise<RunRow> {
-  const run = await tx.run.findFirst({ where: { id: runId, organizationId }, select: runSelect });
+  const viaPrisma = () => tx.run.findFirst({ where: { id: runId, organizationId }, select: runSelect });
+  const run =
+    tx === db
+      ? await driverFirst<RunRow>({ sql: RUN_BY_ID, values: [runId, organizationId] }, viaPrisma)
+      : await viaPrisma();
   if (!run) throw notFound("Run");
   return run;
 }
 
-/** A managed run's conversation as sent to its model (tool results included: the organization's own data). */
-export async function runTranscript(organizationId: string, runId: string, tx: DbOrTx = db): Promise<RunMessage[]> {
-  const run = await tx.run.findFirst({ where: { id: runId, organizationId }, select: { transcript: true } });
+/**
+ * A managed run's conversation as sent to its model (tool results included: the organization's own data),
+ * and when the retention job deleted it (then there are no messages).
+ */
+export async function runTranscript(
+  organizationId: string,
+  runId: string,
+  tx: DbOrTx = db,
+): Promise<{ messages: RunMessage[]; purgedAt: Date | null }> {
+  const run = await tx.run.findFirst({
+    where: { id: runId, organizationId },
+    select: { transcript: true, transcriptPurgedAt: true },
+  });
   if (!run) throw notFound("Run");
-  return z
+  const messages = z
     .array(RunMessage)
     .catch([])
     .parse(run.transcript ?? []);
+  return { messages, purgedAt: run.transcriptPurgedAt };
 }
 
 /** Whether the run outlived its agent: kept as a record with `agent: null`, it executes and commits nothing more. */
@@ -144,11 +175,11 @@ export async function cancelRun(organizationId: string, runId: string): Promise<
   const run = await getRun(organizationId, runId);
   const status = effectiveStatus(run);
   if (status === "cancelled") return { run, stoppedCalls: 0 };
-  if (status !== "active" && status !== "requires_action" && status !== "suspended")
+  if (!(liveRunStatuses as readonly string[]).includes(status))
     throw new ApiError("conflict", `This run is ${status}: there is nothing left to cancel.`, { reason: { status } });
   const updated = await db.run.updateMany({
-    where: { id: run.id, organizationId, status: { in: ["active", "requires_action", "suspended"] } },
-    data: { status: "cancelled", requiredAction: Prisma.DbNull },
+    where: { id: run.id, organizationId, status: { in: [...liveRunStatuses] } },
+    data: { status: "cancelled", requiredAction: Prisma.DbNull, pendingApproval: Prisma.DbNull },
   });
   if (updated.count === 0) return cancelRun(organizationId, runId);
   return { run: await getRun(organizationId, runId), stoppedCalls: abortRunCalls(run.id) };

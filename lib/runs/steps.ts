@@ -1,5 +1,5 @@
 import "server-only";
-import { db, Prisma, type DbOrTx } from "@/lib/db";
+import { db, type DbOrTx } from "@/lib/db";
 import { afterCursor, page } from "@/lib/http/validation";
 import { serializeStep, stepSelect } from "./step-object";
 
@@ -22,15 +22,9 @@ export interface StepRecord {
   debugPayload: Record<string, unknown> | null;
 }
 
-export async function recordStep(step: StepRecord, tx: DbOrTx = db): Promise<void> {
-  await tx.step.create({
-    data: {
-      ...step,
-      tool: step.tool.slice(0, 200),
-      errorField: step.errorField?.slice(0, 200) ?? null,
-      debugPayload: (step.debugPayload ?? Prisma.DbNull) as Prisma.InputJsonValue,
-    },
-  });
+/** The step as stored: tool and field cut to their column's length. */
+export function stepRow(step: StepRecord): StepRecord {
+  return { ...step, tool: step.tool.slice(0, 200), errorField: step.errorField?.slice(0, 200) ?? null };
 }
 
 /** A run's steps, newest first, one page at a time. */

@@ -41,19 +41,24 @@ export async function countTelemetry(
   at = new Date(),
   tx: DbOrTx = db,
 ): Promise<void> {
-  const bucket = hourOf(at);
   for (const event of events) {
-    const id = {
-      organizationId,
-      bucket,
-      metric: event.metric,
-      tool: (event.tool ?? "").slice(0, 200),
-      version: event.version ?? 0,
-      code: (event.code ?? "").slice(0, 60),
-      field: (event.field ?? "").slice(0, 200),
-    };
-    await increment(tx, id, event.count ?? 1);
+    const { count, ...id } = counterRow(organizationId, event, at);
+    await increment(tx, id, count);
   }
+}
+
+/** The counter an event adds to, and by how much: names cut to their column's length. */
+export function counterRow(organizationId: string, event: TelemetryEvent, at: Date): CounterId & { count: number } {
+  return {
+    organizationId,
+    bucket: hourOf(at),
+    metric: event.metric,
+    tool: (event.tool ?? "").slice(0, 200),
+    version: event.version ?? 0,
+    code: (event.code ?? "").slice(0, 60),
+    field: (event.field ?? "").slice(0, 200),
+    count: event.count ?? 1,
+  };
 }
 
 type CounterId = {

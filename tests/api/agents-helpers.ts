@@ -136,6 +136,7 @@ export const agentKeys = [
   "output_schema",
   "temperature",
   "tools",
+  "trace",
   "unavailable_tools",
   "updated_at",
 ];

@@ -26,8 +26,11 @@ const agent: components["schemas"]["Agent"] = created.data.data;
 
 // openapi-typescript makes fields with a default required in generated types, so they are sent.
 const started = await client.POST("/v1/runs", { body: { agent: agent.id, capabilities: "read", debug: false } });
-if (!started.data) throw new Error(\`start run: \${JSON.stringify(started.error)}\`);
-const run: components["schemas"]["Run"] = started.data.data;
+// Without stream: true the answer is JSON; the declared responses also list the event stream's events.
+type Run = components["schemas"]["Run"];
+const isRun = (value: unknown): value is Run => typeof value === "object" && value !== null && "capabilities" in value;
+if (!started.data || !isRun(started.data.data)) throw new Error(\`start run: \${JSON.stringify(started.error)}\`);
+const run: Run = started.data.data;
 
 const called = await client.POST("/v1/runs/{run}/tool_calls", { params: { path: { run: run.id } }, body: { tool: "calculate", arguments: { expression: "6 * 7" } } });
 if (!called.data) throw new Error(\`call tool: \${JSON.stringify(called.error)}\`);

@@ -3,7 +3,7 @@ import path from "node:path";
 import { startAcmeCrm } from "@/connectors/acme-crm/server";
 import { startModelSim } from "@/connectors/model-sim/server";
 import type { TestProject } from "vitest/node";
-import { createTestDatabase, run, startApp, testNetwork } from "./server";
+import { createTestDatabase, outboxTimings, run, startApp, testNetwork } from "./server";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -33,6 +33,7 @@ export default async function setup(project: TestProject) {
     DATABASE_URL: database.url,
     GUICHET_DATA_DIR: database.dataDir,
     ...testNetwork(),
+    ...outboxTimings(),
     GUICHET_RATE_LIMIT_PER_MINUTE: process.env.GUICHET_RATE_LIMIT_PER_MINUTE ?? "100000",
   };
   const crm = await startAcmeCrm({

@@ -126,6 +126,49 @@ describe("a write the service accepts and finishes later", () => {
   });
 });
 
+describe("GET /v1/operations/{id} on a long operation", () => {
+  it("follows the job at the service like get_operation: accepted while it runs, then its final state", async () => {
+    const { run, proposalId, envelope } = await acceptedJob();
+    // The approval card's sentence for this write, from Guichet's own describer.
+    expect((await api(`/v1/proposals/${proposalId}`, { as: { key: tenant.key } })).body.data.effect).toBe(
+      "Suspendre l'envoi de toutes les factures du client C-2001 : le service accepte la demande puis la traite ; le nombre de factures n'est connu qu'à la fin.",
+    );
+    const operationId = envelope.evidence.operation as string;
+    const read = () => api(`/v1/operations/${operationId}`, { as: { key: tenant.key } });
+
+    const held = await read();
+    expect(held.status).toBe(200);
+    expect(held.body.data).toMatchObject({ id: operationId, run, status: "accepted", outcome: null, error: null });
+    expect(await jobsOf("C-2001")).toEqual([expect.objectContaining({ status: "running" })]);
+
+    await crmFaults({ hold_jobs: false });
+    const done = await until(async () => {
+      const response = await read();
+      return response.body.data.status === "succeeded" ? response.body.data : null;
+    }, "GET /v1/operations to report the job's end");
+    const invoices = ((await crmState()).invoices as Array<Record<string, any>>).filter(
+      (i) => i.customer_id === "C-2001",
+    );
+    expect(done.outcome).toMatchObject({ status: "succeeded", result: { suspended_count: invoices.length } });
+    expect(invoices.every((i) => i.delivery_suspended)).toBe(true);
+    expect(await jobsOf("C-2001")).toEqual([expect.objectContaining({ status: "succeeded" })]);
+    expect(await (await testDb()).operation.findUnique({ where: { id: operationId } })).toMatchObject({
+      status: "succeeded",
+      outcome: { status: "succeeded" },
+    });
+    // The agent's next read agrees with what the API showed.
+    expect((await poll(run, operationId)).result).toMatchObject({ status: "succeeded" });
+  });
+
+  it("is the organization's own: another organization's id answers 404 and the job is not read for it", async () => {
+    const { envelope } = await acceptedJob();
+    const stranger = await api(`/v1/operations/${envelope.evidence.operation}`, { as: { key: other.key } });
+    expect(stranger.status).toBe(404);
+    expect(stranger.body.error.code).toBe("not_found");
+    expect(await jobsOf("C-2001")).toEqual([expect.objectContaining({ status: "running" })]);
+  });
+});
+
 describe("cancelling a running long operation", () => {
   it("asks the service to stop the job: stopped, nothing suspended, and the agent sees it cancelled", async () => {
     const { run, envelope } = await acceptedJob();

@@ -257,6 +257,36 @@ describe("bounds and failures", () => {
     expect(run).toMatchObject({ status: "failed", error: { code: "model_timeout" } });
   });
 
+  // The loop's last resort: an error of Guichet's own ends the run `internal_error`, never leaves it active behind
+  // a 500. The one real path found to it is the database refusing what the model said: PostgreSQL stores no NUL
+  // character in JSON. SQLite stores any text, so there the same answer completes, kept to the character.
+  it("ends the run with internal_error when the database refuses the model's answer, never leaving it active", async () => {
+    const agent = await createAgent(acme);
+    const text = "Réponse\u0000coupée";
+    for (const stream of [false, true]) {
+      const s = await script([{ text }]);
+      const response = await managedRun(agent.id, s.marker, stream ? { stream: true } : {});
+      expect(response.status).toBe(201);
+      const runId = stream ? /"run":"(run_[^"]+)"/.exec(String(response.body))![1] : response.body.data.id;
+      const run = (await api(`/v1/runs/${runId}`, { as: { key: acme.key } })).body.data;
+      const db = await testDb();
+      const events = await db.runEvent.findMany({ where: { runId }, orderBy: { seq: "asc" }, select: { type: true } });
+      if ((process.env.DATABASE_URL ?? "").startsWith("file:")) {
+        expect(run).toMatchObject({ status: "completed", output: { text } });
+        continue;
+      }
+      expect(run, `stream: ${stream}`).toMatchObject({
+        status: "failed",
+        output: null,
+        error: { code: "internal_error", field: null },
+      });
+      expect(events.map((e) => e.type).at(-1)).toBe("run.failed");
+      expect(await db.run.findUniqueOrThrow({ where: { id: runId }, select: { status: true } })).toEqual({
+        status: "failed",
+      });
+    }
+  });
+
   it("stops between steps when the run is cancelled", async () => {
     const agent = await createAgent(acme);
     const s = await script([
@@ -331,6 +361,7 @@ describe("refusals", () => {
     });
     expect((await api(`/v1/runs/${driven.body.data.id}/messages`, { as: { key: acme.key } })).body).toEqual({
       data: [],
+      purged_at: null,
     });
   });
 });
@@ -387,6 +418,8 @@ describe("client tools: requires_action and tool_outputs", () => {
       required_action: null,
       output: { text: "Votre commande O-7781 est expédiée." },
     });
+    // Usage counts the model call made before the pause as well as the one after it.
+    expect(resumed.body.data.usage.model_calls).toHaveLength(2);
     const second = (await scriptRecord(simBaseUrl, s.id)).requests[1];
     const answered = second.messages.find((m) => m.role === "tool" && m.tool_call_id === callId);
     expect(JSON.parse(String(answered?.content))).toEqual({

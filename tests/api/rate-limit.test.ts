@@ -1,37 +1,116 @@
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { createTenant, suiteNetwork, type Tenant } from "./helpers";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { blockSize } from "@/lib/limits/lease";
+import { createTenant, suiteNetwork, testDb, type Tenant } from "./helpers";
 import { startApp } from "./server";
 
-// A second app instance on the same database with a tiny limit: the count is
-// shared through the database, so it also proves the limit holds across instances.
-let app: Awaited<ReturnType<typeof startApp>>;
+// Instances on the same database as the suite's: the count is shared through
+// the database, so these also prove the limit holds across instances. Each
+// instance takes the shared count in blocks (lib/limits/lease.ts).
+type App = Awaited<ReturnType<typeof startApp>>;
 let tenant: Tenant;
+
+const modelsOn = (app: App, key: string) =>
+  fetch(`${app.baseUrl}/v1/models`, { headers: { authorization: `Bearer ${key}` } });
+
+/**
+ * Statuses grouped by the fixed one-minute window they were sent in. A request
+ * sent in one minute and answered in the next may have been counted in either:
+ * the windows it touches are left out, and `whole` says none was.
+ */
+function byWindow(results: { at: number; end: number; status: number }[]) {
+  const windows = new Map<number, { calls: number; ok: number }>();
+  const unsure = new Set<number>();
+  for (const r of results) {
+    const w = windows.get(Math.floor(r.at / 60_000)) ?? { calls: 0, ok: 0 };
+    w.calls++;
+    if (r.status === 200) w.ok++;
+    windows.set(Math.floor(r.at / 60_000), w);
+    if (Math.floor(r.end / 60_000) !== Math.floor(r.at / 60_000))
+      for (const minute of [Math.floor(r.at / 60_000), Math.floor(r.end / 60_000)]) unsure.add(minute);
+  }
+  const sure = [...windows].filter(([minute]) => !unsure.has(minute)).map(([, w]) => w);
+  return { sure, whole: windows.size === 1 && unsure.size === 0 };
+}
 
 beforeAll(async () => {
   tenant = await createTenant("pro");
-  app = await startApp({
-    ...process.env,
-    NODE_ENV: "production",
-    ...suiteNetwork(),
-    GUICHET_RATE_LIMIT_PER_MINUTE: "3",
+});
+
+describe("a tiny limit", () => {
+  let app: App;
+  beforeAll(async () => {
+    app = await startApp({
+      ...process.env,
+      NODE_ENV: "production",
+      ...suiteNetwork(),
+      GUICHET_RATE_LIMIT_PER_MINUTE: "3",
+    });
+  });
+  afterAll(async () => app?.stop());
+
+  it("answers 429 rate_limited with Retry-After past the per-key limit", async () => {
+    // Past 3 in a window, refused: within 7 requests even if the minute turns once during the loop.
+    const statuses: number[] = [];
+    while (statuses.length < 7 && !statuses.includes(429)) statuses.push((await modelsOn(app, tenant.key)).status);
+    expect(statuses).toContain(429);
+    expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(3);
+    const refused = await modelsOn(app, tenant.key);
+    expect(refused.status).toBe(429);
+    const body = await refused.json();
+    expect(body.error.code).toBe("rate_limited");
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect(Number(refused.headers.get("retry-after"))).toBeLessThanOrEqual(60);
   });
 });
 
-afterAll(async () => app?.stop());
+// A limit large enough for blocks of several tokens (blockSize(100, 0) = 3).
+const LIMIT = 100;
 
-it("answers 429 rate_limited with Retry-After past the per-key limit", async () => {
-  const statuses: number[] = [];
-  let last: Response | undefined;
-  for (let i = 0; i < 5; i++) {
-    last = await fetch(`${app.baseUrl}/v1/models`, { headers: { authorization: `Bearer ${tenant.key}` } });
-    statuses.push(last.status);
-  }
-  // The window may roll over once during the loop; at least one request past 3 in a window is refused.
-  expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(1);
-  const refused = await fetch(`${app.baseUrl}/v1/models`, { headers: { authorization: `Bearer ${tenant.key}` } });
-  expect(refused.status).toBe(429);
-  const body = await refused.json();
-  expect(body.error.code).toBe("rate_limited");
-  expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
-  expect(Number(refused.headers.get("retry-after"))).toBeLessThanOrEqual(60);
+describe("two instances taking one key's count in blocks", () => {
+  let apps: App[] = [];
+  beforeAll(async () => {
+    const env = { ...process.env, NODE_ENV: "production" as const, ...suiteNetwork() };
+    apps = await Promise.all([0, 1].map(() => startApp({ ...env, GUICHET_RATE_LIMIT_PER_MINUTE: String(LIMIT) })));
+  });
+  afterAll(async () => Promise.all(apps.map((app) => app.stop())));
+
+  it("admits exactly the limit when requests alternate between the instances", async () => {
+    expect(blockSize(LIMIT, 0)).toBeGreaterThan(1);
+    const key = await tenant.keyWith(["agents:read"]);
+    const results: { at: number; end: number; status: number }[] = [];
+    for (let i = 0; i < LIMIT + 30; i++) {
+      const at = Date.now();
+      const { status } = await modelsOn(apps[i % 2], key);
+      results.push({ at, end: Date.now(), status });
+    }
+    expect(results.every((r) => r.status === 200 || r.status === 429)).toBe(true);
+    const { sure, whole } = byWindow(results);
+    for (const w of sure) expect(w.ok).toBeLessThanOrEqual(LIMIT);
+    // In a window that saw every request (the usual case), the limit is reached exactly:
+    // what one instance held when the other was refused served its own next requests.
+    if (whole) expect(sure[0].ok).toBe(LIMIT);
+  });
+
+  it("never admits more than the limit when both instances take tokens at once", async () => {
+    const key = await tenant.keyWith(["agents:read"]);
+    const results = await Promise.all(
+      Array.from({ length: 2 * LIMIT }, async (_, i) => {
+        const at = Date.now();
+        const { status } = await modelsOn(apps[i % 2], key);
+        return { at, end: Date.now(), status };
+      }),
+    );
+    expect(results.every((r) => r.status === 200 || r.status === 429)).toBe(true);
+    const { sure, whole } = byWindow(results);
+    for (const w of sure) expect(w.ok).toBeLessThanOrEqual(LIMIT);
+    // Unspent tokens are at most one block per instance: the others were spent on requests.
+    const ok = results.filter((r) => r.status === 200).length;
+    if (whole) expect(ok).toBeGreaterThanOrEqual(LIMIT - 2 * blockSize(LIMIT, 0));
+    const db = await testDb();
+    const { hashSecret } = await import("@/lib/api-keys/service");
+    const { id } = await db.apiKey.findUniqueOrThrow({ where: { secretHash: hashSecret(key) } });
+    const stored = await db.rateLimitWindow.findMany({ where: { key: `api:${id}` } });
+    // The shared count holds every admitted request.
+    expect(stored.reduce((sum, w) => sum + w.count, 0)).toBeGreaterThanOrEqual(ok);
+  });
 });

@@ -17,6 +17,20 @@ export function testNetwork(): Record<string, string> {
   return { GUICHET_TEST_STACK: "1", GUICHET_TEST_HOSTS: "*.alt.test=127.0.0.2,*.test=127.0.0.1" };
 }
 
+/**
+ * Outbox timings of every test server: a poll every 500 ms, the first retry after 300 ms, 5 s for an
+ * attempt (a loaded test machine must not turn a slow answer into a retry), and an endpoint disabled after four failures in a row, so retries,
+ * timeouts and disabling are seen in seconds. Every instance on one database gets the same.
+ */
+export function outboxTimings(): Record<string, string> {
+  return {
+    GUICHET_OUTBOX_POLL_MS: "500",
+    GUICHET_WEBHOOK_RETRY_BASE_MS: "300",
+    GUICHET_WEBHOOK_TIMEOUT_MS: "5000",
+    GUICHET_WEBHOOK_DISABLE_AFTER: "4",
+  };
+}
+
 /** A page server's origin under a public-looking test name: http://127.0.0.1:PORT → http://NAME.test:PORT. */
 export function publicTestOrigin(origin: string, name = "page"): string {
   const url = new URL(origin);
@@ -115,7 +129,16 @@ export async function startApp(
   let output = "";
   const child = spawn(
     process.execPath,
-    ["node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "127.0.0.1"],
+    // BENCH_APP_NODE_ARGS: Node flags for the server alone (`--cpu-prof --cpu-prof-dir=…` to profile a bench).
+    [
+      ...(env.BENCH_APP_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
+      "node_modules/next/dist/bin/next",
+      "start",
+      "-p",
+      String(port),
+      "-H",
+      "127.0.0.1",
+    ],
     {
       env: { ...env, NEXTAUTH_URL: baseUrl, NEXT_TELEMETRY_DISABLED: "1" },
       stdio: ["ignore", "pipe", "pipe"],

@@ -1,14 +1,23 @@
 import type { Metadata } from "next";
 import { getServerSession } from "next-auth";
+import Link from "next/link";
 import { redirect } from "next/navigation";
 import { SignInForm } from "@/components/console/sign-in-form";
 import { authOptions } from "@/lib/auth/options";
+import { setupStatus } from "@/lib/tenancy/organizations";
 
 export const metadata: Metadata = { title: "Connexion" };
 
-export default async function SignInPage({ searchParams }: { searchParams: Promise<{ callbackUrl?: string }> }) {
+export default async function SignInPage({
+  searchParams,
+}: {
+  searchParams: Promise<{ callbackUrl?: string; email?: string }>;
+}) {
   if ((await getServerSession(authOptions))?.member) redirect("/agents");
-  const { callbackUrl } = await searchParams;
+  // An empty instance: nobody can sign in yet, its first visitor creates the organization.
+  const { first_run: firstRun, signup } = await setupStatus();
+  if (firstRun) redirect("/creer-organisation");
+  const { callbackUrl, email } = await searchParams;
   return (
     <main className="flex min-h-screen items-center justify-center px-4">
       <div className="w-full max-w-sm rounded-xl border border-slate-200 bg-white p-8 shadow-sm">
@@ -17,7 +26,17 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
         <p className="mt-1 text-sm text-slate-600">
           Ce que vos agents ont le droit de faire, décidé par des personnes.
         </p>
-        <SignInForm callbackUrl={callbackUrl?.startsWith("/") ? callbackUrl : "/agents"} />
+        <SignInForm
+          callbackUrl={callbackUrl?.startsWith("/") ? callbackUrl : "/agents"}
+          email={typeof email === "string" ? email.slice(0, 254) : undefined}
+        />
+        {signup && (
+          <p className="mt-4 text-center text-sm">
+            <Link href="/creer-organisation" className="text-brand-700 underline">
+              Créer une organisation
+            </Link>
+          </p>
+        )}
       </div>
     </main>
   );

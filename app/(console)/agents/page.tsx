@@ -10,13 +10,15 @@ export const metadata: Metadata = { title: "Agents" };
 export default async function AgentsPage() {
   const member = await requireMember();
   const canWrite = scopesForRole(Role.parse(member.role)).includes("agents:write");
+  // Tracing keeps a (redacted) copy of what runs see: owners and admins decide it.
+  const canTrace = member.role === "owner" || member.role === "admin";
   return (
     <>
       <PageHeader
         title="Agents"
         description="Un agent est la configuration qu’un run exécute : instructions, modèle et outils. La console et l’API passent par le même service, avec les mêmes refus."
       />
-      <AgentsPanel canWrite={canWrite} />
+      <AgentsPanel canWrite={canWrite} canTrace={canTrace} viewer={{ id: member.id, role: Role.parse(member.role) }} />
     </>
   );
 }

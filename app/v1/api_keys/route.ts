@@ -1,5 +1,6 @@
 import { createApiKeyEndpoint, listApiKeysEndpoint, serializeApiKey } from "@/lib/api-keys/api";
 import { createApiKey, listApiKeys } from "@/lib/api-keys/service";
+import { actorOf } from "@/lib/audit/record";
 import { handle } from "@/lib/http/handler";
 
 // GET /v1/api_keys — list keys (session only)
@@ -15,6 +16,7 @@ export const POST = handle(createApiKeyEndpoint, async ({ principal, body }) => 
     name: body.name,
     scopes: body.scopes,
     createdById: principal.kind === "member" ? principal.memberId : null,
+    actor: actorOf(principal),
   });
   return { data: { ...serializeApiKey(key), secret } };
 });

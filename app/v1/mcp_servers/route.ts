@@ -1,5 +1,6 @@
 import { createMcpServerEndpoint, listMcpServersEndpoint } from "@/lib/mcp/api";
 import { createServer, listServers, serializeServer } from "@/lib/mcp/servers";
+import { actorOf } from "@/lib/audit/record";
 import { handle } from "@/lib/http/handler";
 
 // GET /v1/mcp_servers — the organization's MCP servers (owners and admins)
@@ -10,5 +11,5 @@ export const GET = handle(listMcpServersEndpoint, async ({ principal }) => ({
 
 // POST /v1/mcp_servers — connect a server (URL checked against the SSRF rules, token encrypted)
 export const POST = handle(createMcpServerEndpoint, async ({ principal, body }) => ({
-  data: serializeServer(await createServer(principal.organizationId, body)),
+  data: serializeServer(await createServer(principal.organizationId, body, actorOf(principal))),
 }));

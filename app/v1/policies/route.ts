@@ -1,5 +1,6 @@
 import { getPolicyEndpoint, policyWarnings, putPolicyEndpoint, serializePolicy } from "@/lib/policies/api";
 import { currentPolicy, publishPolicy } from "@/lib/policies/service";
+import { actorOf } from "@/lib/audit/record";
 import { handle } from "@/lib/http/handler";
 
 // GET /v1/policies — the current policy table
@@ -13,6 +14,7 @@ export const PUT = handle(putPolicyEndpoint, async ({ principal, body }) => {
     rules: body.rules,
     baseVersion: body.base_version,
     createdById: principal.kind === "member" ? principal.memberId : null,
+    actor: actorOf(principal),
   });
   return { data: serializePolicy(table), warnings: policyWarnings(table) };
 });

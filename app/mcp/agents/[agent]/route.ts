@@ -1,3 +1,4 @@
+import { withinRequest } from "@/lib/db/changes";
 import { handleMcpRequest } from "@/lib/mcp-server/endpoint";
 
 // Guichet as an MCP server (Streamable HTTP): one session = one run of the agent, every call through the dispatcher.
@@ -5,7 +6,7 @@ type RouteContext = { params: Promise<{ agent: string }> };
 
 async function serve(request: Request, context: RouteContext): Promise<Response> {
   const { agent } = await context.params;
-  return handleMcpRequest(request, agent);
+  return withinRequest(() => handleMcpRequest(request, agent));
 }
 
 // POST /mcp/agents/{agent} — one JSON-RPC message of a session (initialize opens it)

@@ -1,8 +1,8 @@
 import { getOperationEndpoint, serializeOperation } from "@/lib/operations/api";
-import { getOperation } from "@/lib/operations/service";
+import { readOperation } from "@/lib/operations/long";
 import { handle } from "@/lib/http/handler";
 
-// GET /v1/operations/{operation} — one operation with its status and evidence
+// GET /v1/operations/{operation} — one operation with its status and evidence; a long one still at work is followed at the service
 export const GET = handle(getOperationEndpoint, async ({ principal, params }) => ({
-  data: serializeOperation(await getOperation(principal.organizationId, params.operation)),
+  data: serializeOperation(await readOperation(principal.organizationId, params.operation)),
 }));

@@ -8,6 +8,7 @@ export const POST = handle(resolveOperationEndpoint, async ({ principal, params,
   if (principal.kind !== "member") throw new ApiError("forbidden", "Only a signed-in operator can resolve an outcome.");
   const operation = await resolveOperation(principal.organizationId, params.operation, {
     memberId: principal.memberId,
+    email: principal.email,
     outcome: body.outcome,
     reason: body.reason,
   });

@@ -1,6 +1,7 @@
 import { updateMcpToolEndpoint } from "@/lib/mcp/api";
 import { parseServerId } from "@/lib/mcp/servers";
 import { updateServerTool } from "@/lib/mcp/tools";
+import { actorOf } from "@/lib/audit/record";
 import { handle } from "@/lib/http/handler";
 
 // PATCH /v1/mcp_servers/{server}/tools/{tool} — review a tool, decide writes_data, enable or disable it
@@ -11,5 +12,6 @@ export const PATCH = handle(updateMcpToolEndpoint, async ({ principal, params, b
     params.tool,
     body,
     principal.kind === "member" ? principal.memberId : null,
+    actorOf(principal),
   ),
 }));

@@ -1,0 +1,30 @@
+import type { Metadata } from "next";
+import { MembersPanel } from "@/components/members/members-panel";
+import { PageHeader } from "@/components/ui/page-header";
+import { requireMember } from "@/lib/auth/session";
+import { Role } from "@/lib/auth/scopes";
+import { listMembersEndpoint } from "@/lib/members/api";
+
+export const metadata: Metadata = { title: "Membres" };
+
+export default async function MembersPage() {
+  const member = await requireMember();
+  const role = Role.parse(member.role);
+  // The roles the API itself allows: other roles get the reason, not a refused request.
+  const canManage = listMembersEndpoint.roles?.includes(role) ?? false;
+  return (
+    <>
+      <PageHeader
+        title="Membres"
+        description="Les personnes de votre organisation et leur rôle. Une personne retirée ou désactivée perd l’accès à la console sur-le-champ, et ses approbations ne comptent plus."
+      />
+      {canManage ? (
+        <MembersPanel viewer={{ id: member.id, role }} />
+      ) : (
+        <p className="rounded-lg border border-slate-200 bg-white px-5 py-4 text-sm text-slate-700">
+          Seuls les propriétaires et les administrateurs de l’organisation gèrent les membres et les invitations.
+        </p>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,31 @@
+import type { Metadata } from "next";
+import { ProvidersPanel } from "@/components/models/providers-panel";
+import { PrivateOriginsNote } from "@/components/mcp/private-origins-note";
+import { PageHeader } from "@/components/ui/page-header";
+import { requireMember } from "@/lib/auth/session";
+
+export const metadata: Metadata = { title: "Modèles" };
+
+const managers = new Set(["owner", "admin"]);
+
+export default async function ModelsPage() {
+  const member = await requireMember();
+  return (
+    <>
+      <PageHeader
+        title="Modèles"
+        description="Les modèles de votre offre et leurs fournisseurs. Les réglages de l’organisation (URL de base, clé API) priment sur ceux du serveur ; la clé est chiffrée et n’est jamais réaffichée."
+      />
+      {managers.has(member.role) ? (
+        <div className="space-y-4">
+          <PrivateOriginsNote />
+          <ProvidersPanel />
+        </div>
+      ) : (
+        <p className="rounded-lg border border-slate-200 bg-white px-5 py-4 text-sm text-slate-700">
+          Seuls les propriétaires et les administrateurs de l’organisation règlent les fournisseurs de modèles.
+        </p>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,28 @@
+import type { Metadata } from "next";
+import { PageHeader } from "@/components/ui/page-header";
+import { WebhooksPanel } from "@/components/webhooks/webhooks-panel";
+import { requireMember } from "@/lib/auth/session";
+import { listWebhookEndpointsEndpoint } from "@/lib/webhooks/api";
+
+export const metadata: Metadata = { title: "Webhooks" };
+
+export default async function WebhooksPage() {
+  const member = await requireMember();
+  // The roles the API itself allows: other roles get the reason, not a refused request.
+  const canManage = listWebhookEndpointsEndpoint.roles?.some((role) => role === member.role) ?? true;
+  return (
+    <>
+      <PageHeader
+        title="Webhooks"
+        description="Guichet prévient vos systèmes : propositions créées et décidées, opérations à issue inconnue, exécutions. Chaque livraison est signée (Standard Webhooks) et retentée pendant 24 h ; un webhook qui échoue sans cesse est désactivé."
+      />
+      {canManage ? (
+        <WebhooksPanel />
+      ) : (
+        <p className="rounded-lg border border-slate-200 bg-white px-5 py-4 text-sm text-slate-700">
+          Seuls les propriétaires et les administrateurs de l’organisation gèrent les webhooks.
+        </p>
+      )}
+    </>
+  );
+}

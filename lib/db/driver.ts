@@ -1,0 +1,195 @@
+import "server-only";
+import type { Pool, QueryResultRow } from "pg";
+
+// The driver under Prisma, for the few statements on the path of nearly every
+// request (the run a tool call is made in, an agent, a tool call's step and
+// counters, PostgreSQL's cache versions). A Prisma query, even a raw one,
+// goes through its query compiler (WebAssembly), its interpreter and its
+// tracing spans: on SQLite a run's lookup cost 1.36 ms through findFirst,
+// 0.37 ms through $queryRaw and a few microseconds on the driver; on
+// PostgreSQL most of a small query's cost is that machinery too.
+//
+// The statements run on Prisma's own connection (SQLite) or pool
+// (PostgreSQL), captured when Prisma connects (lib/db/index.ts): what they see
+// and when they commit is what a Prisma query outside a transaction gets.
+// Until Prisma has connected (the process's first query), nothing is
+// captured and the callers use Prisma.
+//
+// Values come back as Prisma returns them: JSON parsed, booleans as booleans,
+// dates as Date (PostgreSQL's `timestamp` columns hold UTC, as Prisma writes them).
+
+/** The few calls of better-sqlite3 made here (it ships no types). */
+interface SqliteStatement {
+  all(...params: unknown[]): Record<string, unknown>[];
+  run(...params: unknown[]): unknown;
+  columns(): { name: string; type: string | null }[];
+  reader: boolean;
+}
+export interface SqliteConnection {
+  prepare(sql: string): SqliteStatement;
+  readonly inTransaction: boolean;
+}
+
+let sqlite: SqliteConnection | null = null;
+let pg: Pool | null = null;
+
+/** Called by lib/db/index.ts when Prisma opens its connection (SQLite) or its pool (PostgreSQL). */
+export function captureSqlite(connection: SqliteConnection) {
+  sqlite = connection;
+  sqliteStatements.clear();
+}
+export function capturePgPool(pool: Pool) {
+  pg = pool;
+}
+
+/** One statement and its values: `$1`, `$2`… in the text, as on PostgreSQL, each once and in order (SQLite gets `?`). */
+export interface DriverStatement {
+  sql: string;
+  values: unknown[];
+}
+
+// ---------------------------------------------------------------- SQLite
+
+interface PreparedSqlite {
+  statement: SqliteStatement;
+  /** Columns whose stored text or integer becomes a JSON value, a boolean or a Date. */
+  json: string[];
+  booleans: string[];
+  dates: string[];
+}
+const sqliteStatements = new Map<string, PreparedSqlite>();
+
+function prepareSqlite(connection: SqliteConnection, sql: string): PreparedSqlite {
+  let prepared = sqliteStatements.get(sql);
+  if (!prepared) {
+    const statement = connection.prepare(sql.replace(/\$\d+/g, "?"));
+    const columns = statement.reader ? statement.columns() : [];
+    // The declared types Prisma's migrations give its JSON, Boolean and DateTime fields.
+    const typed = (pattern: RegExp) => columns.filter((c) => pattern.test(c.type ?? "")).map((c) => c.name);
+    prepared = {
+      statement,
+      json: typed(/^JSONB?$/i),
+      booleans: typed(/^BOOLEAN$/i),
+      dates: typed(/^(DATETIME|DATE|TIMESTAMP)$/i),
+    };
+    sqliteStatements.set(sql, prepared);
+  }
+  return prepared;
+}
+
+/** Values as the Prisma adapter binds them: dates in ISO 8601, booleans as 0 or 1. */
+function sqliteValue(value: unknown): unknown {
+  if (value instanceof Date) return value.toISOString().replace("Z", "+00:00");
+  if (typeof value === "boolean") return value ? 1 : 0;
+  return value;
+}
+
+function sqliteRows(connection: SqliteConnection, statement: DriverStatement): Record<string, unknown>[] {
+  const { statement: prepared, json, booleans, dates } = prepareSqlite(connection, statement.sql);
+  const rows = prepared.all(...statement.values.map(sqliteValue));
+  for (const row of rows) {
+    // Prisma's connection reads integers as BigInt; the hot statements read Int fields only, which Prisma gives as numbers.
+    for (const c in row) if (typeof row[c] === "bigint") row[c] = Number(row[c]);
+    for (const c of json) if (typeof row[c] === "string") row[c] = JSON.parse(row[c]);
+    for (const c of booleans) if (row[c] !== null) row[c] = Boolean(row[c]);
+    for (const c of dates) if (row[c] !== null) row[c] = new Date(row[c] as string | number);
+  }
+  return rows;
+}
+
+// ---------------------------------------------------------------- PostgreSQL
+
+const TIMESTAMP_OID = 1114;
+let pgTypes: { getTypeParser(oid: number, format?: string): unknown } | null = null;
+
+/** pg's parsers, but `timestamp` (without time zone) read as UTC whatever the process's time zone. */
+async function pgTypeParsers() {
+  if (!pgTypes) {
+    const { types } = (await import("pg")).default;
+    pgTypes = {
+      getTypeParser: (oid: number, format?: string) =>
+        oid === TIMESTAMP_OID
+          ? (text: string) => new Date(`${text.replace(" ", "T")}Z`)
+          : types.getTypeParser(oid, format as "text"),
+    };
+  }
+  return pgTypes;
+}
+
+/** Prepared once per connection under a name of its own (PostgreSQL then skips parsing and planning). */
+const pgNames = new Map<string, string>();
+function pgName(sql: string): string {
+  let name = pgNames.get(sql);
+  if (!name) pgNames.set(sql, (name = `guichet_hot_${pgNames.size + 1}`));
+  return name;
+}
+
+/** Dates as UTC ISO text: a `timestamp` column keeps the instant Prisma would have written. */
+function pgValue(value: unknown): unknown {
+  return value instanceof Date ? value.toISOString() : value;
+}
+
+async function pgRows(pool: Pool, statement: DriverStatement): Promise<QueryResultRow[]> {
+  const result = await pool.query({
+    name: pgName(statement.sql),
+    text: statement.sql,
+    values: statement.values.map(pgValue),
+    types: (await pgTypeParsers()) as never,
+  });
+  return result.rows;
+}
+
+// ----------------------------------------------------------------
+
+/** A Prisma `select`'s fields as a quoted column list, for a driver statement that answers the same row. */
+export function columnList(select: Record<string, unknown>): string {
+  return Object.keys(select)
+    .map((column) => `"${column}"`)
+    .join(", ");
+}
+
+/** The first row of a read on the driver, or what `prisma()` answers when the driver cannot serve it (see `driverRows`). */
+export async function driverFirst<T>(statement: DriverStatement, prisma: () => Promise<T | null>): Promise<T | null> {
+  const rows = await driverRows<T>(statement);
+  return rows ? (rows[0] ?? null) : prisma();
+}
+
+/**
+ * The rows of a read on the driver, or null when the caller must ask Prisma: not connected yet, or a
+ * Prisma transaction is open on the SQLite connection (a read now would see its uncommitted writes,
+ * where Prisma makes other queries wait for it to end).
+ */
+export async function driverRows<T>(statement: DriverStatement): Promise<T[] | null> {
+  if (sqlite) return sqlite.inTransaction ? null : (sqliteRows(sqlite, statement) as T[]);
+  if (pg) return (await pgRows(pg, statement)) as T[];
+  return null;
+}
+
+/**
+ * Writes `statements` in one transaction on SQLite (synchronously, so nothing
+ * else runs on the connection meanwhile), or the one statement on PostgreSQL.
+ * False when the caller must use Prisma: not connected yet, or a Prisma
+ * transaction is open on the SQLite connection (statements run now would join it).
+ */
+export async function driverWrite(statements: DriverStatement[]): Promise<boolean> {
+  if (sqlite) {
+    if (sqlite.inTransaction) return false;
+    const connection = sqlite;
+    // BEGIN IMMEDIATE, as Prisma's transactions here (lib/db/sqlite-adapter.ts): another process's writer is waited for.
+    prepareSqlite(connection, "BEGIN IMMEDIATE").statement.run();
+    try {
+      for (const s of statements) prepareSqlite(connection, s.sql).statement.run(...s.values.map(sqliteValue));
+      prepareSqlite(connection, "COMMIT").statement.run();
+    } catch (error) {
+      if (connection.inTransaction) prepareSqlite(connection, "ROLLBACK").statement.run();
+      throw error;
+    }
+    return true;
+  }
+  if (pg) {
+    if (statements.length !== 1) throw new Error("driverWrite: one statement at a time on PostgreSQL");
+    await pgRows(pg, statements[0]);
+    return true;
+  }
+  return false;
+}

@@ -1,0 +1,104 @@
+import { z } from "zod";
+import { defineEndpoint } from "@/lib/http/endpoint";
+import {
+  InvitationCreateBody,
+  InvitationObject,
+  InvitationParams,
+  MemberListQuery,
+  MemberObject,
+  MemberParams,
+  MemberUpdateBody,
+  PasswordChangeBody,
+} from "./schemas";
+
+export * from "./schemas";
+
+// Members and invitations: owners and admins, signed in (never an API key, which
+// developers can create too). Only an owner grants the owner role or changes an
+// owner; the last owner stays.
+
+const managers = ["owner", "admin"] as const;
+
+export const listMembersEndpoint = defineEndpoint({
+  method: "GET",
+  path: "/v1/members",
+  tag: "Members",
+  summary: "The organization's members, newest first",
+  auth: "session",
+  roles: [...managers],
+  query: MemberListQuery,
+  response: z.object({ data: z.array(MemberObject), next_cursor: z.string().nullable() }),
+});
+
+export const updateMemberEndpoint = defineEndpoint({
+  method: "PATCH",
+  path: "/v1/members/{member}",
+  tag: "Members",
+  summary: "Change a member's role, or deactivate / reactivate them (their sessions end at once)",
+  auth: "session",
+  roles: [...managers],
+  params: MemberParams,
+  body: MemberUpdateBody,
+  response: z.object({ data: MemberObject }),
+  errors: ["not_found", "last_owner", "owner_role_reserved"],
+});
+
+export const deleteMemberEndpoint = defineEndpoint({
+  method: "DELETE",
+  path: "/v1/members/{member}",
+  tag: "Members",
+  summary: "Remove a member: their sessions end and their approvals stop counting at once",
+  auth: "session",
+  roles: [...managers],
+  params: MemberParams,
+  response: z.object({ data: z.object({ id: z.string(), deleted: z.literal(true) }) }),
+  errors: ["not_found", "last_owner", "owner_role_reserved"],
+});
+
+export const updatePasswordEndpoint = defineEndpoint({
+  method: "PUT",
+  path: "/v1/members/me/password",
+  tag: "Members",
+  summary: "Change your own password (the current one is asked first)",
+  auth: "session",
+  body: PasswordChangeBody,
+  response: z.object({ data: z.object({ changed: z.literal(true) }) }),
+  errors: ["invalid_parameter", "password_incorrect"],
+});
+
+export const listInvitationsEndpoint = defineEndpoint({
+  method: "GET",
+  path: "/v1/invitations",
+  tag: "Members",
+  summary: "Invitations of the organization, newest first (their links are never shown again)",
+  auth: "session",
+  roles: [...managers],
+  query: MemberListQuery,
+  response: z.object({ data: z.array(InvitationObject), next_cursor: z.string().nullable() }),
+});
+
+export const createInvitationEndpoint = defineEndpoint({
+  method: "POST",
+  path: "/v1/invitations",
+  tag: "Members",
+  summary: "Invite someone by e-mail with a role: a single-use link valid 7 days, returned once",
+  auth: "session",
+  roles: [...managers],
+  body: InvitationCreateBody,
+  status: 201,
+  idempotencyReplay: "secret",
+  response: z.object({ data: InvitationObject.extend({ url: z.string(), emailed: z.boolean() }) }),
+  errors: ["email_unavailable", "owner_role_reserved", "idempotency_secret_not_replayable"],
+});
+
+export const revokeInvitationEndpoint = defineEndpoint({
+  method: "DELETE",
+  path: "/v1/invitations/{invitation}",
+  tag: "Members",
+  summary: "Revoke a pending invitation: its link no longer works",
+  auth: "session",
+  roles: [...managers],
+  params: InvitationParams,
+  response: z.object({ data: InvitationObject }),
+  errors: ["not_found"],
+});

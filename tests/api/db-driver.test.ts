@@ -1,0 +1,58 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { createAgent, createRun } from "./dispatch-fixtures";
+import { createTenant, testDb, type Tenant } from "./helpers";
+
+// The hot statements read rows on the driver under Prisma (lib/db/driver.ts):
+// every value must come back as Prisma gives it — JSON parsed, booleans,
+// dates, integers as numbers — on SQLite and on PostgreSQL alike.
+
+describe("rows read on the driver", () => {
+  let tenant: Tenant;
+  let agentId: string;
+  let runId: string;
+
+  beforeAll(async () => {
+    tenant = await createTenant();
+    const agent = await createAgent(tenant, {
+      instructions: "Calcule.",
+      tools: ["calculate"],
+      output_schema: { type: "object", properties: { total: { type: "number" } } },
+    });
+    agentId = agent.id;
+    runId = (await createRun(tenant, { agent: agentId, metadata: { ticket: "T-1" }, debug: true })).run.id;
+    const db = await testDb();
+    // A few nullable JSON and date fields filled in, so that each kind is compared with a value.
+    await db.run.update({
+      where: { id: runId },
+      data: { usage: { input_tokens: 12, model_calls: [{ duration_ms: 3 }] }, transcriptPurgedAt: new Date() },
+    });
+  });
+
+  it("gives a run exactly as Prisma's findFirst does", async () => {
+    const db = await testDb();
+    const { getRun, runSelect } = await import("@/lib/runs/service");
+    const { driverRows } = await import("@/lib/db/driver");
+    const expected = await db.run.findFirst({
+      where: { id: runId, organizationId: tenant.organizationId },
+      select: runSelect,
+    });
+    // Prisma has connected by now: getRun reads on the driver.
+    expect(await driverRows({ sql: `SELECT 1 AS "one"`, values: [] })).toEqual([{ one: 1 }]);
+    expect(await getRun(tenant.organizationId, runId)).toStrictEqual(expected);
+    await expect(getRun(tenant.organizationId, "run_00000000000000000000000000")).rejects.toMatchObject({
+      code: "not_found",
+    });
+  });
+
+  it("gives every column of an agent as Prisma does", async () => {
+    const db = await testDb();
+    const { driverRows } = await import("@/lib/db/driver");
+    const expected = await db.agent.findUniqueOrThrow({ where: { id: agentId } });
+    const rows = await driverRows<Record<string, unknown>>({
+      sql: `SELECT * FROM "Agent" WHERE "id" = $1 AND "organizationId" = $2`,
+      values: [agentId, tenant.organizationId],
+    });
+    expect(rows).toHaveLength(1);
+    expect({ ...rows![0] }).toStrictEqual({ ...expected });
+  });
+});
