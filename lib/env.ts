@@ -21,6 +21,8 @@ const EnvSchema = z.object({
   // Deepest nesting of arrays/objects a /v1 JSON body may have; checked before parsing.
   GUICHET_MAX_JSON_DEPTH: z.coerce.number().int().positive().default(64),
   // Tool calls through the dispatcher: per run and per organization, each a one-minute window shared by every instance.
+  // "1": a tool call's step and counters wait for the disk's confirmation on PostgreSQL too (lib/db/driver.ts).
+  GUICHET_DURABLE_RECORDS: z.enum(["0", "1"]).default("0"),
   GUICHET_RUN_CALLS_PER_MINUTE: z.coerce.number().int().positive().default(120),
   GUICHET_ORG_CALLS_PER_MINUTE: z.coerce.number().int().positive().default(1200),
   // The console's public URL: links handed to MCP clients (approval pages) and the Origin the MCP endpoint trusts.

@@ -1,5 +1,6 @@
 import "server-only";
 import type { Pool, QueryResultRow } from "pg";
+import { env } from "@/lib/env";
 
 // The driver under Prisma, for the few statements on the path of nearly every
 // request (the run a tool call is made in, an agent, a tool call's step and
@@ -163,6 +164,49 @@ export async function driverRows<T>(statement: DriverStatement): Promise<T[] | n
   if (sqlite) return sqlite.inTransaction ? null : (sqliteRows(sqlite, statement) as T[]);
   if (pg) return (await pgRows(pg, statement)) as T[];
   return null;
+}
+
+// ---------------------------------------------------------------- Records
+
+// A tool call's step and its counters are the record of a call that already
+// happened, written once per call. Their commit is visible to every reader at
+// once; what `recordWrite` spares is waiting, before the call answers, for the
+// disk to confirm it. On PostgreSQL they commit on connections of their own
+// with `synchronous_commit` off: the WAL writer flushes them within a few
+// hundred milliseconds, and any ordinary commit made after them (a proposal,
+// an approval, an operation, a run's status) flushes them first. A crash of
+// the database server or its machine in that window can lose the last steps
+// and counters, whole, never half of one, and nothing else. SQLite gives every
+// commit here the same guarantee (WAL with synchronous=NORMAL, better-sqlite3's
+// default). GUICHET_DURABLE_RECORDS=1 makes them wait for the disk too.
+
+let recordPool: Pool | null = null;
+
+async function recordsPool(): Promise<Pool> {
+  if (!recordPool) {
+    const { Pool } = (await import("pg")).default;
+    recordPool = new Pool({
+      connectionString: env.databaseUrl,
+      options: "-c synchronous_commit=off",
+      max: 2,
+      // Never what keeps a process alive (a script, a test) once its work is done.
+      allowExitOnIdle: true,
+    });
+    // An idle connection's error (the server restarting) is the next query's to report.
+    recordPool.on("error", () => {});
+  }
+  return recordPool;
+}
+
+/**
+ * Writes the record of something that already happened (see above): as `driverWrite`, on the records'
+ * connections on PostgreSQL. False when the caller must use Prisma.
+ */
+export async function recordWrite(statements: DriverStatement[]): Promise<boolean> {
+  if (!pg || env.GUICHET_DURABLE_RECORDS === "1") return driverWrite(statements);
+  if (statements.length !== 1) throw new Error("recordWrite: one statement at a time on PostgreSQL");
+  await pgRows(await recordsPool(), statements[0]);
+  return true;
 }
 
 /**

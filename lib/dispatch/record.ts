@@ -2,7 +2,7 @@ import "server-only";
 import { log } from "@/lib/log";
 import type { Contract } from "@/lib/contracts/types";
 import { db, provider } from "@/lib/db";
-import { driverWrite } from "@/lib/db/driver";
+import { recordWrite } from "@/lib/db/driver";
 import { stepRow, type StepRecord } from "@/lib/runs/steps";
 import type { RunRow } from "@/lib/runs/service";
 import { counterRow, type TelemetryEvent } from "@/lib/telemetry/service";
@@ -84,8 +84,8 @@ export async function recordCall(record: CallRecord): Promise<void> {
  * database allows it: one statement on PostgreSQL (the step inserted in a
  * WITH clause, the counters upserted by the statement itself), one
  * transaction on SQLite (in process). The counters are the ones
- * countTelemetry adds to (lib/telemetry/service.ts). On the driver
- * (lib/db/driver.ts), Prisma's batch when it cannot be used.
+ * countTelemetry adds to (lib/telemetry/service.ts). On the driver as a
+ * record (`recordWrite` in lib/db/driver.ts), Prisma's batch when it cannot be used.
  */
 async function writeStepAndCounters(record: StepRecord, events: TelemetryEvent[]): Promise<void> {
   const now = new Date();
@@ -129,7 +129,7 @@ async function writeStepAndCounters(record: StepRecord, events: TelemetryEvent[]
           { sql: insertStep, values: stepValues },
           { sql: upsertCounters(1), values: counterValues },
         ];
-  if (await driverWrite(statements)) return;
+  if (await recordWrite(statements)) return;
   if (provider === "postgresql") {
     await db.$executeRawUnsafe(statements[0].sql, ...statements[0].values);
     return;

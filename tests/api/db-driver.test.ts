@@ -56,3 +56,26 @@ describe("rows read on the driver", () => {
     expect({ ...rows![0] }).toStrictEqual({ ...expected });
   });
 });
+
+describe("records written on the driver", () => {
+  it("commit a tool call's record visibly at once, without waiting for the disk on PostgreSQL", async () => {
+    const tenant = await createTenant();
+    const db = await testDb();
+    const { recordWrite } = await import("@/lib/db/driver");
+    const { provider } = await import("@/lib/db");
+    await db.organization.findFirst(); // Prisma connects: the driver is captured.
+    const bucket = new Date("2026-01-01T00:00:00.000Z");
+    // On PostgreSQL the row is written only if the connection has synchronous_commit off.
+    const relaxed = provider === "postgresql" ? `WHERE current_setting('synchronous_commit') = 'off'` : "";
+    const written = await recordWrite([
+      {
+        sql: `INSERT INTO "TelemetryCounter" ("organizationId", "bucket", "metric", "count")
+          SELECT $1, $2, 'call', 1 ${relaxed}`,
+        values: [tenant.organizationId, bucket],
+      },
+    ]);
+    expect(written).toBe(true);
+    const rows = await db.telemetryCounter.findMany({ where: { organizationId: tenant.organizationId } });
+    expect(rows).toEqual([expect.objectContaining({ metric: "call", count: 1, bucket })]);
+  });
+});
