@@ -27,6 +27,7 @@ import {
 import type { RunEventData, RunEventType } from "@/lib/runs/event-schemas";
 import { traceAnswer, traceModelRequest } from "@/lib/traces/record";
 import { callModel, ModelFailure } from "./model-call";
+import { moveActiveRunOnDriver } from "./store";
 import { modelTools, toolMessageContent } from "./prompt";
 
 // The loop of a managed run. The model is one more untrusted caller: each tool
@@ -253,6 +254,11 @@ async function moveActiveRun<T extends StatusEventType>(
   event: RunEventData<T>,
   details: StatusDetails,
 ): Promise<boolean> {
+  const onDriver = moveActiveRunOnDriver(run, data, rows, nextSeq, {
+    type,
+    data: event as unknown as Prisma.InputJsonObject,
+  });
+  if (onDriver !== null) return onDriver;
   return db.$transaction(async (tx) => {
     if (rows.length) await tx.runEvent.createMany({ data: rows });
     const moved = await tx.run.updateMany({

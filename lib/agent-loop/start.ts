@@ -4,14 +4,15 @@ import { StoredClientTools, StoredSchema } from "@/lib/agents/service";
 import { centiToTemperature } from "@/lib/agents/temperature";
 import type { Principal } from "@/lib/auth/principal";
 import { db, type Prisma } from "@/lib/db";
-import { ApiError, notFound } from "@/lib/http/errors";
+import { notFound } from "@/lib/http/errors";
 import { modelRouteFor } from "@/lib/models/providers";
 import type { RunCreateBody, RunUsage } from "@/lib/runs/schemas";
-import { createRun, type RunRow } from "@/lib/runs/service";
+import { assertRunnable, createRun, runAgentSelect, type RunRow } from "@/lib/runs/service";
 import type { RunWarning } from "@/lib/runs/capabilities";
 import { driveManagedRun, type LoopSettings } from "./loop";
 import { firstRunEvent, heldEventsStored } from "./events";
 import { systemMessage } from "./prompt";
+import { storeOpening } from "./store";
 
 // POST /v1/runs with `input`: the same run as a client-driven one (capability
 // set frozen, instructions composed agent-then-call), then Guichet drives it.
@@ -20,33 +21,37 @@ import { systemMessage } from "./prompt";
 
 const NO_USAGE: RunUsage = { input_tokens: 0, output_tokens: 0, model_calls: [] };
 
-/**
- * The agent's settings a managed run's loop uses; `modelId` is the run's own once it has one. With
- * `activeOnly`, an inactive agent is refused before its model is looked at (a new run's first check).
- */
+/** What a managed run's loop takes from its agent. */
+const loopAgentSelect = {
+  active: true,
+  modelId: true,
+  temperatureCenti: true,
+  outputSchema: true,
+  clientTools: true,
+} as const;
+
+async function settingsOf(
+  organizationId: string,
+  agent: Prisma.AgentGetPayload<{ select: typeof loopAgentSelect }>,
+  modelId: string | null,
+): Promise<LoopSettings> {
+  return {
+    route: await modelRouteFor(organizationId, modelId ?? agent.modelId),
+    temperature: centiToTemperature(agent.temperatureCenti),
+    outputSchema: StoredSchema.parse(agent.outputSchema),
+    clientTools: StoredClientTools.parse(agent.clientTools),
+  };
+}
+
+/** The agent's settings a resumed run's loop uses, with the run's own model. */
 export async function loopSettingsFor(
   organizationId: string,
   agentId: string,
-  modelId?: string | null,
-  options: { activeOnly?: boolean } = {},
+  modelId: string | null,
 ): Promise<{ active: boolean; settings: LoopSettings }> {
-  const agent = await db.agent.findFirst({
-    where: { id: agentId, organizationId },
-    select: { active: true, modelId: true, temperatureCenti: true, outputSchema: true, clientTools: true },
-  });
+  const agent = await db.agent.findFirst({ where: { id: agentId, organizationId }, select: loopAgentSelect });
   if (!agent) throw notFound("Agent");
-  if (options.activeOnly && !agent.active)
-    throw new ApiError("agent_inactive", "This agent is inactive: it refuses every run.");
-  const route = await modelRouteFor(organizationId, modelId ?? agent.modelId);
-  return {
-    active: agent.active,
-    settings: {
-      route,
-      temperature: centiToTemperature(agent.temperatureCenti),
-      outputSchema: StoredSchema.parse(agent.outputSchema),
-      clientTools: StoredClientTools.parse(agent.clientTools),
-    },
-  };
+  return { active: agent.active, settings: await settingsOf(organizationId, agent, modelId) };
 }
 
 function inputMessages(input: NonNullable<RunCreateBody["input"]>): OpenAI.Chat.ChatCompletionMessageParam[] {
@@ -68,10 +73,16 @@ export async function prepareManagedRun(
   body: RunCreateBody & { input: NonNullable<RunCreateBody["input"]> },
 ): Promise<PreparedRun> {
   const { organizationId } = principal;
-  const { settings } = await loopSettingsFor(organizationId, body.agent, null, { activeOnly: true });
-  const { run, warnings } = await createRun(principal, body);
+  // One read of the agent for the run and its loop; an inactive agent is refused before its model is looked at.
+  const agent = await db.agent.findFirst({
+    where: { id: body.agent, organizationId },
+    select: { ...runAgentSelect, ...loopAgentSelect },
+  });
+  assertRunnable(agent);
+  const settings = await settingsOf(organizationId, agent, null);
+  const { run, warnings } = await createRun(principal, body, { agent });
   const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [
-    { role: "system", content: await systemMessage(run) },
+    { role: "system", content: await systemMessage(run, { documents: agent._count.documents > 0 }) },
     ...inputMessages(body.input),
   ];
   // One commit: the run as managed, with its opening conversation and usage, and its first event.
@@ -81,21 +92,25 @@ export async function prepareManagedRun(
     model: settings.route.modelId,
     warnings,
   });
-  const [managed] = await db.$transaction([
-    db.run.update({
-      where: { id: run.id },
-      data: {
-        modelId: settings.route.modelId,
-        stream: body.stream === true,
-        transcript: messages as unknown as Prisma.InputJsonArray,
-        usage: NO_USAGE as unknown as Prisma.InputJsonObject,
-      },
-      select: { modelId: true, stream: true, usage: true },
-    }),
-    db.runEvent.create({ data: created }),
-  ]);
+  const opening = {
+    modelId: settings.route.modelId,
+    stream: body.stream === true,
+    transcript: messages as unknown as Prisma.InputJsonArray,
+    usage: NO_USAGE as unknown as Prisma.InputJsonObject,
+  };
+  if (!storeOpening(run, opening, created))
+    await db.$transaction([
+      db.run.update({ where: { id: run.id }, data: opening, select: { id: true } }),
+      db.runEvent.create({ data: created }),
+    ]);
   heldEventsStored(run.id, [created]);
-  return { run: { ...run, ...managed }, warnings, messages, settings };
+  const { modelId, stream } = opening;
+  return {
+    run: { ...run, modelId, stream, usage: NO_USAGE as unknown as RunRow["usage"] },
+    warnings,
+    messages,
+    settings,
+  };
 }
 
 export async function startManagedRun(

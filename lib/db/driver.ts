@@ -209,6 +209,45 @@ export async function recordWrite(statements: DriverStatement[]): Promise<boolea
   return true;
 }
 
+/** What `sqliteTransaction`'s work may do: write (answers the rows changed) and read. */
+export interface SqliteTransaction {
+  run(statement: DriverStatement): number;
+  rows<T>(statement: DriverStatement): T[];
+}
+
+/** Returned by `sqliteTransaction`'s work: nothing it did is kept, and the caller does it through Prisma. */
+export const USE_PRISMA = Symbol("use Prisma");
+
+/**
+ * Runs `work` in one transaction on SQLite's connection, synchronously: nothing else runs on the
+ * connection meanwhile, and the transaction takes the write lock when it begins (BEGIN IMMEDIATE, as
+ * Prisma's transactions here, lib/db/sqlite-adapter.ts), so another process's writer is waited for.
+ * Commits what `work` returns; rolls back when it throws (and rethrows) or returns USE_PRISMA. Null when
+ * the caller must use Prisma: not SQLite, not connected yet, a Prisma transaction open, or USE_PRISMA.
+ */
+export function sqliteTransaction<T>(work: (tx: SqliteTransaction) => T | typeof USE_PRISMA): T | null {
+  const connection = sqlite;
+  if (!connection || connection.inTransaction) return null;
+  const tx: SqliteTransaction = {
+    run: (statement) =>
+      (
+        prepareSqlite(connection, statement.sql).statement.run(...statement.values.map(sqliteValue)) as {
+          changes: number;
+        }
+      ).changes,
+    rows: <R>(statement: DriverStatement) => sqliteRows(connection, statement) as R[],
+  };
+  prepareSqlite(connection, "BEGIN IMMEDIATE").statement.run();
+  try {
+    const result = work(tx);
+    prepareSqlite(connection, result === USE_PRISMA ? "ROLLBACK" : "COMMIT").statement.run();
+    return result === USE_PRISMA ? null : result;
+  } catch (error) {
+    if (connection.inTransaction) prepareSqlite(connection, "ROLLBACK").statement.run();
+    throw error;
+  }
+}
+
 /**
  * Writes `statements` in one transaction on SQLite (synchronously, so nothing
  * else runs on the connection meanwhile), or the one statement on PostgreSQL.
@@ -217,18 +256,11 @@ export async function recordWrite(statements: DriverStatement[]): Promise<boolea
  */
 export async function driverWrite(statements: DriverStatement[]): Promise<boolean> {
   if (sqlite) {
-    if (sqlite.inTransaction) return false;
-    const connection = sqlite;
-    // BEGIN IMMEDIATE, as Prisma's transactions here (lib/db/sqlite-adapter.ts): another process's writer is waited for.
-    prepareSqlite(connection, "BEGIN IMMEDIATE").statement.run();
-    try {
-      for (const s of statements) prepareSqlite(connection, s.sql).statement.run(...s.values.map(sqliteValue));
-      prepareSqlite(connection, "COMMIT").statement.run();
-    } catch (error) {
-      if (connection.inTransaction) prepareSqlite(connection, "ROLLBACK").statement.run();
-      throw error;
-    }
-    return true;
+    const done = sqliteTransaction((tx) => {
+      for (const s of statements) tx.run(s);
+      return true;
+    });
+    return done === true;
   }
   if (pg) {
     if (statements.length !== 1) throw new Error("driverWrite: one statement at a time on PostgreSQL");

@@ -40,11 +40,13 @@ export async function openSession(
   sessionId: string,
 ): Promise<{ run: RunRow; warnings: RunWarning[] }> {
   const body: RunCreateBody = { agent: agentId, capabilities, debug: false };
-  return createRun(principal, body, db, {
-    source: "mcp",
-    clientName: client.name.slice(0, 200),
-    clientVersion: client.version.slice(0, 100),
-    mcpSessionHash: sessionHash(sessionId),
+  return createRun(principal, body, {
+    origin: {
+      source: "mcp",
+      clientName: client.name.slice(0, 200),
+      clientVersion: client.version.slice(0, 100),
+      mcpSessionHash: sessionHash(sessionId),
+    },
   });
 }
 

@@ -23,26 +23,40 @@ export const RUN_TTL_MS = 60 * 60 * 1000;
 export type RunOrigin =
   { source: "api" } | { source: "mcp"; clientName: string; clientVersion: string; mcpSessionHash: string };
 
+/** What a new run takes from its agent. */
+export const runAgentSelect = {
+  id: true,
+  active: true,
+  instructions: true,
+  tools: true,
+  trace: true,
+  _count: { select: { documents: true } },
+} as const;
+export type RunAgent = Prisma.AgentGetPayload<{ select: typeof runAgentSelect }>;
+
+/** A run's agent must exist in the organization (404 otherwise) and be active. */
+export function assertRunnable<A extends { active: boolean }>(agent: A | null): asserts agent is A {
+  if (!agent) throw notFound("Agent");
+  if (!agent.active) throw new ApiError("agent_inactive", "This agent is inactive: it refuses every run.");
+}
+
 export async function createRun(
   principal: Principal,
   body: RunCreateBody,
-  tx: DbOrTx = db,
-  origin: RunOrigin = { source: "api" },
+  options: {
+    tx?: DbOrTx;
+    origin?: RunOrigin;
+    /** `body.agent` as the caller already read it (with at least `runAgentSelect`), null when it does not exist. */
+    agent?: RunAgent | null;
+  } = {},
 ): Promise<{ run: RunRow; warnings: RunWarning[] }> {
+  const { tx = db, origin = { source: "api" } } = options;
   const { organizationId } = principal;
-  const agent = await tx.agent.findFirst({
-    where: { id: body.agent, organizationId },
-    select: {
-      id: true,
-      active: true,
-      instructions: true,
-      tools: true,
-      trace: true,
-      _count: { select: { documents: true } },
-    },
-  });
-  if (!agent) throw notFound("Agent");
-  if (!agent.active) throw new ApiError("agent_inactive", "This agent is inactive: it refuses every run.");
+  const agent =
+    options.agent !== undefined
+      ? options.agent
+      : await tx.agent.findFirst({ where: { id: body.agent, organizationId }, select: runAgentSelect });
+  assertRunnable(agent);
   const fileIds = [...new Set(body.files ?? [])];
   await assertRunFiles(organizationId, fileIds, tx);
   const capabilities = body.capabilities ?? "read";

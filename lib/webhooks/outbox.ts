@@ -32,6 +32,11 @@ export function consoleUrl(path: string): string {
   return `${origin}${path}`;
 }
 
+/** Whether an endpoint's stored `events` list names `type`. */
+export function subscribesTo(events: unknown, type: EventType): boolean {
+  return z.array(WebhookEventType).catch([]).parse(events).includes(type);
+}
+
 export async function recordEvent(
   tx: DbOrTx,
   organizationId: string,
@@ -46,9 +51,7 @@ export async function recordEvent(
     where: { organizationId, status: "enabled" },
     select: { id: true, events: true },
   });
-  const subscribed = endpoints.filter((endpoint) =>
-    z.array(WebhookEventType).catch([]).parse(endpoint.events).includes(type),
-  );
+  const subscribed = endpoints.filter((endpoint) => subscribesTo(endpoint.events, type));
   const members = notice && mailEnabled() ? await approversToMail(tx, organizationId, notice) : [];
   if (subscribed.length === 0 && members.length === 0) return;
   await tx.outboxEvent.create({ data: { id, organizationId, type, payload, createdAt: now } });

@@ -1,0 +1,101 @@
+import "server-only";
+import type { Prisma } from "@/lib/db";
+import { sqliteTransaction, USE_PRISMA, type DriverStatement, type SqliteTransaction } from "@/lib/db/driver";
+import type { RunRow } from "@/lib/runs/service";
+import { subscribesTo } from "@/lib/webhooks/outbox";
+import type { WebhookEventType } from "@/lib/webhooks/schemas";
+
+// A managed run's own writes — its opening, its end or pause — on SQLite's
+// connection under Prisma (lib/db/driver.ts), each in one synchronous
+// transaction: through Prisma, their few statements cost more than the rest
+// of a run's bookkeeping. Each function answers null when the caller must
+// write through Prisma instead (PostgreSQL, or a case written here only
+// through Prisma), and then nothing was written.
+
+/** An event row as the loop builds it (lib/agent-loop/events.ts). */
+export interface EventRow {
+  runId: string;
+  seq: number;
+  organizationId: string;
+  type: string;
+  data: Prisma.InputJsonObject;
+}
+
+/** A value as Prisma stores it in a SQLite column: JSON fields as their text; dates and booleans the driver binds. */
+function stored(value: unknown): unknown {
+  if (value === null || value instanceof Date || typeof value !== "object") return value;
+  return JSON.stringify(value);
+}
+
+const INSERT_EVENT = `INSERT INTO "RunEvent" ("runId", "seq", "organizationId", "type", "data", "createdAt")
+  VALUES ($1, $2, $3, $4, $5, $6)`;
+
+function insertEvents(tx: SqliteTransaction, rows: readonly EventRow[]): void {
+  const now = new Date();
+  // One prepared statement run once per row: SQLite runs each in microseconds, inside the one transaction.
+  for (const row of rows)
+    tx.run({ sql: INSERT_EVENT, values: [row.runId, row.seq, row.organizationId, row.type, stored(row.data), now] });
+}
+
+/** Sets `data`'s columns (and updatedAt) on the run; with `activeOnly`, only while it is active. Answers the rows changed. */
+function updateRun(
+  tx: SqliteTransaction,
+  run: Pick<RunRow, "id" | "organizationId">,
+  data: Record<string, unknown>,
+  activeOnly: boolean,
+): number {
+  const columns = Object.keys(data);
+  const statement: DriverStatement = {
+    sql: `UPDATE "Run" SET ${[...columns, "updatedAt"].map((column, i) => `"${column}" = $${i + 1}`).join(", ")}
+      WHERE "id" = $${columns.length + 2} AND "organizationId" = $${columns.length + 3}${activeOnly ? ` AND "status" = 'active'` : ""}`,
+    values: [...columns.map((column) => stored(data[column])), new Date(), run.id, run.organizationId],
+  };
+  return tx.run(statement);
+}
+
+/** A new managed run's opening: its model, conversation and usage, and its first event. */
+export function storeOpening(
+  run: Pick<RunRow, "id" | "organizationId">,
+  data: { modelId: string; stream: boolean; transcript: unknown; usage: unknown },
+  first: EventRow,
+): true | null {
+  return sqliteTransaction((tx) => {
+    updateRun(tx, run, data, false);
+    insertEvents(tx, [first]);
+    return true as const;
+  });
+}
+
+/**
+ * Moves an active run to a waiting or final status, as `moveActiveRun` in loop.ts: the events held, the
+ * status with `data`, then the status event numbered `nextSeq` (or after the run's last). False when the run
+ * was no longer active. A webhook endpoint subscribed to the event needs the outbox's rows: that goes through
+ * Prisma (lib/webhooks/events.ts).
+ */
+export function moveActiveRunOnDriver(
+  run: Pick<RunRow, "id" | "organizationId">,
+  data: Record<string, unknown>,
+  held: readonly EventRow[],
+  nextSeq: number | undefined,
+  status: { type: WebhookEventType; data: Prisma.InputJsonObject },
+): boolean | null {
+  return sqliteTransaction((tx) => {
+    const endpoints = tx.rows<{ events: unknown }>({
+      sql: `SELECT "events" FROM "WebhookEndpoint" WHERE "organizationId" = $1 AND "status" = 'enabled'`,
+      values: [run.organizationId],
+    });
+    if (endpoints.some((endpoint) => subscribesTo(endpoint.events, status.type))) return USE_PRISMA;
+    insertEvents(tx, held);
+    if (updateRun(tx, run, data, true) !== 1) return false;
+    const seq =
+      nextSeq ??
+      (tx.rows<{ last: number | null }>({
+        sql: `SELECT MAX("seq") AS "last" FROM "RunEvent" WHERE "runId" = $1`,
+        values: [run.id],
+      })[0]?.last ?? 0) + 1;
+    insertEvents(tx, [
+      { runId: run.id, seq, organizationId: run.organizationId, type: status.type, data: status.data },
+    ]);
+    return true;
+  });
+}
