@@ -21,10 +21,23 @@ export interface EventRow {
   data: Prisma.InputJsonObject;
 }
 
-/** A value as Prisma stores it in a SQLite column: JSON fields as their text; dates and booleans the driver binds. */
-function stored(value: unknown): unknown {
-  if (value === null || value instanceof Date || typeof value !== "object") return value;
-  return JSON.stringify(value);
+/** The Run columns Prisma stores as JSON text on SQLite (`Json` in the schema). */
+export const RUN_JSON_COLUMNS = new Set([
+  "capabilitySet",
+  "warnings",
+  "fileIds",
+  "metadata",
+  "transcript",
+  "output",
+  "usage",
+  "failure",
+  "requiredAction",
+  "pendingApproval",
+]);
+
+/** A value as Prisma stores it in a SQLite column: a JSON field's as its text; dates and booleans the driver binds. */
+function stored(value: unknown, json: boolean): unknown {
+  return json && value !== null ? JSON.stringify(value) : value;
 }
 
 const INSERT_EVENT = `INSERT INTO "RunEvent" ("runId", "seq", "organizationId", "type", "data", "createdAt")
@@ -34,7 +47,10 @@ function insertEvents(tx: SqliteTransaction, rows: readonly EventRow[]): void {
   const now = new Date();
   // One prepared statement run once per row: SQLite runs each in microseconds, inside the one transaction.
   for (const row of rows)
-    tx.run({ sql: INSERT_EVENT, values: [row.runId, row.seq, row.organizationId, row.type, stored(row.data), now] });
+    tx.run({
+      sql: INSERT_EVENT,
+      values: [row.runId, row.seq, row.organizationId, row.type, stored(row.data, true), now],
+    });
 }
 
 /** Sets `data`'s columns (and updatedAt) on the run; with `activeOnly`, only while it is active. Answers the rows changed. */
@@ -48,7 +64,12 @@ function updateRun(
   const statement: DriverStatement = {
     sql: `UPDATE "Run" SET ${[...columns, "updatedAt"].map((column, i) => `"${column}" = $${i + 1}`).join(", ")}
       WHERE "id" = $${columns.length + 2} AND "organizationId" = $${columns.length + 3}${activeOnly ? ` AND "status" = 'active'` : ""}`,
-    values: [...columns.map((column) => stored(data[column])), new Date(), run.id, run.organizationId],
+    values: [
+      ...columns.map((column) => stored(data[column], RUN_JSON_COLUMNS.has(column))),
+      new Date(),
+      run.id,
+      run.organizationId,
+    ],
   };
   return tx.run(statement);
 }

@@ -79,3 +79,15 @@ describe("records written on the driver", () => {
     expect(rows).toEqual([expect.objectContaining({ metric: "call", count: 1, bucket })]);
   });
 });
+
+describe("a managed run's writes on the driver", () => {
+  it("store as JSON text exactly the Run columns the schema declares Json", async () => {
+    const { readFileSync } = await import("node:fs");
+    const { RUN_JSON_COLUMNS } = await import("@/lib/agent-loop/store");
+    const schema = readFileSync("prisma/schema.base.prisma", "utf8");
+    const model = /^model Run \{([\s\S]*?)^\}/m.exec(schema)![1];
+    const declared = [...model.matchAll(/^\s+(\w+)\s+Json\??(\s|$)/gm)].map((match) => match[1]);
+    expect(declared.length).toBeGreaterThan(5);
+    expect([...RUN_JSON_COLUMNS].sort()).toEqual(declared.sort());
+  });
+});
