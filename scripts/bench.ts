@@ -135,7 +135,14 @@ async function main() {
  * (the database client is chosen at start), then their figures side by side.
  */
 async function compareDatabases() {
-  const { spawn } = await import("node:child_process");
+  const { spawn, spawnSync } = await import("node:child_process");
+  // The stack runs the production build in $GUICHET_DIST_DIR (.next): built first when missing or stale, as `npm start` does.
+  const built = spawnSync(
+    process.execPath,
+    ["--input-type=module", "-e", `(await import("./scripts/setup.mjs")).ensureBuild();`],
+    { stdio: "inherit" },
+  );
+  if (built.status !== 0) throw new Error("the production build failed");
   const databases = (process.env.BENCH_DATABASES ?? "sqlite,postgresql").split(",").map((d) => d.trim());
   const results = new Map<string, DatabaseFigures>();
   for (const database of databases) {
