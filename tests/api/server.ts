@@ -110,6 +110,9 @@ export async function waitForHealth(
     if (child.exitCode !== null) throw new Error(`server exited early:\n${log()}`);
     try {
       const response = await fetch(`${baseUrl}/api/health`);
+      // Read to the end: a response left unread keeps its connection busy, and `next start` then waits
+      // seconds for it before it exits on SIGTERM.
+      await response.text();
       if (response.ok) return;
     } catch {
       // not listening yet
