@@ -35,6 +35,8 @@ export default async function setup(project: TestProject) {
     ...testNetwork(),
     ...outboxTimings(),
     GUICHET_RATE_LIMIT_PER_MINUTE: process.env.GUICHET_RATE_LIMIT_PER_MINUTE ?? "100000",
+    // The suite's instance serves every route: it loads them all as it starts, as in production.
+    GUICHET_PRELOAD_ROUTES: "1",
   };
   const crm = await startAcmeCrm({
     port: 0,

@@ -122,7 +122,11 @@ export async function waitForHealth(
   throw new Error(`server did not become healthy in ${timeoutMs} ms:\n${log()}`);
 }
 
-/** `next start` of the existing production build, on its own port and database. */
+/**
+ * `next start` of the existing production build, on its own port and database. Routes load on their first
+ * request (GUICHET_PRELOAD_ROUTES=0, unless `env` says otherwise): an extra instance serves a few of them,
+ * and loading them all would hold its start for seconds.
+ */
 export async function startApp(
   env: NodeJS.ProcessEnv,
   fixedPort?: number,
@@ -143,7 +147,12 @@ export async function startApp(
       "127.0.0.1",
     ],
     {
-      env: { ...env, NEXTAUTH_URL: baseUrl, NEXT_TELEMETRY_DISABLED: "1" },
+      env: {
+        GUICHET_PRELOAD_ROUTES: "0",
+        ...env,
+        NEXTAUTH_URL: baseUrl,
+        NEXT_TELEMETRY_DISABLED: "1",
+      },
       stdio: ["ignore", "pipe", "pipe"],
     },
   );
