@@ -38,7 +38,7 @@ export async function resumeWaitingRun(data: { organizationId: string; runId: st
   const proposals = await approvalsSettled(organizationId, pending.data.calls);
   if (!proposals) return;
   // A missing provider throws here, before the claim: the job is retried and the run keeps waiting.
-  const { settings } = await loopSettingsFor(organizationId, run.agentId, run.modelId);
+  const settings = await loopSettingsFor(organizationId, run.agentId, run.modelId);
   const claimed = await db.run.updateMany({
     where: { id: run.id, organizationId, status: "requires_approval", expiresAt: { gt: new Date() } },
     data: { status: "active", pendingApproval: Prisma.DbNull },

@@ -48,7 +48,7 @@ export async function submitToolOutputs(organizationId: string, runId: string, b
   const errors = outputsRefusal(pending, body);
   if (errors.length) throw new ApiError("invalid_parameter", errors[0].message, { errors });
   // Checked before the run is claimed: a provider removed meanwhile leaves the run waiting, not stuck.
-  const { settings } = await loopSettingsFor(organizationId, run.agentId, run.modelId);
+  const settings = await loopSettingsFor(organizationId, run.agentId, run.modelId);
   const stored = await db.run.findFirst({ where: { id: run.id, organizationId }, select: { transcript: true } });
   const messages = z
     .array(z.custom<OpenAI.Chat.ChatCompletionMessageParam>((value) => typeof value === "object" && value !== null))

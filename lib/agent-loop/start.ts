@@ -48,10 +48,10 @@ export async function loopSettingsFor(
   organizationId: string,
   agentId: string,
   modelId: string | null,
-): Promise<{ active: boolean; settings: LoopSettings }> {
+): Promise<LoopSettings> {
   const agent = await db.agent.findFirst({ where: { id: agentId, organizationId }, select: loopAgentSelect });
   if (!agent) throw notFound("Agent");
-  return { active: agent.active, settings: await settingsOf(organizationId, agent, modelId) };
+  return settingsOf(organizationId, agent, modelId);
 }
 
 function inputMessages(input: NonNullable<RunCreateBody["input"]>): OpenAI.Chat.ChatCompletionMessageParam[] {

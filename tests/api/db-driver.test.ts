@@ -91,3 +91,37 @@ describe("a managed run's writes on the driver", () => {
     expect([...RUN_JSON_COLUMNS].sort()).toEqual(declared.sort());
   });
 });
+
+describe("a transaction on SQLite's connection", () => {
+  it("keeps nothing when its work throws or hands the write back to Prisma", async () => {
+    const { provider } = await import("@/lib/db");
+    const tenant = await createTenant();
+    const db = await testDb();
+    const { sqliteTransaction, USE_PRISMA } = await import("@/lib/db/driver");
+    await db.organization.findFirst(); // Prisma connects: the driver is captured.
+    if (provider !== "sqlite") {
+      // PostgreSQL has no such transaction: nothing runs, and the callers use Prisma.
+      expect(sqliteTransaction(() => expect.unreachable())).toBeNull();
+      return;
+    }
+    const insert = (metric: string) => ({
+      sql: `INSERT INTO "TelemetryCounter" ("organizationId", "bucket", "metric", "count") VALUES ($1, $2, $3, 1)`,
+      values: [tenant.organizationId, new Date("2026-01-01T00:00:00.000Z"), metric],
+    });
+    expect(() =>
+      sqliteTransaction((tx) => {
+        tx.run(insert("thrown"));
+        throw new Error("refused");
+      }),
+    ).toThrow("refused");
+    expect(
+      sqliteTransaction((tx) => {
+        tx.run(insert("handed_back"));
+        return USE_PRISMA;
+      }),
+    ).toBeNull();
+    expect(sqliteTransaction((tx) => tx.run(insert("kept")))).toBe(1);
+    const rows = await db.telemetryCounter.findMany({ where: { organizationId: tenant.organizationId } });
+    expect(rows.map((row) => row.metric)).toEqual(["kept"]);
+  });
+});
