@@ -12,11 +12,15 @@ test("a developer follows a run's steps, sees its chart and calls a tool from th
 }) => {
   const agent = await api.post("/v1/agents", { data: { name: `Journal e2e ${Date.now()}`, tools: ["create_chart"] } });
   expect(agent.status()).toBe(201);
-  const created = await api.post("/v1/runs", { data: { agent: (await agent.json()).data.id, debug: true } });
+  // The developer opens the run with her own session: only who opened a run may call its tools, here and in the drawer.
+  const page = await pageAs("dev");
+  const created = await page.request.post("/v1/runs", {
+    data: { agent: (await agent.json()).data.id, debug: true },
+  });
   expect(created.status()).toBe(201);
   const runId: string = (await created.json()).data.id;
   const call = (tool: string, args: unknown) =>
-    api.post(`/v1/runs/${runId}/tool_calls`, { data: { tool, arguments: args } });
+    page.request.post(`/v1/runs/${runId}/tool_calls`, { data: { tool, arguments: args } });
   expect((await (await call("calculate", { expression: "1250 * 1.2" })).json()).ok).toBe(true);
   const chart = await call("create_chart", {
     type: "bar",
@@ -38,7 +42,6 @@ test("a developer follows a run's steps, sees its chart and calls a tool from th
     "INVALID_ARGUMENTS",
   );
 
-  const page = await pageAs("dev");
   let dialogs = 0;
   page.on("dialog", (dialog) => {
     dialogs++;

@@ -16,16 +16,21 @@ import { ErrorText } from "@/components/ui/error-text";
 // One run: its frozen tools, what was left out, its steps (without payloads,
 // unless the run keeps debug payloads), and a form to call one of its tools —
 // unless its agent was deleted: the run is kept as a record and calls nothing more.
+// Only the person who opened a run calls its tools here: a run is driven by its
+// opener alone (another key's or person's call is refused as run_not_yours).
 
 export function RunDrawer({
   runId,
   agentName,
   canWrite,
+  memberId,
   onClose,
 }: {
   runId: string;
   agentName: (id: string | null) => string;
   canWrite: boolean;
+  /** The signed-in member. */
+  memberId: string;
   onClose: () => void;
 }) {
   const queryClient = useQueryClient();
@@ -104,7 +109,15 @@ export function RunDrawer({
               <h3 id="call-title" className="text-sm font-semibold">
                 Appeler un outil
               </h3>
-              <ToolCallForm runId={runId} tools={data.capability_set.map((c) => c.tool)} onCalled={refresh} />
+              {data.opened_by.member === memberId ? (
+                <ToolCallForm runId={runId} tools={data.capability_set.map((c) => c.tool)} onCalled={refresh} />
+              ) : (
+                <p className="mt-2 text-sm text-slate-500">
+                  {data.opened_by.api_key
+                    ? "Ce run a été ouvert avec une clé d’API : seule cette clé peut appeler ses outils."
+                    : "Ce run a été ouvert par une autre personne : seule elle peut appeler ses outils."}
+                </p>
+              )}
             </section>
           )}
           <section aria-labelledby="steps-title">

@@ -14,7 +14,7 @@ import { ErrorText } from "@/components/ui/error-text";
 
 // The runs of the organization, newest first; a run opens in a drawer with its steps.
 
-export function RunsPanel({ canWrite }: { canWrite: boolean }) {
+export function RunsPanel({ canWrite, memberId }: { canWrite: boolean; memberId: string }) {
   const [cursor, setCursor] = useState<string | undefined>();
   const [opened, setOpened] = useState<string | null>(null);
   const [creating, setCreating] = useState(false);
@@ -108,7 +108,15 @@ export function RunsPanel({ canWrite }: { canWrite: boolean }) {
           </div>
         </>
       )}
-      {opened && <RunDrawer runId={opened} agentName={agentName} canWrite={canWrite} onClose={() => setOpened(null)} />}
+      {opened && (
+        <RunDrawer
+          runId={opened}
+          agentName={agentName}
+          canWrite={canWrite}
+          memberId={memberId}
+          onClose={() => setOpened(null)}
+        />
+      )}
       {creating && (
         <NewRunDrawer
           agents={agents.data ?? []}

@@ -5,6 +5,7 @@ import { enqueue } from "@/lib/jobs";
 import { JOBS } from "@/lib/jobs/names";
 import { dispatchToolCall, type ToolEnvelope } from "@/lib/proposals/dispatch";
 import { effectiveStatus as proposalStatus } from "@/lib/proposals/state";
+import { openerOf } from "@/lib/runs/driver";
 import { emitRunEvent, toolCallCompleted } from "./events";
 import { toolMessageContent } from "./prompt";
 
@@ -85,7 +86,7 @@ export async function approvalsSettled(organizationId: string, held: HeldCall[])
  * now through the dispatcher (its step, its operation, its idempotency key), the others are refusals.
  */
 export async function answersFor(
-  run: { id: string; organizationId: string },
+  run: { id: string; organizationId: string; apiKeyId: string | null; memberId: string | null },
   held: HeldCall[],
   proposals: NonNullable<Awaited<ReturnType<typeof approvalsSettled>>>,
   signal: AbortSignal,
@@ -103,6 +104,8 @@ export async function answersFor(
       const envelope = await dispatchToolCall({
         organizationId: run.organizationId,
         runId: run.id,
+        // A managed run resumes as its opener.
+        driver: openerOf(run),
         tool: proposal.tool,
         arguments: { proposal_id: proposal.id },
         signal,

@@ -6,6 +6,7 @@ import { dispatchToolCall, type ToolEnvelope } from "@/lib/proposals/dispatch";
 import { env } from "@/lib/env";
 import type { ModelRoute } from "@/lib/models/providers";
 import { trackCall } from "@/lib/runs/active-calls";
+import { openerOf } from "@/lib/runs/driver";
 import type { ClientToolDefinition } from "@/lib/agents/schemas";
 import { RunUsage, type RequiredAction, type RunFailure, type RunOutput } from "@/lib/runs/schemas";
 import { effectiveStatus, getRun, type RunRow } from "@/lib/runs/service";
@@ -414,6 +415,8 @@ export async function driveManagedRun(
           const envelope = await dispatchToolCall({
             organizationId: run.organizationId,
             runId: run.id,
+            // Guichet moves a managed run on for whoever opened it.
+            driver: openerOf(run),
             tool: call.function.name,
             arguments: parsed[index],
             signal,

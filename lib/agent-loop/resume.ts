@@ -3,6 +3,7 @@ import type OpenAI from "openai";
 import { z } from "zod";
 import { db, Prisma } from "@/lib/db";
 import { ApiError, type FieldError } from "@/lib/http/errors";
+import { assertDrives, type RunDriver } from "@/lib/runs/driver";
 import { RequiredAction, type ToolOutputsBody } from "@/lib/runs/schemas";
 import { effectiveStatus, getRun, type RunRow } from "@/lib/runs/service";
 import { emitRunEvent } from "./events";
@@ -36,8 +37,14 @@ function outputsRefusal(pending: RequiredAction["tool_calls"], body: ToolOutputs
   return errors;
 }
 
-export async function submitToolOutputs(organizationId: string, runId: string, body: ToolOutputsBody): Promise<RunRow> {
+export async function submitToolOutputs(
+  organizationId: string,
+  runId: string,
+  body: ToolOutputsBody,
+  driver: RunDriver,
+): Promise<RunRow> {
   const run = await getRun(organizationId, runId);
+  assertDrives(run, driver);
   const status = effectiveStatus(run);
   if (status !== "requires_action")
     throw new ApiError("run_not_waiting", `This run is ${status}: it waits for no tool output.`, {

@@ -7,6 +7,7 @@ import { WatchedCache } from "@/lib/db/changes";
 import { notFound } from "@/lib/http/errors";
 import { newId } from "@/lib/ids";
 import { Scope } from "@/lib/auth/scopes";
+import { abortSessionCalls, endSessionsOfKey } from "@/lib/mcp-server/session";
 import type { Principal } from "@/lib/auth/principal";
 
 const SECRET_PREFIX = "gch_";
@@ -88,6 +89,7 @@ export async function revokeApiKey(
   actor: AuditActor,
   tx: DbOrTx = db,
 ): Promise<ApiKeyRow> {
+  let endedSessions: string[] = [];
   return inTransaction(tx, async (tx) => {
     const existing = await tx.apiKey.findFirst({ where: { id, organizationId }, select: apiKeySelect });
     if (!existing) throw notFound("API key");
@@ -105,8 +107,15 @@ export async function revokeApiKey(
         },
         tx,
       );
+    // The key's MCP sessions end with it (a /v1 run it opened can no longer be driven by anyone).
+    endedSessions = await endSessionsOfKey(tx, organizationId, id);
     return tx.apiKey.findUniqueOrThrow({ where: { id }, select: apiKeySelect });
-  }).finally(() => knownKeys.clear());
+  })
+    .then((revoked) => {
+      abortSessionCalls(endedSessions);
+      return revoked;
+    })
+    .finally(() => knownKeys.clear());
 }
 
 // Built once: it runs on every authenticated request.

@@ -15,7 +15,7 @@ export const toolCallEndpoint = defineEndpoint({
   params: RunParams,
   body: ToolCallBody,
   response: ToolEnvelopeObject,
-  errors: ["not_found", "unknown_parameter"],
+  errors: ["not_found", "unknown_parameter", "run_not_yours"],
   // Tool results are payloads we never store; a repeated call is safe by design
   // (reads have no effect, a preview finds its card, a commit is exactly-once by proposal).
   idempotencyReplay: "re-execute",

@@ -10,6 +10,7 @@ import { suggestedWritesData } from "@/lib/mcp/fingerprint";
 import { createServer } from "@/lib/mcp/servers";
 import { syncServer } from "@/lib/mcp/sync";
 import { reviewFields } from "@/lib/mcp/tools";
+import { openerOf } from "@/lib/runs/driver";
 import { createRun } from "@/lib/runs/service";
 import { dispatchToolCall } from "./dispatcher";
 
@@ -139,6 +140,7 @@ export async function measureDispatchOverhead(
       { agent: agent.id, capabilities: "read", debug: false },
     );
     runId = run.id;
+    const driver = openerOf(run);
     const context: ExecutionContext = {
       signal: new AbortController().signal,
       run: { organizationId, runId: run.id, agentId: agent.id, fileIds: [] },
@@ -155,7 +157,7 @@ export async function measureDispatchOverhead(
         "calculate",
         iterations,
         () => calculate.execute(expression, { ...context, signal: new AbortController().signal }),
-        () => dispatchToolCall({ organizationId, runId: run.id, tool: "calculate", arguments: expression }),
+        () => dispatchToolCall({ organizationId, runId: run.id, driver, tool: "calculate", arguments: expression }),
       ),
     );
     if (mcpKey && options.crmUrl) {
@@ -171,7 +173,7 @@ export async function measureDispatchOverhead(
           "get_customer (MCP)",
           iterations,
           () => callMcpTool(target, args, { signal: new AbortController().signal, timeoutMs: 10_000 }),
-          () => dispatchToolCall({ organizationId, runId: run.id, tool: mcpKey!, arguments: args }),
+          () => dispatchToolCall({ organizationId, runId: run.id, driver, tool: mcpKey!, arguments: args }),
         ),
       );
     }

@@ -10,6 +10,7 @@ import { newId } from "@/lib/ids";
 import { nestsDeeperThan } from "@/lib/json/deep";
 import { takeCallSlot } from "@/lib/limits/calls";
 import { trackCall } from "@/lib/runs/active-calls";
+import { assertDrives, type RunDriver } from "@/lib/runs/driver";
 import { capabilitySetOf, effectiveStatus, fileIdsOf, getRun, type RunRow } from "@/lib/runs/service";
 import {
   argumentBytes,
@@ -61,6 +62,12 @@ export interface ToolCallRequest {
   runId: string;
   tool: string;
   arguments: unknown;
+  /**
+   * Who makes the call: the request's principal, or the run's opener when Guichet
+   * moves the run on itself. Anyone but the opener is refused (`run_not_yours`)
+   * before a step is recorded.
+   */
+  driver: RunDriver;
   /** The caller gave up (an MCP client's notifications/cancelled): the call stops as when its run is cancelled. */
   signal?: AbortSignal;
   /** The run as this same request already read it (an MCP session's lookup), to save reading it again; used only if it is `runId` of `organizationId`. */
@@ -190,6 +197,7 @@ export async function dispatchToolCall(request: ToolCallRequest): Promise<ToolEn
     given && given.id === request.runId && given.organizationId === request.organizationId
       ? given
       : await getRun(request.organizationId, request.runId);
+  assertDrives(run, request.driver);
   const started = performance.now();
   const stepId = newId("step");
   const hash = argumentsSha256(request.arguments);
@@ -213,6 +221,7 @@ export async function dispatchToolCall(request: ToolCallRequest): Promise<ToolEn
       contract.effect === "write"
         ? await writePath().handleWriteCall({
             run: { id: run.id, organizationId: run.organizationId, agentId, capabilities: "read_write" },
+            driver: request.driver,
             contract,
             executor,
             arguments: request.arguments,
@@ -224,7 +233,10 @@ export async function dispatchToolCall(request: ToolCallRequest): Promise<ToolEn
         : await executeUnderContract(contract, executor, request.arguments, context, deadline);
     state.retries = outcome.retries;
     viewed = validateOutput(contract, outcome.result);
-    const extra = contract.effect === "read" ? await writePath().afterRead(run, contract, viewed) : outcome.evidence;
+    const extra =
+      contract.effect === "read"
+        ? await writePath().afterRead(run, contract, viewed, request.driver)
+        : outcome.evidence;
     envelope = {
       ok: true,
       result: viewed,
@@ -252,6 +264,7 @@ export async function dispatchToolCall(request: ToolCallRequest): Promise<ToolEn
   await recordCall({
     stepId,
     run,
+    driver: request.driver,
     toolName: request.tool,
     contract: state.contract ?? null,
     envelope,

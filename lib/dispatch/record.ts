@@ -4,6 +4,7 @@ import type { Contract } from "@/lib/contracts/types";
 import { db, provider } from "@/lib/db";
 import { recordWrite } from "@/lib/db/driver";
 import { stepRow, type StepRecord } from "@/lib/runs/steps";
+import type { RunDriver } from "@/lib/runs/driver";
 import type { RunRow } from "@/lib/runs/service";
 import { counterRow, type TelemetryEvent } from "@/lib/telemetry/service";
 import { parseToolName } from "./arguments";
@@ -24,6 +25,8 @@ const VALIDATION_CODES = new Set([
 export interface CallRecord {
   stepId: string;
   run: RunRow;
+  /** Who made the call, kept on the step. */
+  driver: RunDriver;
   /** The name the caller sent; kept on the step only, never in telemetry, when it matched no registered tool. */
   toolName: string;
   contract: Contract | null;
@@ -62,6 +65,8 @@ export async function recordCall(record: CallRecord): Promise<void> {
       argumentsSha256: record.argumentsSha256,
       retries: record.retries,
       debugPayload: record.debugPayload,
+      apiKeyId: record.driver.apiKeyId,
+      memberId: record.driver.memberId,
     },
     events,
   );
@@ -104,6 +109,8 @@ async function writeStepAndCounters(record: StepRecord, events: TelemetryEvent[]
     step.argumentsSha256,
     step.retries,
     debugPayload,
+    step.apiKeyId,
+    step.memberId,
     now,
   ];
   const counterValues = events.flatMap((event) => {
@@ -111,10 +118,10 @@ async function writeStepAndCounters(record: StepRecord, events: TelemetryEvent[]
     return [c.organizationId, c.bucket, c.metric, c.tool, c.version, c.code, c.field, c.count];
   });
   const jsonb = provider === "postgresql" ? "::jsonb" : "";
-  // $1…$13 the step, then eight values per counter.
+  // $1…$15 the step, then eight values per counter.
   const insertStep = `INSERT INTO "Step" ("id", "runId", "organizationId", "tool", "version", "status", "errorCode",
-    "errorField", "durationMs", "argumentsSha256", "retries", "debugPayload", "createdAt")
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12${jsonb}, $13)`;
+    "errorField", "durationMs", "argumentsSha256", "retries", "debugPayload", "apiKeyId", "memberId", "createdAt")
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12${jsonb}, $13, $14, $15)`;
   const placeholders = (first: number) =>
     events.map((_, i) => `(${Array.from({ length: 8 }, (_, j) => `$${first + i * 8 + j}`).join(", ")})`).join(", ");
   const upsertCounters = (first: number) => `
@@ -124,7 +131,7 @@ async function writeStepAndCounters(record: StepRecord, events: TelemetryEvent[]
     DO UPDATE SET "count" = "TelemetryCounter"."count" + excluded."count"`;
   const statements =
     provider === "postgresql"
-      ? [{ sql: `WITH "step" AS (${insertStep}) ${upsertCounters(14)}`, values: [...stepValues, ...counterValues] }]
+      ? [{ sql: `WITH "step" AS (${insertStep}) ${upsertCounters(16)}`, values: [...stepValues, ...counterValues] }]
       : [
           { sql: insertStep, values: stepValues },
           { sql: upsertCounters(1), values: counterValues },

@@ -1,6 +1,7 @@
 import type { Contract, JsonSchema } from "@/lib/contracts/types";
 import type { ExecutionContext, Executor } from "@/lib/executors";
 import type { OperationView } from "@/lib/executors/operations/tools";
+import type { RunDriver } from "@/lib/runs/driver";
 import type { RunRow } from "@/lib/runs/model";
 
 // The dispatcher's write path: where a validated call to a `write` tool goes
@@ -14,6 +15,8 @@ import type { RunRow } from "@/lib/runs/model";
 
 export interface WriteCall {
   run: { id: string; organizationId: string; agentId: string; capabilities: "read" | "read_write" };
+  /** Who made the call (the run's opener, checked before): the proposal asks in their name. */
+  driver: RunDriver;
   contract: Contract;
   /** Already validated against `argumentsSchemaFor`: `{proposal_id}` or candidate arguments. */
   arguments: unknown;
@@ -40,9 +43,14 @@ export interface WritePath {
   /**
    * Called after every successful read, with its validated and viewed result
    * (where a preview turns into a proposal). What it returns is added to the
-   * envelope's evidence.
+   * envelope's evidence. `driver` made the call: a proposal asks in their name.
    */
-  afterRead(run: RunRow, contract: Contract, result: unknown): Promise<Record<string, unknown> | undefined>;
+  afterRead(
+    run: RunRow,
+    contract: Contract,
+    result: unknown,
+    driver: RunDriver,
+  ): Promise<Record<string, unknown> | undefined>;
   /** The schema a write's arguments are validated against before the policy step (a commit tool takes only `{proposal_id}`). */
   writeArgumentsSchema(contract: Contract): JsonSchema;
   /** get_operation: where a long operation its writes started stands now (this run's operations only). */

@@ -50,6 +50,7 @@ export const errorStatus = {
   email_unavailable: 409,
   invitation_invalid: 410,
   self_approval_forbidden: 403,
+  run_not_yours: 403,
   already_set_up: 409,
   email_taken: 409,
   rate_limited: 429,

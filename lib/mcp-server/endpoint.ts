@@ -18,6 +18,7 @@ import { ApiError } from "@/lib/http/errors";
 import { enforceRateLimit } from "@/lib/http/rate-limit";
 import { newId } from "@/lib/ids";
 import { RunCapabilities } from "@/lib/runs/api";
+import { driverOf } from "@/lib/runs/driver";
 import type { RunRow } from "@/lib/runs/service";
 import { consoleOrigin, internalErrorData, jsonRpcError, originAllowed, refusal } from "./http";
 import { buildSessionServer, sessionInstructions } from "./server";
@@ -153,7 +154,10 @@ async function initialize(
 async function sessionRun(request: Request, principal: Principal, agentId: string): Promise<RunRow | Response> {
   const sessionId = request.headers.get("mcp-session-id");
   if (!sessionId) return jsonRpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required; initialize first.");
-  const run = sessionId.length <= 200 ? await findSession(principal.organizationId, agentId, sessionId) : null;
+  const run =
+    sessionId.length <= 200
+      ? await findSession(principal.organizationId, agentId, sessionId, driverOf(principal))
+      : null;
   return run ?? jsonRpcError(404, -32001, "Session not found: it ended or never existed; initialize a new one.");
 }
 

@@ -1,9 +1,10 @@
 import "server-only";
 import { createHash, randomBytes } from "node:crypto";
 import type { Principal } from "@/lib/auth/principal";
-import { db } from "@/lib/db";
+import { db, type DbOrTx } from "@/lib/db";
 import { driverFirst } from "@/lib/db/driver";
 import { abortRunCalls } from "@/lib/runs/active-calls";
+import { drives, type RunDriver } from "@/lib/runs/driver";
 import type { RunCreateBody } from "@/lib/runs/api";
 import { createRun, effectiveStatus, runColumns, runSelect, type RunRow } from "@/lib/runs/service";
 import type { RunWarning } from "@/lib/runs/capabilities";
@@ -12,6 +13,8 @@ import { recordRunStatus } from "@/lib/webhooks/events";
 // One MCP session is one Guichet run. The session id is ours (issued on
 // `initialize`), stored only as its SHA-256 on the run, and looked up on every
 // request: any instance serves any session, and nothing lives in memory.
+// A session belongs to the key that opened it: another key of the same
+// organization presenting its id finds no session, and revoking the key ends it.
 
 /** A session nobody used for this long ends: its run is marked expired and the client must initialize again. */
 export const MCP_SESSION_IDLE_MS = 30 * 60 * 1000;
@@ -55,14 +58,16 @@ const SESSION_RUN = `SELECT ${runColumns}, "mcpSeenAt" FROM "Run"
   WHERE "mcpSessionHash" = $1 AND "organizationId" = $2 AND "agentId" = $3 AND "source" = 'mcp' LIMIT 1`;
 
 /**
- * The live run behind a session id, for this organization and agent only: an
- * unknown id, another tenant's session, or a run that ended (cancelled,
- * completed, expired, or idle too long) all read as "no such session".
+ * The live run behind a session id, for this organization, agent and caller
+ * only: an unknown id, another tenant's session, a session another key opened,
+ * or a run that ended (cancelled, completed, expired, or idle too long) all
+ * read as "no such session".
  */
 export async function findSession(
   organizationId: string,
   agentId: string,
   sessionId: string,
+  caller: RunDriver,
   now = new Date(),
 ): Promise<RunRow | null> {
   const hash = sessionHash(sessionId);
@@ -74,7 +79,8 @@ export async function findSession(
         select: { ...runSelect, mcpSeenAt: true },
       }),
   );
-  if (!row) return null;
+  // Checked before anything is written: another key's request leaves the session as it was.
+  if (!row || !drives(row, caller)) return null;
   const { mcpSeenAt, ...run } = row;
   const status = effectiveStatus(run, now);
   if (status !== "active" && status !== "suspended") return null;
@@ -101,4 +107,22 @@ export async function endSession(run: RunRow): Promise<void> {
     if (ended.count === 1) await recordRunStatus(tx, run, "run.completed");
   });
   abortRunCalls(run.id);
+}
+
+/**
+ * A revoked key's sessions end with it: their runs are cancelled (in the
+ * revocation's transaction) and answer as unknown sessions from then on.
+ * Answers the runs, so the caller can stop their calls in flight once committed.
+ */
+export async function endSessionsOfKey(tx: DbOrTx, organizationId: string, apiKeyId: string): Promise<string[]> {
+  const live = { organizationId, apiKeyId, source: "mcp", status: { in: ["active", "suspended"] } };
+  const runs = await tx.run.findMany({ where: live, select: { id: true } });
+  if (runs.length === 0) return [];
+  await tx.run.updateMany({ where: { ...live, id: { in: runs.map((run) => run.id) } }, data: { status: "cancelled" } });
+  return runs.map((run) => run.id);
+}
+
+/** Stops this instance's calls in flight of sessions that just ended. */
+export function abortSessionCalls(runIds: string[]): void {
+  for (const runId of runIds) abortRunCalls(runId);
 }

@@ -3,6 +3,7 @@ import { catalogIndex } from "@/lib/catalog/service";
 import { findContract } from "@/lib/contracts/registry";
 import type { Contract, JsonSchema } from "@/lib/contracts/types";
 import { argumentsSchemaFor, dispatchToolCall, type ToolEnvelope } from "@/lib/proposals/dispatch";
+import { openerOf } from "@/lib/runs/driver";
 import { capabilitySetOf, type RunRow } from "@/lib/runs/service";
 import { proposalCard } from "./proposal-card";
 
@@ -107,6 +108,8 @@ export async function callRunTool(
     organizationId: run.organizationId,
     runId: run.id,
     run,
+    // The session lookup matched the key that opened it: the session acts for its opener.
+    driver: openerOf(run),
     tool: name,
     arguments: args === undefined ? {} : args,
     signal: options.signal,

@@ -9,6 +9,7 @@ import { suggestedWritesData } from "@/lib/mcp/fingerprint";
 import { createServer } from "@/lib/mcp/servers";
 import { syncServer } from "@/lib/mcp/sync";
 import { reviewFields } from "@/lib/mcp/tools";
+import { driverOf } from "@/lib/runs/driver";
 import { createRun } from "@/lib/runs/service";
 import { approveProposal } from "./decisions";
 
@@ -125,7 +126,7 @@ export async function measureProposalFlow(options: {
     const newRun = async () =>
       (await createRun(principal, { agent: agent.id, capabilities: "read_write", debug: false })).run.id;
     const call = (runId: string, tool: string, args: unknown) =>
-      dispatchToolCall({ organizationId, runId, tool: key(tool), arguments: args });
+      dispatchToolCall({ organizationId, runId, driver: driverOf(principal), tool: key(tool), arguments: args });
     const decider = { organizationId, memberId: approver.id, role: "approver" as const };
 
     let runId = await newRun();

@@ -29,7 +29,10 @@ export interface NewProposal {
   tool: { key: string; version: number };
   draft: ProposalDraft;
   policy: PolicyOutcome;
+  /** The person who asked: the member who made the call, or the creator of the key that made it. */
   requestedBy: string | null;
+  /** The API key that made the call, when a key made it. */
+  requestedByApiKeyId: string | null;
 }
 
 /**
@@ -96,6 +99,7 @@ async function insert(input: NewProposal, dedupeKey: string, now: Date): Promise
         status: policy.decision === "allow" ? "approved" : "pending",
         expiresAt: new Date(now.getTime() + policy.ttl_seconds * 1000),
         requestedBy: input.requestedBy,
+        requestedByApiKeyId: input.requestedByApiKeyId,
         dedupeKey,
       },
       include: proposalInclude,

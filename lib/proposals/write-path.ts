@@ -8,6 +8,7 @@ import { ToolError } from "@/lib/executors";
 import { followRunOperation } from "@/lib/operations/long";
 import { decide } from "@/lib/policies/service";
 import type { PolicyOutcome } from "@/lib/policies/rules";
+import type { RunDriver } from "@/lib/runs/driver";
 import { capabilitySetOf, type RunRow } from "@/lib/runs/model";
 import { isoOffset } from "@/lib/time";
 import { commitProposal } from "./commit";
@@ -20,14 +21,19 @@ import { isProposalRef, writeCallSchema } from "./write-schema";
 // a preview's result or a write's candidate arguments become a canonical
 // proposal decided by the policy table; `{proposal_id}` commits one.
 
-/** Who asked for the run's writes: the signed-in person, or the person who created the run's API key. */
-async function requesterOf(runId: string): Promise<string | null> {
-  const run = await db.run.findUnique({ where: { id: runId }, select: { memberId: true, apiKeyId: true } });
-  if (run?.memberId) return run.memberId;
-  if (!run?.apiKeyId) return null;
-  return (
-    (await db.apiKey.findUnique({ where: { id: run.apiKeyId }, select: { createdById: true } }))?.createdById ?? null
-  );
+/**
+ * Who asks for a write: the member who made the call, or the person who created
+ * the API key that made it. The dispatcher already refused anyone but the run's
+ * opener, so this is also who opened the run.
+ */
+async function requesterOf(organizationId: string, driver: RunDriver): Promise<string | null> {
+  if (driver.memberId) return driver.memberId;
+  if (!driver.apiKeyId) return null;
+  const key = await db.apiKey.findFirst({
+    where: { id: driver.apiKeyId, organizationId },
+    select: { createdById: true },
+  });
+  return key?.createdById ?? null;
 }
 
 function denied(policy: PolicyOutcome): ToolError {
@@ -37,7 +43,12 @@ function denied(policy: PolicyOutcome): ToolError {
   );
 }
 
-async function propose(run: { id: string; organizationId: string }, contract: Contract, draft: ProposalDraft) {
+async function propose(
+  run: { id: string; organizationId: string },
+  driver: RunDriver,
+  contract: Contract,
+  draft: ProposalDraft,
+) {
   const policy = await decide(run.organizationId, policyFacts(contract, draft));
   if (policy.decision === "deny") return { policy, proposal: null, created: false };
   const { proposal, created } = await createProposal({
@@ -46,7 +57,8 @@ async function propose(run: { id: string; organizationId: string }, contract: Co
     tool: { key: contract.key, version: contract.version },
     draft,
     policy,
-    requestedBy: await requesterOf(run.id),
+    requestedBy: await requesterOf(run.organizationId, driver),
+    requestedByApiKeyId: driver.apiKeyId,
   });
   return { policy, proposal, created };
 }
@@ -76,7 +88,7 @@ export async function proposalWritePath(call: WriteCall): Promise<WriteOutcome> 
     );
   }
   const draft = draftFromArguments(call.contract, call.arguments as Record<string, unknown>);
-  const { policy, proposal, created } = await propose(call.run, call.contract, draft);
+  const { policy, proposal, created } = await propose(call.run, call.driver, call.contract, draft);
   if (!proposal) throw denied(policy);
   const status = effectiveStatus(proposal);
   // An explicit `allow` row: the proposal is approved by the table itself and committed now.
@@ -121,6 +133,7 @@ export async function proposalFromPreview(
   run: RunRow,
   preview: Contract,
   result: unknown,
+  driver: RunDriver,
 ): Promise<Record<string, unknown> | undefined> {
   if (preview.effect !== "read") return undefined;
   const commits = await commitsPreviewedBy(run, preview);
@@ -142,7 +155,7 @@ export async function proposalFromPreview(
     if (!(error instanceof DraftError)) throw error;
     return { proposal: null, proposal_error: error.message };
   }
-  const { policy, proposal, created } = await propose(run, commit, draft);
+  const { policy, proposal, created } = await propose(run, driver, commit, draft);
   if (!proposal) return { proposal: null, policy: { decision: "deny", rule: policy.rule } };
   return { proposal: proposalEvidence(proposal, created) };
 }

@@ -32,6 +32,7 @@ export function serializeRun(run: RunRow): RunObject {
     warnings: z.array(WarningObject).catch([]).parse(run.warnings),
     files: fileIdsOf(run),
     debug: run.debug,
+    opened_by: { api_key: run.apiKeyId, member: run.memberId },
     managed: run.modelId !== null,
     model: run.modelId,
     metadata: z
@@ -173,5 +174,12 @@ export const createToolOutputsEndpoint = defineEndpoint({
   params: RunParams,
   body: ToolOutputsBody,
   response: z.object({ data: RunObject }),
-  errors: ["not_found", "invalid_parameter", "run_not_waiting", "agent_deleted", "model_provider_unavailable"],
+  errors: [
+    "not_found",
+    "invalid_parameter",
+    "run_not_yours",
+    "run_not_waiting",
+    "agent_deleted",
+    "model_provider_unavailable",
+  ],
 });

@@ -29,6 +29,9 @@ export const runSelect = {
   stream: true,
   pendingApproval: true,
   transcriptPurgedAt: true,
+  // Who opened the run, the only principal that may drive it (./driver.ts).
+  apiKeyId: true,
+  memberId: true,
 } as const;
 export type RunRow = Prisma.RunGetPayload<{ select: typeof runSelect }>;
 

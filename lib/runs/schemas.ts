@@ -102,6 +102,15 @@ export const RunObject = z.object({
       description:
         "`requires_action`: a managed run waits for its client tools' outputs; `requires_approval`: it waits for people to decide its `pending_proposals` and resumes by itself.",
     }),
+  opened_by: z
+    .object({
+      api_key: z.string().nullable().meta({ description: "The API key that opened the run (`key_…`)." }),
+      member: z.string().nullable().meta({ description: "The member who opened the run from the console (`mem_…`)." }),
+    })
+    .meta({
+      description:
+        "Who opened the run, the only principal that may make its tool calls and answer its tool outputs (anyone else gets 403 `run_not_yours`).",
+    }),
   managed: z.boolean().meta({ description: "Guichet runs the agent's model (created with `input`)." }),
   model: z.string().nullable().meta({ description: "The model a managed run calls; null for a client-driven run." }),
   capabilities: RunCapabilities,

@@ -4,7 +4,7 @@ import { afterCursor, page } from "@/lib/http/validation";
 import { serializeStep, stepSelect } from "./step-object";
 
 // Each tool call of a run is a step: which tool and version, how it ended, how
-// long it took, and the hash of its arguments — not the arguments.
+// long it took, who made it, and the hash of its arguments — not the arguments.
 
 export interface StepRecord {
   id: string;
@@ -20,6 +20,9 @@ export interface StepRecord {
   retries: number;
   /** Only for runs with the debug flag: redacted arguments and the viewed result. */
   debugPayload: Record<string, unknown> | null;
+  /** Who made the call: the API key or the signed-in member (the run's opener, lib/runs/driver.ts). */
+  apiKeyId: string | null;
+  memberId: string | null;
 }
 
 /** The step as stored: tool and field cut to their column's length. */

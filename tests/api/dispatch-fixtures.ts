@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { api, crmUrl, testDb, type Tenant } from "./helpers";
+import { api, crmUrl, testDb, type Caller, type Tenant } from "./helpers";
 
 // Arrangements of the runs and dispatcher suites, through the product's own
 // API wherever it exists (agents, files, connectors), so the runs see exactly
@@ -24,13 +24,17 @@ export async function createRun(
   return { run: response.body.data, warnings: response.body.warnings };
 }
 
-/** POST /v1/runs/{run}/tool_calls; the HTTP status must be 200 (the envelope carries the outcome). */
+/**
+ * POST /v1/runs/{run}/tool_calls; the HTTP status must be 200 (the envelope carries the outcome).
+ * As the tenant's key unless `as` names the run's opener (only the opener may drive a run).
+ */
 export async function callTool(
   tenant: Tenant,
   runId: string,
   tool: string,
   args: unknown = {},
   base?: string,
+  as: Caller = { key: tenant.key },
 ): Promise<any> {
   const response = base
     ? await fetch(`${base}/v1/runs/${runId}/tool_calls`, {
@@ -38,7 +42,7 @@ export async function callTool(
         headers: { authorization: `Bearer ${tenant.key}`, "content-type": "application/json" },
         body: JSON.stringify({ tool, arguments: args }),
       }).then(async (r) => ({ status: r.status, body: await r.json() }))
-    : await api(`/v1/runs/${runId}/tool_calls`, { json: { tool, arguments: args }, as: { key: tenant.key } });
+    : await api(`/v1/runs/${runId}/tool_calls`, { json: { tool, arguments: args }, as });
   if (response.status !== 200) throw new Error(`tool call: HTTP ${response.status} ${JSON.stringify(response.body)}`);
   return response.body;
 }

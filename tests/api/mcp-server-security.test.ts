@@ -29,6 +29,16 @@ async function post(url: string, body: unknown, headers: Record<string, string> 
   });
 }
 
+/** A key the signed-in admin creates, with its id (to find its runs and revoke it). */
+async function adminKey(name: string): Promise<{ key: string; id: string }> {
+  const created = await api("/v1/api_keys", {
+    json: { name: `mcp ${name} ${Date.now()}`, scopes: ["runs:write"] },
+    as: await setup.tenant.as("admin"),
+  });
+  expect(created.status).toBe(201);
+  return { key: created.body.data.secret as string, id: created.body.data.id as string };
+}
+
 async function mcpRunCount(agentId: string): Promise<number> {
   return (await testDb()).run.count({ where: { agentId, source: "mcp" } });
 }
@@ -74,6 +84,62 @@ describe("who may call", () => {
       expect(stolen.status).toBe(404);
       expect((await stolen.json()).error.code).toBe(-32001);
     }
+  });
+
+  it("binds a session to the key that opened it: another key of the organization gets 404, the session goes on", async () => {
+    const keyA = await adminKey("A");
+    const keyB = await adminKey("B");
+    const init = await post(mcpUrl(setup.agentId), initialize(), { authorization: `Bearer ${keyA.key}` });
+    const sessionId = init.headers.get("mcp-session-id") as string;
+    const run = await (await testDb()).run.findFirstOrThrow({ where: { apiKeyId: keyA.id, source: "mcp" } });
+    const call = (key: string, id: number) =>
+      post(
+        mcpUrl(setup.agentId),
+        {
+          jsonrpc: "2.0",
+          id,
+          method: "tools/call",
+          params: { name: "calculate", arguments: { expression: "6 * 7" } },
+        },
+        { authorization: `Bearer ${key}`, "mcp-session-id": sessionId, "mcp-protocol-version": "2025-11-25" },
+      );
+    const stolen = await call(keyB.key, 2);
+    expect(stolen.status).toBe(404);
+    expect((await stolen.json()).error.code).toBe(-32001);
+    const ending = await fetch(mcpUrl(setup.agentId), {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${keyB.key}`, "mcp-session-id": sessionId },
+    });
+    expect(ending.status).toBe(404);
+    const db = await testDb();
+    expect(await db.step.count({ where: { runId: run.id } })).toBe(0);
+    expect((await db.run.findUniqueOrThrow({ where: { id: run.id } })).status).toBe("active");
+    const own = await call(keyA.key, 3);
+    expect(own.status).toBe(200);
+    expect((await own.json()).result.structuredContent.evidence.run).toBe(run.id);
+    expect(await db.step.findMany({ where: { runId: run.id }, select: { apiKeyId: true } })).toEqual([
+      { apiKeyId: keyA.id },
+    ]);
+  });
+
+  it("ends a key's sessions when the key is revoked: its next request is 401, the run is cancelled", async () => {
+    const keyA = await adminKey("revoked");
+    const init = await post(mcpUrl(setup.agentId), initialize(), { authorization: `Bearer ${keyA.key}` });
+    const sessionId = init.headers.get("mcp-session-id") as string;
+    const db = await testDb();
+    const run = await db.run.findFirstOrThrow({ where: { apiKeyId: keyA.id, source: "mcp" } });
+    const revoked = await api(`/v1/api_keys/${keyA.id}`, { method: "DELETE", as: await setup.tenant.as("admin") });
+    expect(revoked.status).toBe(200);
+    const headers = { "mcp-session-id": sessionId, "mcp-protocol-version": "2025-11-25" };
+    const list = { jsonrpc: "2.0", id: 2, method: "tools/list" };
+    // The key itself is refused first, as any revoked key is at this door.
+    const next = await post(mcpUrl(setup.agentId), list, { ...headers, authorization: `Bearer ${keyA.key}` });
+    expect(next.status).toBe(401);
+    expect((await next.json()).error.data.code).toBe("unauthenticated");
+    expect((await db.run.findUniqueOrThrow({ where: { id: run.id } })).status).toBe("cancelled");
+    // And the session is gone for everyone: no other key can pick it up.
+    const other = await post(mcpUrl(setup.agentId), list, { ...headers, authorization: `Bearer ${setup.tenant.key}` });
+    expect(other.status).toBe(404);
   });
 
   it("refuses a browser Origin that is neither the console's nor listed, before anything is created", async () => {
@@ -223,6 +289,7 @@ describe("sessions", () => {
       errorCode: step.errorCode,
       argumentsSha256: step.argumentsSha256,
       retries: step.retries,
+      apiKeyId: step.apiKeyId,
     });
     expect(steps).toHaveLength(2);
     expect(shape(steps[0])).toEqual(shape(steps[1]));

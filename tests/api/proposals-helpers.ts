@@ -33,25 +33,28 @@ export interface CrmSetup {
   agentId: string;
   /** A read_write run of the agent, created with the tenant's API key (or a member's session). */
   run(as?: Role): Promise<string>;
+  /** Who opened a run of `run()` — the only caller its tool calls may come from; the tenant's key otherwise. */
+  openerOf?(runId: string): Caller;
 }
 
 export async function setupCrm(tenant: Tenant): Promise<CrmSetup> {
   const crm = await connectCrm(tenant);
   const agent = await createAgent(tenant, { tools: [...CRM_READS, ...CRM_WRITES].map(crm.key) });
+  const openers = new Map<string, Caller>();
   return {
     tenant,
     crm,
     agentId: agent.id,
     async run(as) {
       if (!as) return (await createRun(tenant, { agent: agent.id, capabilities: "read_write" })).run.id as string;
-      const response = await api("/v1/runs", {
-        json: { agent: agent.id, capabilities: "read_write" },
-        as: await tenant.as(as),
-      });
+      const caller = await tenant.as(as);
+      const response = await api("/v1/runs", { json: { agent: agent.id, capabilities: "read_write" }, as: caller });
       if (response.status !== 201)
         throw new Error(`run as ${as}: HTTP ${response.status} ${JSON.stringify(response.body)}`);
+      openers.set(response.body.data.id, caller);
       return response.body.data.id as string;
     },
+    openerOf: (runId) => openers.get(runId) ?? { key: tenant.key },
   };
 }
 
@@ -82,15 +85,31 @@ export async function crmOperationsOf(runId: string): Promise<Array<Record<strin
   );
 }
 
-export async function previewAddress(setup: CrmSetup, runId: string, addressId: string, customerId = "C-1842") {
-  return callTool(setup.tenant, runId, setup.crm.key("preview_address_change"), {
-    customer_id: customerId,
-    destination: { kind: "saved", address_id: addressId },
-  });
+export async function previewAddress(
+  setup: CrmSetup,
+  runId: string,
+  addressId: string,
+  customerId = "C-1842",
+  as: Caller = setup.openerOf?.(runId) ?? { key: setup.tenant.key },
+) {
+  return callTool(
+    setup.tenant,
+    runId,
+    setup.crm.key("preview_address_change"),
+    { customer_id: customerId, destination: { kind: "saved", address_id: addressId } },
+    undefined,
+    as,
+  );
 }
 
-export async function commit(setup: CrmSetup, runId: string, tool: string, proposalId: string) {
-  return callTool(setup.tenant, runId, setup.crm.key(tool), { proposal_id: proposalId });
+export async function commit(
+  setup: CrmSetup,
+  runId: string,
+  tool: string,
+  proposalId: string,
+  as: Caller = setup.openerOf?.(runId) ?? { key: setup.tenant.key },
+) {
+  return callTool(setup.tenant, runId, setup.crm.key(tool), { proposal_id: proposalId }, undefined, as);
 }
 
 export async function getProposal(tenant: Tenant, id: string) {

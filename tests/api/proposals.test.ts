@@ -202,7 +202,7 @@ describe("approvals by people only", () => {
       json: { agent: setup.agentId, capabilities: "read_write" },
       as: { key: adminKey },
     });
-    const preview = await previewAddress(setup, response.body.data.id, "ADDR-3");
+    const preview = await previewAddress(setup, response.body.data.id, "ADDR-3", "C-1842", { key: adminKey });
     expect((await getProposal(setup.tenant, preview.evidence.proposal.id)).requested_by.id).toBe(admin.id);
     expect((await approve(setup.tenant, preview.evidence.proposal.id, "admin")).body.error.code).toBe(
       "self_approval_forbidden",

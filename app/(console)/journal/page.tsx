@@ -16,7 +16,7 @@ export default async function JournalPage() {
         title="Journal"
         description="Chaque appel d’outil passe par le guichet et devient une étape : outil, version, statut, durée et empreinte des arguments — jamais les arguments eux-mêmes."
       />
-      <Journal canWrite={canWrite} />
+      <Journal canWrite={canWrite} memberId={member.id} />
     </>
   );
 }
