@@ -21,6 +21,7 @@ import { RunCapabilities } from "@/lib/runs/api";
 import type { RunRow } from "@/lib/runs/service";
 import { consoleOrigin, internalErrorData, jsonRpcError, originAllowed, refusal } from "./http";
 import { buildSessionServer, sessionInstructions } from "./server";
+import { runCommitRoutes } from "./tools";
 import { endSession, findSession, newSessionId, openSession } from "./session";
 
 // POST|GET|DELETE /mcp/agents/{agent}: Guichet as an MCP server (Streamable
@@ -147,7 +148,11 @@ async function initialize(
     init.data.params.clientInfo,
     sessionId,
   );
-  return serve(request, message, run, { requestId, sessionId, instructions: sessionInstructions(warnings) });
+  return serve(request, message, run, {
+    requestId,
+    sessionId,
+    instructions: sessionInstructions(await runCommitRoutes(run), warnings),
+  });
 }
 
 async function sessionRun(request: Request, principal: Principal, agentId: string): Promise<RunRow | Response> {
