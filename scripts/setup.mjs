@@ -22,6 +22,29 @@ export function sh(command, args, options = {}) {
   if (result.status !== 0) throw new Error(`${command} ${args.join(" ")} exited with ${result.status}`);
 }
 
+/** Whether a version (`20.20.2`) is in a range of caret alternatives (`^20.19.0 || ^22.13.0`), the only form package.json uses. */
+export function satisfiesNodeRange(version, range) {
+  const parse = (text) => text.replace(/^[v^]/, "").split(".").map(Number);
+  const [major, minor, patch] = parse(version);
+  return range.split("||").some((alternative) => {
+    const [wantMajor, wantMinor = 0, wantPatch = 0] = parse(alternative.trim());
+    if (major !== wantMajor) return false;
+    return minor > wantMinor || (minor === wantMinor && patch >= wantPatch);
+  });
+}
+
+/**
+ * Stops at once, in one line, on a Node that package.json's `engines` does not
+ * declare: dependencies fail later and far less clearly (a native module built
+ * for another ABI, a missing built-in).
+ */
+export function checkNodeVersion() {
+  const range = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")).engines.node;
+  if (satisfiesNodeRange(process.versions.node, range)) return;
+  console.error(`Guichet needs Node ${range} (package.json engines); this is Node ${process.versions.node}.`);
+  process.exit(1);
+}
+
 /** npm ci when node_modules is missing or older than the lock file. */
 export function ensureDependencies() {
   const marker = path.join(root, "node_modules/.package-lock.json");

@@ -4,8 +4,18 @@
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { ensureAuthSecret, ensureBuild, ensureDependencies, ensurePrismaClients, root, sh, step } from "./setup.mjs";
+import {
+  checkNodeVersion,
+  ensureAuthSecret,
+  ensureBuild,
+  ensureDependencies,
+  ensurePrismaClients,
+  root,
+  sh,
+  step,
+} from "./setup.mjs";
 
+checkNodeVersion();
 ensureDependencies();
 ensurePrismaClients();
 

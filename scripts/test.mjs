@@ -5,7 +5,16 @@
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
-import { commandExists, ensureBuild, ensureDependencies, ensurePrismaClients, isRoot, root, step } from "./setup.mjs";
+import {
+  checkNodeVersion,
+  commandExists,
+  ensureBuild,
+  ensureDependencies,
+  ensurePrismaClients,
+  isRoot,
+  root,
+  step,
+} from "./setup.mjs";
 
 const chromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
@@ -30,6 +39,7 @@ function ensureChromium() {
   }
 }
 
+checkNodeVersion();
 ensureDependencies();
 ensureChromium();
 ensurePrismaClients();

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineEndpoint } from "@/lib/http/endpoint";
 import { ListQuery } from "@/lib/http/list-query";
 import { isoOffset, isoOffsetOrNull } from "@/lib/time";
-import { FileObject, FileParams, type AllowedMimeType } from "./schemas";
+import { allowedMimeTypes, FileObject, FileParams, type AllowedMimeType } from "./schemas";
 
 export * from "./schemas";
 
@@ -76,6 +76,12 @@ export const getFileContentEndpoint = defineEndpoint({
   auth: "both",
   scopes: ["files:read"],
   params: FileParams,
+  download: {
+    contentType: allowedMimeTypes,
+    binary: true,
+    description:
+      "The file's bytes as uploaded, under its detected media type (`charset=utf-8` added for text and JSON); read them as bytes, not as JSON.",
+  },
   errors: ["not_found"],
 });
 

@@ -51,8 +51,11 @@ export interface Endpoint<
   maxJsonDepth?: number;
   status?: number;
   errors?: ErrorCode[];
-  /** Answers a file to download instead of JSON (its media type, and what the file holds). */
-  download?: { contentType: string; description: string };
+  /**
+   * Answers a file to download instead of JSON: its media type (or the types it
+   * may have), what the file holds, and whether it is bytes (`binary`) rather than text.
+   */
+  download?: { contentType: string | readonly string[]; description: string; binary?: boolean };
   /** Answers Server-Sent Events too (text/event-stream): each event's name and the schema of its `data`. */
   eventStream?: { description: string; events: Record<string, z.ZodType> };
 }

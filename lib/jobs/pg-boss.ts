@@ -1,5 +1,5 @@
 import "server-only";
-import type { PgBoss } from "pg-boss";
+import type PgBoss from "pg-boss";
 import { log } from "@/lib/log";
 import { JOB_CONCURRENCY, JOB_LEASE_SECONDS, type JobBackend, type JobHandler } from "./types";
 
@@ -16,7 +16,7 @@ const POLLING_SECONDS = 0.5;
 const KEYLESS = "~";
 
 export async function pgBossBackend(connectionString: string): Promise<JobBackend> {
-  const { PgBoss: Boss } = await import("pg-boss");
+  const { default: Boss } = await import("pg-boss");
   const boss: PgBoss = new Boss({ connectionString, schema: SCHEMA, application_name: "guichet-jobs" });
   // pg-boss reports its own background errors (maintenance, a lost connection) here instead of throwing.
   boss.on("error", (error: Error) => log("error", "job.backend_error", { error: error.name }));
@@ -26,7 +26,7 @@ export async function pgBossBackend(connectionString: string): Promise<JobBacken
     let created = queues.get(name);
     if (!created) {
       created = boss.getQueue(name).then(async (queue) => {
-        if (!queue) await boss.createQueue(name, { policy: "short", expireInSeconds: JOB_LEASE_SECONDS });
+        if (!queue) await boss.createQueue(name, { name, policy: "short", expireInSeconds: JOB_LEASE_SECONDS });
       });
       queues.set(name, created);
       created.catch(() => queues.delete(name));
@@ -46,19 +46,21 @@ export async function pgBossBackend(connectionString: string): Promise<JobBacken
     },
     async work(name, handler) {
       await ensureQueue(name);
-      await boss.work<object>(
-        name,
-        { pollingIntervalSeconds: POLLING_SECONDS, batchSize: 1, localConcurrency: JOB_CONCURRENCY },
-        async ([job]) => {
-          const attempt = job.retryCount + 1;
-          try {
-            await (handler as JobHandler<object>)(job.data, { id: job.id, attempt });
-          } catch (error) {
-            log("warn", "job.failed", { job: name, attempt, error: error instanceof Error ? error.name : "Error" });
-            throw error;
-          }
-        },
-      );
+      // pg-boss 10 runs one job at a time per worker: JOB_CONCURRENCY workers poll the queue.
+      for (let worker = 0; worker < JOB_CONCURRENCY; worker += 1)
+        await boss.work<object>(
+          name,
+          { pollingIntervalSeconds: POLLING_SECONDS, batchSize: 1, includeMetadata: true },
+          async ([job]) => {
+            const attempt = job.retryCount + 1;
+            try {
+              await (handler as JobHandler<object>)(job.data, { id: job.id, attempt });
+            } catch (error) {
+              log("warn", "job.failed", { job: name, attempt, error: error instanceof Error ? error.name : "Error" });
+              throw error;
+            }
+          },
+        );
     },
     async stop() {
       await boss.stop({ graceful: true, timeout: 10_000 });

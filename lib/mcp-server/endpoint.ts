@@ -22,6 +22,7 @@ import { driverOf } from "@/lib/runs/driver";
 import type { RunRow } from "@/lib/runs/service";
 import { consoleOrigin, internalErrorData, jsonRpcError, originAllowed, refusal } from "./http";
 import { buildSessionServer, sessionInstructions } from "./server";
+import { runCommitRoutes } from "./tools";
 import { endSession, findSession, newSessionId, openSession } from "./session";
 
 // POST|GET|DELETE /mcp/agents/{agent}: Guichet as an MCP server (Streamable
@@ -148,7 +149,11 @@ async function initialize(
     init.data.params.clientInfo,
     sessionId,
   );
-  return serve(request, message, run, { requestId, sessionId, instructions: sessionInstructions(warnings) });
+  return serve(request, message, run, {
+    requestId,
+    sessionId,
+    instructions: sessionInstructions(await runCommitRoutes(run), warnings),
+  });
 }
 
 async function sessionRun(request: Request, principal: Principal, agentId: string): Promise<RunRow | Response> {

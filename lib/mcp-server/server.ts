@@ -16,7 +16,7 @@ import type { RunWarning } from "@/lib/runs/capabilities";
 import { cancelMcpCall, trackMcpCall } from "./cancellation";
 import { internalErrorData, ProtocolError } from "./http";
 import { listRunResources, readRunResource } from "./resources";
-import { callRunTool, listRunTools } from "./tools";
+import { callRunTool, listRunTools, type CommitRoute } from "./tools";
 
 // The SDK server of one request of one session: a fresh low-level `Server`
 // whose handlers read the session's run. Nothing is kept between requests (the
@@ -34,12 +34,22 @@ const sharedValidator = new AjvJsonSchemaValidator();
 /** Progress every second while a call runs, for clients that asked for it with a progress token. */
 const PROGRESS_INTERVAL_MS = 1000;
 
-/** `initialize`'s instructions: what the run left out and why, so the model knows before it tries. */
-export function sessionInstructions(warnings: RunWarning[]): string {
+/**
+ * `initialize`'s instructions: how a write is committed, naming the exact tool
+ * for each tool that makes proposals (a preview's commit is another tool), and
+ * what the run left out and why, so the model knows before it tries.
+ */
+export function sessionInstructions(routes: CommitRoute[], warnings: RunWarning[]): string {
   const lines = [
-    'Tools governed by Guichet. A tool that changes data answers with a proposal card: a person approves it in the console, then call the same tool with only {"proposal_id"}.',
-    "A refused call comes back with isError and a typed code (structuredContent.error): read it and re-plan.",
+    'Tools governed by Guichet. A tool that changes data answers with a proposal card: a person approves it in the console, then call the tool the card names (proposal.commit.tool, also written in its text) with only {"proposal_id"}.',
   ];
+  for (const route of routes)
+    lines.push(
+      route.proposedBy === route.commitTool
+        ? `${route.commitTool}: once its proposal is approved, call ${route.commitTool} again with only {"proposal_id"}.`
+        : `${route.proposedBy}: once its proposal is approved, call ${route.commitTool} with only {"proposal_id"} (not ${route.proposedBy}).`,
+    );
+  lines.push("A refused call comes back with isError and a typed code (structuredContent.error): read it and re-plan.");
   for (const warning of warnings)
     lines.push(`Not available in this session: ${warning.tool} — ${warning.reason.message}`);
   return lines.join("\n");

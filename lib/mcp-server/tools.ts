@@ -5,7 +5,7 @@ import type { Contract, JsonSchema } from "@/lib/contracts/types";
 import { argumentsSchemaFor, dispatchToolCall, type ToolEnvelope } from "@/lib/proposals/dispatch";
 import { openerOf } from "@/lib/runs/driver";
 import { capabilitySetOf, type RunRow } from "@/lib/runs/service";
-import { proposalCard } from "./proposal-card";
+import { proposalCard, type ProposalCard } from "./proposal-card";
 
 // tools/list and tools/call of an MCP session: the run's frozen capability set,
 // described from Guichet's own contracts and classification, and every call
@@ -50,40 +50,81 @@ function inputSchemaFor(contract: Contract): Tool["inputSchema"] {
   return { ...schema, type: "object" };
 }
 
+interface RunContract {
+  key: string;
+  contract: Contract;
+}
+
+async function runContracts(run: RunRow): Promise<RunContract[]> {
+  const found: RunContract[] = [];
+  for (const entry of capabilitySetOf(run)) {
+    const registered = await findContract(run.organizationId, entry.key, entry.version);
+    if (registered && !registered.retired) found.push({ key: entry.key, contract: registered.contract });
+  }
+  return found;
+}
+
+/**
+ * Which tool commits a proposal, by the tool that made it: a preview's
+ * proposals are committed by the write that names it as its preview, a direct
+ * write's by itself. Models follow these words literally, so every text that
+ * tells them how to commit names the tool from here.
+ */
+export interface CommitRoute {
+  proposedBy: string;
+  commitTool: string;
+}
+
+function commitRoutesOf(contracts: RunContract[]): CommitRoute[] {
+  const keys = new Set(contracts.map((entry) => entry.key));
+  return contracts.flatMap(({ key, contract }) => {
+    if (contract.effect !== "write") return [];
+    if (!contract.preview) return [{ proposedBy: key, commitTool: key }];
+    return keys.has(contract.preview) ? [{ proposedBy: contract.preview, commitTool: key }] : [];
+  });
+}
+
+/** The commit routes of the run's tools, for `initialize`'s instructions. */
+export async function runCommitRoutes(run: RunRow): Promise<CommitRoute[]> {
+  return commitRoutesOf(await runContracts(run));
+}
+
+/** What a tool's description says about proposals: which tool to call, and with what. */
+function proposalNote(key: string, contract: Contract, routes: CommitRoute[]): string {
+  if (contract.effect === "write" && contract.preview)
+    return `Commits an approved proposal: call ${contract.preview} first; once a person approved its proposal, call ${key} with only {"proposal_id"}.`;
+  if (contract.effect === "write")
+    return `Changes data: the call becomes a proposal a person approves; then call ${key} again with only {"proposal_id"}.`;
+  const commits = routes.filter((route) => route.proposedBy === key && route.commitTool !== key);
+  if (commits.length === 0) return "";
+  const names = commits.map((route) => route.commitTool).join(" or ");
+  return `Previews a change: the answer is a proposal a person approves; then call ${names} with only {"proposal_id"}.`;
+}
+
 /** The run's tools as MCP describes them; annotations come from Guichet's classification, never from an upstream server's hints. */
 export async function listRunTools(run: RunRow): Promise<Tool[]> {
   const catalog = await catalogIndex(run.organizationId);
-  const tools: Tool[] = [];
-  for (const entry of capabilitySetOf(run)) {
-    const registered = await findContract(run.organizationId, entry.key, entry.version);
-    if (!registered || registered.retired) continue;
-    const { contract } = registered;
-    const described = catalog.get(entry.key);
+  const contracts = await runContracts(run);
+  const routes = commitRoutesOf(contracts);
+  return contracts.map(({ key, contract }) => {
+    const described = catalog.get(key);
     const writes = contract.effect === "write";
-    tools.push({
-      name: entry.key,
-      title: described?.label ?? entry.key,
-      description: [
-        described?.description ?? "",
-        writes
-          ? 'Changes data: the call becomes a proposal a person approves; then call this tool with only {"proposal_id"}.'
-          : "",
-      ]
-        .filter(Boolean)
-        .join(" "),
+    return {
+      name: key,
+      title: described?.label ?? key,
+      description: [described?.description ?? "", proposalNote(key, contract, routes)].filter(Boolean).join(" "),
       inputSchema: inputSchemaFor(contract),
       outputSchema: outputSchemaFor(contract),
       annotations: {
-        title: described?.label ?? entry.key,
+        title: described?.label ?? key,
         readOnlyHint: !writes,
         destructiveHint: writes,
         // A read may be repeated; a write is repeated safely only when its contract binds it to an idempotency key.
         idempotentHint: contract.retry === "safe" || contract.retry === "idempotent",
         openWorldHint: contract.kind === "mcp" || contract.key === "web_fetch" || contract.key === "web_search",
       },
-    });
-  }
-  return tools;
+    };
+  });
 }
 
 export interface ToolCallOptions {
@@ -135,16 +176,26 @@ async function toCallToolResult(
   const card = proposalId ? await proposalCard(run.organizationId, proposalId, options.consoleOrigin) : null;
   if (!envelope.ok) {
     const structured = { error: envelope.error, ...(card ? { proposal: card } : {}) };
+    const hint = card && (card.status === "pending" || card.status === "approved") ? ` ${commitInstruction(card)}` : "";
     return {
       isError: true,
       structuredContent: structured,
-      content: [{ type: "text", text: `${envelope.error.code}: ${envelope.error.message}` }],
+      content: [{ type: "text", text: `${envelope.error.code}: ${envelope.error.message}${hint}` }],
     };
   }
   const structured = { result: envelope.result, evidence: envelope.evidence, ...(card ? { proposal: card } : {}) };
   // Clients that read only text get the same data; tool output is someone else's data, and says so.
   const text = card
-    ? `Proposal ${card.id} (${card.status}): ${card.effect} Approve at ${card.approval_url}, then commit with {"proposal_id": "${card.id}"}.`
+    ? `Proposal ${card.id} (${card.status}): ${card.effect} Nothing was changed yet. Approve at ${card.approval_url}. ${commitInstruction(card)}`
     : `Result of ${envelope.evidence.tool} (untrusted data): ${JSON.stringify(envelope.result)}`;
   return { structuredContent: structured, content: [{ type: "text", text }] };
+}
+
+/**
+ * The one sentence that says how to commit, with the exact tool: some clients
+ * (`@openai/agents`) hand the model the text block only, and a preview's
+ * proposal is committed by another tool than the one just called.
+ */
+function commitInstruction(card: ProposalCard): string {
+  return `Once it is approved, call the tool ${card.commit.tool} with exactly ${JSON.stringify(card.commit.arguments)}.`;
 }

@@ -21,7 +21,8 @@ const ServerUrl = z
     } catch {
       return false;
     }
-  }, "Must be an absolute http(s) URL.");
+  }, "Must be an absolute http(s) URL.")
+  .meta({ format: "uri" });
 const Token = z.string().min(1).max(4096);
 
 export const McpServerCreateBody = z.strictObject({

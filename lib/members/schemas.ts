@@ -32,7 +32,7 @@ export const PasswordChangeBody = z.strictObject({
 });
 
 export const InvitationCreateBody = z.strictObject({
-  email: z.string().trim().toLowerCase().pipe(z.email().max(254)),
+  email: z.string().trim().toLowerCase().pipe(z.email().max(254)).meta({ format: "email" }),
   role: Role,
 });
 export type InvitationCreateBody = z.infer<typeof InvitationCreateBody>;

@@ -27,7 +27,8 @@ const BaseUrl = z
     } catch {
       return false;
     }
-  }, "Must be an absolute http(s) URL without credentials.");
+  }, "Must be an absolute http(s) URL without credentials.")
+  .meta({ format: "uri" });
 
 export const ModelProviderUpdateBody = z.strictObject({
   base_url: BaseUrl,

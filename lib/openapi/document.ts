@@ -14,6 +14,8 @@ const commonErrors: ErrorCode[] = ["unauthenticated", "insufficient_scope", "rat
 function errorCodes(endpoint: Endpoint): ErrorCode[] {
   const codes = [...commonErrors, ...(endpoint.errors ?? [])];
   if (endpoint.body || endpoint.params || endpoint.query || endpoint.multipart) codes.push("invalid_parameter", "unknown_parameter");
+  // A path parameter left empty (`/v1/agents//tools`) is an unknown path: 404 like an unknown id.
+  if (endpoint.params) codes.push("not_found");
   // API keys are refused on session-only endpoints, roles are checked for people,
   // and a cookie-authenticated write from another site is refused.
   if (endpoint.auth === "session" || endpoint.roles?.length || (endpoint.auth === "both" && endpoint.method !== "GET")) codes.push("forbidden");
@@ -66,19 +68,67 @@ function documentCursors(node: unknown): void {
 function successContent(endpoint: Endpoint) {
   const content: Record<string, { schema: z.ZodType }> = {};
   if (endpoint.response) content["application/json"] = { schema: endpoint.response };
-  if (endpoint.download)
-    content[endpoint.download.contentType] = { schema: z.string().meta({ description: endpoint.download.description }) };
+  if (endpoint.download) {
+    const { contentType, description, binary } = endpoint.download;
+    const schema = z.string().meta(binary ? { format: "binary", description } : { description });
+    for (const type of typeof contentType === "string" ? [contentType] : contentType) content[type] = { schema };
+  }
   if (endpoint.eventStream) {
     const events = Object.entries(endpoint.eventStream.events).map(([name, data]) =>
       z.object({ id: z.number().int(), event: z.literal(name), data }).meta({ title: name }),
     );
-    content["text/event-stream"] = {
-      schema: z.union(events).meta({
-        description: "Each event is sent as `id: <seq>`, `event: <name>`, `data: <JSON>` lines, then a blank line.",
-      }),
-    };
+    // Rewritten as text by documentEventStreams, the events kept beside it.
+    content["text/event-stream"] = { schema: z.union(events) };
   }
   return Object.keys(content).length ? content : undefined;
+}
+
+const EVENT_FRAMES = "Server-Sent Events: each event is sent as `id: <seq>`, `event: <name>`, `data: <JSON>` lines, then a blank line.";
+
+/**
+ * The body of a `text/event-stream` answer is text, and says so (`type:
+ * string`): a generated client then types that answer apart from the JSON one
+ * and can narrow between them. What each event's `data` holds stays in the
+ * document, under `x-events` (an SSE client parses the frames itself).
+ */
+function documentEventStreams(paths: Record<string, Record<string, { responses?: Record<string, { content?: Record<string, Record<string, unknown>> }> }>>): void {
+  for (const operation of Object.values(paths).flatMap((item) => Object.values(item)))
+    for (const response of Object.values(operation.responses ?? {})) {
+      const stream = response.content?.["text/event-stream"];
+      if (!stream) continue;
+      stream["x-events"] = stream.schema;
+      stream.schema = { type: "string", description: EVENT_FRAMES };
+    }
+}
+
+type SchemaNode = Record<string, unknown>;
+
+/**
+ * A field the server fills in when it is left out may be left out: its
+ * default goes into the description, not into `default`, which generators
+ * (openapi-typescript) read as "always present" and so make the field
+ * required in the request type. Only what request bodies reach is rewritten.
+ */
+function documentRequestDefaults(document: { paths?: unknown; components?: { schemas?: unknown } }): void {
+  const schemas = (document.components?.schemas ?? {}) as Record<string, SchemaNode>;
+  const seen = new Set<unknown>();
+  const visit = (node: unknown): void => {
+    if (!node || typeof node !== "object" || seen.has(node)) return;
+    seen.add(node);
+    if (Array.isArray(node)) return node.forEach(visit);
+    const record = node as SchemaNode;
+    if (typeof record.$ref === "string") visit(schemas[record.$ref.replace("#/components/schemas/", "")]);
+    const properties = record.properties as Record<string, SchemaNode> | undefined;
+    for (const property of Object.values(properties ?? {})) {
+      if (!("default" in property)) continue;
+      const said = `Default when left out: \`${JSON.stringify(property.default)}\`.`;
+      property.description = property.description ? `${property.description} ${said}` : said;
+      delete property.default;
+    }
+    Object.values(record).forEach(visit);
+  };
+  const operations = Object.values((document.paths ?? {}) as Record<string, Record<string, { requestBody?: unknown }>>).flatMap((item) => Object.values(item));
+  for (const operation of operations) visit(operation.requestBody);
 }
 
 /** The OpenAPI 3.1 document, built from the same zod schemas that validate requests. */
@@ -132,6 +182,8 @@ export function buildOpenApiDocument() {
     servers: [{ url: "/" }],
     tags: tags.map((tag) => ({ ...tag })),
   });
+  documentEventStreams(document.paths as Parameters<typeof documentEventStreams>[0]);
+  documentRequestDefaults(document);
   documentCursors(document.paths);
   documentCursors(document.components);
   return document;

@@ -9,7 +9,8 @@ import { allowedMethods } from "./methods";
 //   and Next answers 500 with a stack trace in the log);
 // - methods no route exports (QUERY, PROPFIND…) get an empty 400 or 405 from Next;
 // - a path that is not valid percent-encoded UTF-8 (`/approbations/%ff`) makes
-//   Next's parameter decoding throw (500).
+//   Next's parameter decoding throw (500);
+// - a /v1 path with an empty segment would be redirected by Next (308).
 // Nothing here reads the body, so a multipart upload with a wrong method is
 // refused before a byte of it is buffered.
 
@@ -53,6 +54,9 @@ export function gateDecision(method: string, target: string): GateDecision {
   if (!decodable(pathname)) return api ? { kind: "not_found" } : { kind: "not_found_page" };
   // Console pages answer any method themselves (a 405 with Allow, or a redirect).
   if (!api) return { kind: "pass" };
+  // An empty segment (`/v1/agents/`, `/v1/agents//tools`) names no endpoint: a
+  // 404 envelope, where Next would redirect it (308) or the table would match it.
+  if (pathname.startsWith("/v1/") && /\/(\/|$)/.test(pathname)) return { kind: "not_found" };
   const allowed = OTHER_ROUTES.find((route) => route.pattern.test(pathname))?.methods ?? allowedMethods(pathname);
   if (!allowed) {
     // An unknown path is a 404 whatever the method: the /v1 catch-all route (or

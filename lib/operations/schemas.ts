@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ListQuery } from "@/lib/http/list-query";
+import { ListQuery, statusFilter } from "@/lib/http/list-query";
 
 // Operations' zod schemas and types: safe for the browser (no server import).
 
@@ -21,16 +21,7 @@ export const OperationParams = z.strictObject({
 });
 
 export const OperationListQuery = ListQuery.extend({
-  status: z
-    .string()
-    .transform((value) =>
-      value
-        .split(",")
-        .map((s) => s.trim())
-        .filter(Boolean),
-    )
-    .pipe(z.array(OperationStatus).min(1).max(operationStatuses.length))
-    .optional(),
+  status: statusFilter(operationStatuses).optional(),
   run: z.string().min(1).max(64).optional(),
 });
 

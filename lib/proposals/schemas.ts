@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ListQuery } from "@/lib/http/list-query";
+import { ListQuery, statusFilter } from "@/lib/http/list-query";
 import { ApproverRole } from "@/lib/policies/rules";
 import { proposalStatuses } from "./state";
 
@@ -12,16 +12,7 @@ export const ProposalParams = z.strictObject({
 });
 
 export const ProposalListQuery = ListQuery.extend({
-  status: z
-    .string()
-    .transform((value) =>
-      value
-        .split(",")
-        .map((s) => s.trim())
-        .filter(Boolean),
-    )
-    .pipe(z.array(ProposalStatus).min(1).max(proposalStatuses.length))
-    .optional(),
+  status: statusFilter(proposalStatuses).optional(),
   run: z.string().min(1).max(64).optional(),
   /** `expires_at`: soonest expiry first (the inbox); default newest first. */
   order: z.enum(["created_at", "expires_at"]).default("created_at"),

@@ -11,7 +11,13 @@ export const NewPassword = z
   .refine((value) => byteLength(value) <= 72, "At most 72 bytes.")
   .refine((value) => new Set(value).size >= 4, "Too simple: use more different characters.");
 
-export const Email = z.string().trim().toLowerCase().max(254).pipe(z.email("Must be an e-mail address."));
+export const Email = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .max(254)
+  .pipe(z.email("Must be an e-mail address."))
+  .meta({ format: "email" });
 
 export const OrganizationName = z.string().trim().min(1).max(100);
 export const PersonName = z.string().trim().min(1).max(100);

@@ -30,12 +30,14 @@ const EndpointUrl = z
     } catch {
       return false;
     }
-  }, "Must be an absolute http(s) URL.");
+  }, "Must be an absolute http(s) URL.")
+  .meta({ format: "uri" });
 const Events = z
   .array(WebhookEventType)
   .min(1)
   .max(webhookEventTypes.length)
-  .refine((events) => new Set(events).size === events.length, "Each event type once.");
+  .refine((events) => new Set(events).size === events.length, "Each event type once.")
+  .meta({ uniqueItems: true });
 const Description = z.string().trim().max(200);
 
 export const WebhookEndpointCreateBody = z.strictObject({

@@ -2,7 +2,10 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { upload } from "./agents-helpers";
+import { connectCrm, type ConnectedCrm } from "./dispatch-fixtures";
 import { baseUrl, createTenant, testDb, type Tenant } from "./helpers";
+import { resetCrm } from "./proposals-helpers";
 
 // What a customer does with the committed document: generate types with
 // openapi-typescript, write a script with openapi-fetch, type-check it, run it.
@@ -10,36 +13,51 @@ import { baseUrl, createTenant, testDb, type Tenant } from "./helpers";
 
 const dir = path.resolve("test-results", `generated-client-${process.pid}`);
 
-// List tools, create an agent, start a run, call a tool — typed end to end.
+// The README's quickstart, typed end to end: list tools, create an agent with
+// only {name, tools}, start a run with only {agent, capabilities}, preview a
+// write, call a read, read a file's bytes. Fields the server defaults are left
+// out, as the README does: they must be optional in the generated types.
 const journey = `import createClient from "openapi-fetch";
 import type { components, paths } from "./schema";
 
 const client = createClient<paths>({ baseUrl: process.env.BASE_URL!, headers: { authorization: \`Bearer \${process.env.API_KEY}\` } });
+const [preview, commit] = [process.env.PREVIEW_TOOL!, process.env.COMMIT_TOOL!];
 
 const tools = await client.GET("/v1/tools");
 if (!tools.data) throw new Error(\`list tools: \${tools.response.status}\`);
 const keys: string[] = tools.data.data.map((tool) => tool.key);
 
-const created = await client.POST("/v1/agents", { body: { name: process.env.AGENT_NAME!, instructions: "Calcule." } });
+const created = await client.POST("/v1/agents", { body: { name: process.env.AGENT_NAME!, tools: [preview, commit, "calculate"] } });
 if (!created.data) throw new Error(\`create agent: \${JSON.stringify(created.error)}\`);
 const agent: components["schemas"]["Agent"] = created.data.data;
 
-// openapi-typescript makes fields with a default required in generated types, so they are sent.
-const started = await client.POST("/v1/runs", { body: { agent: agent.id, capabilities: "read", debug: false } });
-// Without stream: true the answer is JSON; the declared responses also list the event stream's events.
-type Run = components["schemas"]["Run"];
-const isRun = (value: unknown): value is Run => typeof value === "object" && value !== null && "capabilities" in value;
-if (!started.data || !isRun(started.data.data)) throw new Error(\`start run: \${JSON.stringify(started.error)}\`);
-const run: Run = started.data.data;
+const started = await client.POST("/v1/runs", { body: { agent: agent.id, capabilities: "read_write" } });
+// The event stream (stream: true) is documented as text: a JSON answer is told apart by its type alone.
+if (!started.data || typeof started.data === "string") throw new Error(\`start run: \${JSON.stringify(started.error)}\`);
+const run: components["schemas"]["Run"] = started.data.data;
+
+const previewed = await client.POST("/v1/runs/{run}/tool_calls", {
+  params: { path: { run: run.id } },
+  body: { tool: preview, arguments: { customer_id: "C-1842", destination: { kind: "saved", address_id: "ADDR-2" } } },
+});
+if (!previewed.data) throw new Error(\`preview: \${JSON.stringify(previewed.error)}\`);
+const proposal = previewed.data.ok ? (previewed.data.evidence.proposal as { id?: string } | undefined) : undefined;
 
 const called = await client.POST("/v1/runs/{run}/tool_calls", { params: { path: { run: run.id } }, body: { tool: "calculate", arguments: { expression: "6 * 7" } } });
 if (!called.data) throw new Error(\`call tool: \${JSON.stringify(called.error)}\`);
 const envelope: components["schemas"]["ToolCallEnvelope"] = called.data;
 
+// The bytes under each media type a file may have are documented: a client reads them as bytes, not as JSON.
+type FileContent = paths["/v1/files/{file}/content"]["get"]["responses"][200]["content"];
+const documented: FileContent["text/plain"] | FileContent["application/pdf"] = "";
+const content = await client.GET("/v1/files/{file}/content", { params: { path: { file: process.env.FILE_ID! } }, parseAs: "arrayBuffer" });
+if (!content.data) throw new Error(\`file content: \${content.response.status}\`);
+const bytes = new TextDecoder().decode(content.data);
+
 const refused = await client.GET("/v1/agents/{agent}", { params: { path: { agent: "agt_00000000000000000000000000" } } });
 const error: components["schemas"]["Error"] | undefined = refused.error;
 
-console.log(JSON.stringify({ keys, agent: agent.id, run: run.id, envelope, refused: { status: refused.response.status, code: error?.error.code } }));
+console.log(JSON.stringify({ keys, agent: agent.id, run: run.id, proposal: proposal?.id, envelope, bytes, documented, refused: { status: refused.response.status, code: error?.error.code } }));
 `;
 
 // A request the API refuses must not compile: POST /v1/runs needs a body, with an agent.
@@ -48,7 +66,7 @@ import type { paths } from "./schema";
 
 const client = createClient<paths>({ baseUrl: "http://localhost" });
 await client.POST("/v1/runs", {});
-await client.POST("/v1/runs", { body: { capabilities: "read", debug: false } });
+await client.POST("/v1/runs", { body: { capabilities: "read" } });
 `;
 
 function node(args: string[], env: Record<string, string> = {}) {
@@ -71,9 +89,17 @@ const tsconfig = (files: string[]) =>
   });
 
 let acme: Tenant;
+let crm: ConnectedCrm;
+let fileId: string;
+const FILE_TEXT = "Adresse de livraison : 24 quai Saint-Antoine, Lyon.\n";
 
 beforeAll(async () => {
   acme = await createTenant("pro");
+  crm = await connectCrm(acme);
+  await resetCrm();
+  const uploaded = await upload(acme, "/v1/files", FILE_TEXT, "adresse.txt");
+  if (uploaded.status !== 201) throw new Error(`upload: HTTP ${uploaded.status}`);
+  fileId = uploaded.body.data.id as string;
   mkdirSync(dir, { recursive: true });
   const generated = node([
     "node_modules/openapi-typescript/bin/cli.js",
@@ -90,7 +116,7 @@ beforeAll(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("a client generated from openapi/openapi.json", () => {
-  it("type-checks a script that lists tools, creates an agent, starts a run and calls a tool", () => {
+  it("type-checks the README's quickstart calls under tsc --strict", () => {
     writeFileSync(path.join(dir, "tsconfig.json"), tsconfig(["schema.d.ts", "journey.ts"]));
     const checked = node(["node_modules/typescript/bin/tsc", "-p", dir]);
     expect(checked.output).toBe("");
@@ -107,12 +133,15 @@ describe("a client generated from openapi/openapi.json", () => {
     expect(checked.output).toContain("Property 'agent' is missing");
   });
 
-  it("runs that script against the server, with typed results and a typed error", async () => {
+  it("runs the quickstart against the server: agent, run, preview, tool call, file bytes, typed error", async () => {
     const name = `Client généré ${process.pid}`;
     const ran = node(["node_modules/tsx/dist/cli.mjs", path.join(dir, "journey.ts")], {
       BASE_URL: baseUrl,
       API_KEY: acme.key,
       AGENT_NAME: name,
+      PREVIEW_TOOL: crm.key("preview_address_change"),
+      COMMIT_TOOL: crm.key("commit_address_change"),
+      FILE_ID: fileId,
     });
     expect(ran.status, ran.output).toBe(0);
     const outcome = JSON.parse(ran.stdout.trim().split("\n").pop()!);
@@ -123,15 +152,23 @@ describe("a client generated from openapi/openapi.json", () => {
       evidence: { run: outcome.run, tool: "calculate@1" },
     });
     expect(outcome.refused).toEqual({ status: 404, code: "not_found" });
+    expect(outcome.bytes).toBe(FILE_TEXT);
     const db = await testDb();
     expect(await db.agent.findUnique({ where: { id: outcome.agent } })).toMatchObject({
       organizationId: acme.organizationId,
       name,
     });
+    // The defaults the script left out were applied by the server.
+    expect(await db.agent.findUnique({ where: { id: outcome.agent } })).toMatchObject({ active: true });
     expect(await db.run.findUnique({ where: { id: outcome.run } })).toMatchObject({
       organizationId: acme.organizationId,
       agentId: outcome.agent,
+      capabilities: "read_write",
     });
-    expect(await db.step.count({ where: { runId: outcome.run } })).toBe(1);
+    expect(await db.proposal.findFirst({ where: { id: outcome.proposal, runId: outcome.run } })).toMatchObject({
+      status: "pending",
+      tool: crm.key("commit_address_change"),
+    });
+    expect(await db.step.count({ where: { runId: outcome.run } })).toBe(2);
   });
 });
