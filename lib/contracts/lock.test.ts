@@ -53,9 +53,10 @@ describe("contracts.lock.json", () => {
     }
   });
 
-  it("keeps every write out of the read-only role", () => {
+  it("keeps every write out of the read-only role (the role comes from the run's own rule, runMayHold)", () => {
     const { roles } = buildContractsLock(reference);
     expect(roles.read.filter((t) => t.effect !== "read")).toEqual([]);
+    expect(roles.read).toEqual(roles.read_write.filter((t) => t.effect === "read"));
     expect(roles.read.length).toBeGreaterThan(0);
   });
 

@@ -3,6 +3,7 @@ import { canonicalJson, plainJson } from "@/lib/canonical";
 import { defaultPolicyRules } from "@/lib/policies/defaults";
 import { evaluatePolicy, FALLBACK_RULE_ID } from "@/lib/policies/engine";
 import { PolicyRules, type PolicyFacts } from "@/lib/policies/rules";
+import { runMayHold } from "@/lib/runs/capability-rule";
 import { builtinContracts } from "./builtin";
 import type { Contract } from "./types";
 
@@ -137,6 +138,9 @@ export function buildContractsLock(reference: Contract[]): ContractsLock {
     builtin_versions: Object.fromEntries(
       builtinContracts.map((e) => [`${e.contract.key}@${e.contract.version}`, contractFingerprint(e.contract)]),
     ),
-    roles: { read: tools.filter((t) => t.effect === "read"), read_write: tools },
+    roles: {
+      read: tools.filter((t) => runMayHold("read", t.effect)),
+      read_write: tools.filter((t) => runMayHold("read_write", t.effect)),
+    },
   };
 }

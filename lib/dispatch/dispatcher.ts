@@ -11,6 +11,7 @@ import { nestsDeeperThan } from "@/lib/json/deep";
 import { takeCallSlot } from "@/lib/limits/calls";
 import { trackCall } from "@/lib/runs/active-calls";
 import { assertDrives, type RunDriver } from "@/lib/runs/driver";
+import { runMayHold, type RunCapabilities } from "@/lib/runs/capability-rule";
 import { capabilitySetOf, effectiveStatus, fileIdsOf, getRun, type RunRow } from "@/lib/runs/service";
 import {
   argumentBytes,
@@ -151,7 +152,7 @@ async function resolveCall(run: RunRow, toolName: string, args: unknown): Promis
     throw new ToolError("UNSUPPORTED_VERSION", `${parsed.key}@${granted.version} is retired.`);
   const { contract } = registered;
   // The capability set already leaves writes out of a read run; this holds even if a stored set were wrong.
-  if (contract.effect === "write" && run.capabilities !== "read_write")
+  if (!runMayHold(run.capabilities as RunCapabilities, contract.effect))
     throw new ToolError("TOOL_NOT_IN_RUN", `${parsed.key} changes data and this run is read-only.`);
   if (bytes > contract.max_argument_bytes) {
     throw new ToolError(

@@ -5,6 +5,7 @@ import { reason } from "@/lib/catalog/reasons";
 import { currentBuiltinContract } from "@/lib/contracts/builtin";
 import { publishMcpContract } from "@/lib/contracts/mcp";
 import { db, type DbOrTx } from "@/lib/db";
+import { runMayHold, type RunCapabilities } from "./capability-rule";
 import type { CapabilityEntry } from "./model";
 
 // A run's capability set: the exact tools and versions it may call, decided
@@ -20,7 +21,7 @@ export interface RunWarning {
 }
 
 export async function resolveCapabilitySet(
-  input: { organizationId: string; agentTools: string[]; withFileTools: boolean; capabilities: "read" | "read_write" },
+  input: { organizationId: string; agentTools: string[]; withFileTools: boolean; capabilities: RunCapabilities },
   tx: DbOrTx = db,
 ): Promise<{ capabilitySet: CapabilityEntry[]; warnings: RunWarning[] }> {
   const catalog = await catalogIndex(input.organizationId, tx);
@@ -57,7 +58,7 @@ export async function resolveCapabilitySet(
       warnings.push({ code: "tool_unavailable", tool: key, reason: reason("mcp_tool_needs_review") });
       continue;
     }
-    if (contract.effect === "write" && input.capabilities === "read") {
+    if (!runMayHold(input.capabilities, contract.effect)) {
       warnings.push({
         code: "write_tool_excluded",
         tool: key,
