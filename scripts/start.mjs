@@ -20,6 +20,10 @@ ensureDependencies();
 ensurePrismaClients();
 
 const port = Number(process.env.PORT ?? 3000);
+// Loopback only unless the operator says otherwise: the demo holds a demo API key and known passwords.
+const host = process.env.HOST || "127.0.0.1";
+// Where this script checks that the server answers: the bound address, or loopback when bound to every interface.
+const probeHost = ["0.0.0.0", "::", "[::]"].includes(host) ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
 const dataDir = path.resolve(root, process.env.GUICHET_DATA_DIR ?? "data");
 // The demo: asked for (GUICHET_SEED_DEMO=1), or the embedded database's default unless turned off (0).
 const demo =
@@ -110,8 +114,8 @@ orStop(() =>
 
 ensureBuild();
 
-step(`Starting Guichet on http://localhost:${port}`);
-const app = spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", "-p", String(port)], {
+step(`Starting Guichet on http://localhost:${port} (listening on ${host})`);
+const app = spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", "-H", host, "-p", String(port)], {
   cwd: root,
   stdio: ["ignore", "inherit", "inherit"],
   env: {
@@ -123,7 +127,7 @@ const app = spawn(process.execPath, ["node_modules/next/dist/bin/next", "start",
 });
 children.push(app);
 app.on("exit", (code) => stopAll(code ?? 1));
-await waitFor(`http://127.0.0.1:${port}/api/health`, app, "Guichet");
+await waitFor(`http://${probeHost}:${port}/api/health`, app, "Guichet");
 
 console.log(`\nGuichet is ready: http://localhost:${port}`);
 if (demo) {

@@ -44,6 +44,8 @@ export const environmentLabels: Record<string, string> = {
 const decisionErrorMessages: Record<string, string> = {
   proposal_expired: "Cette proposition a expiré : elle ne peut plus être décidée. L'agent devra proposer à nouveau.",
   proposal_not_pending: "Cette proposition a déjà été décidée.",
+  proposal_superseded:
+    "Cette proposition a été remplacée par une plus récente de l'agent pour le même enregistrement : décidez de celle-ci.",
   approver_not_authorized: "Votre rôle ne permet pas de décider de cette proposition.",
   self_approval_forbidden: "Vous avez demandé cette écriture : une autre personne doit l'approuver.",
   arguments_hash_mismatch: "Les arguments ne sont plus ceux affichés : rechargez la page avant de décider.",

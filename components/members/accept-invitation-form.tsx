@@ -24,9 +24,13 @@ interface Failure {
 const invalidLink =
   "Ce lien d’invitation n’est plus valable : il a déjà servi, a été révoqué ou a expiré. Demandez une nouvelle invitation.";
 
+const addressTaken =
+  "Un compte Guichet existe déjà avec cette adresse e-mail : connectez-vous avec ce compte, ou demandez une invitation pour une autre adresse.";
+
 /** The refusal of the accept endpoint, said under its field. */
 function errorsOf(failure: Failure | null): Errors {
   if (failure?.code === "invitation_invalid") return { form: invalidLink };
+  if (failure?.code === "email_unavailable") return { form: addressTaken };
   const errors: Errors = {};
   for (const error of failure?.errors ?? []) {
     if (error.field === "password")

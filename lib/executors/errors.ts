@@ -10,6 +10,8 @@ export const toolErrorCodes = [
   "INVALID_ARGUMENTS",
   "ARGUMENTS_TOO_LARGE",
   "APPROVAL_REQUIRED",
+  // A preview whose after equals the current before: no proposal, nothing to approve or commit. An outcome, not retried.
+  "NO_CHANGE",
   // The policy table says `deny` for this write: nothing was proposed or executed.
   "POLICY_DENIED",
   "PROPOSAL_NOT_FOUND",

@@ -32,11 +32,15 @@ function invalidFile(code: string, message: string) {
   return new ApiError("invalid_parameter", message, { errors: [{ field: "file", code, message }] });
 }
 
-/** A display name: the last path segment, without control characters, at most 255 characters. */
+/**
+ * A display name: the last path segment, without control characters nor bidi
+ * controls (which make `invoice\u202Efdp.exe` display as `invoiceexe.pdf`), at
+ * most 255 characters.
+ */
 export function cleanFilename(raw: string | undefined): string {
   const base = (raw ?? "").split(/[/\\]/).pop() ?? "";
   const clean = base
-    .replace(/[\u0000-\u001f\u007f]/g, "")
+    .replace(/[\u0000-\u001f\u007f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, "")
     .trim()
     .slice(0, 255);
   return clean || "file";

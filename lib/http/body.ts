@@ -62,12 +62,18 @@ export function findLoneSurrogate(value: unknown): string | null {
   return null;
 }
 
+const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
+
 /**
  * The body as text, read no further than GUICHET_MAX_BODY_BYTES: a declared
  * Content-Length over it is refused unread, and a chunked body is cut off as
  * soon as it passes the limit, so an oversized body is never buffered whole.
+ * Bytes that are not UTF-8 answer `invalidUtf8` instead of being replaced by
+ * U+FFFD, so what is stored is always what the client sent.
  */
-export async function readBoundedBody(request: Request): Promise<{ text: string } | { tooLarge: true }> {
+export async function readBoundedBody(
+  request: Request,
+): Promise<{ text: string } | { tooLarge: true } | { invalidUtf8: true }> {
   const limit = env.GUICHET_MAX_BODY_BYTES;
   if (Number(request.headers.get("content-length") ?? "0") > limit) return { tooLarge: true };
   if (!request.body) return { text: "" };
@@ -84,7 +90,11 @@ export async function readBoundedBody(request: Request): Promise<{ text: string 
     }
     chunks.push(value);
   }
-  return { text: Buffer.concat(chunks).toString("utf8") };
+  try {
+    return { text: STRICT_UTF8.decode(Buffer.concat(chunks)) };
+  } catch {
+    return { invalidUtf8: true };
+  }
 }
 
 /**
@@ -125,6 +135,12 @@ export async function readJsonBody(request: Request, maxDepth: number = env.GUIC
   const body = await readBoundedBody(request);
   if ("tooLarge" in body)
     throw new ApiError("payload_too_large", `The body exceeds ${env.GUICHET_MAX_BODY_BYTES} bytes.`);
+  if ("invalidUtf8" in body) {
+    if (!isJsonMediaType(request.headers.get("content-type") ?? "")) {
+      throw new ApiError("unsupported_media_type", "Send JSON with Content-Type: application/json.");
+    }
+    throw new ApiError("invalid_json", "The body is not valid JSON: it holds bytes that are not UTF-8.");
+  }
   if (body.text.trim() === "") return {};
   if (!isJsonMediaType(request.headers.get("content-type") ?? "")) {
     throw new ApiError("unsupported_media_type", "Send JSON with Content-Type: application/json.");

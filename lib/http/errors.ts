@@ -36,6 +36,7 @@ export const errorStatus = {
   url_not_allowed: 422,
   mcp_tool_changed: 409,
   proposal_not_pending: 409,
+  proposal_superseded: 409,
   arguments_hash_mismatch: 409,
   policy_version_conflict: 409,
   proposal_expired: 409,

@@ -206,6 +206,10 @@ async function route(request: Request, agentId: string, requestId: string): Prom
     return jsonRpcError(413, -32000, `Payload too large: the body is limited to ${env.GUICHET_MAX_BODY_BYTES} bytes.`, {
       data: { code: "payload_too_large", request_id: requestId },
     });
+  if ("invalidUtf8" in body)
+    return jsonRpcError(400, -32700, "Parse error: the body holds bytes that are not UTF-8.", {
+      data: { code: "invalid_json", request_id: requestId },
+    });
   const parsed = parseMessage(body.text);
   if ("response" in parsed) return parsed.response;
   if (InitializeRequestSchema.shape.method.safeParse((parsed.message as { method?: unknown }).method).success) {

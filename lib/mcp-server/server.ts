@@ -49,6 +49,9 @@ export function sessionInstructions(routes: CommitRoute[], warnings: RunWarning[
         ? `${route.commitTool}: once its proposal is approved, call ${route.commitTool} again with only {"proposal_id"}.`
         : `${route.proposedBy}: once its proposal is approved, call ${route.commitTool} with only {"proposal_id"} (not ${route.proposedBy}).`,
     );
+  lines.push(
+    "A preview of a change already on file answers NO_CHANGE (without isError, and no card): nothing to approve or commit.",
+  );
   lines.push("A refused call comes back with isError and a typed code (structuredContent.error): read it and re-plan.");
   for (const warning of warnings)
     lines.push(`Not available in this session: ${warning.tool} — ${warning.reason.message}`);

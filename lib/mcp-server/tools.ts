@@ -174,6 +174,18 @@ async function toCallToolResult(
 ): Promise<CallToolResult> {
   const proposalId = proposalIdOf(envelope);
   const card = proposalId ? await proposalCard(run.organizationId, proposalId, options.consoleOrigin) : null;
+  if (!envelope.ok && envelope.error.code === "NO_CHANGE") {
+    // An outcome, not a failure: the model should move on, not retry or look for a proposal to commit.
+    return {
+      structuredContent: { error: envelope.error },
+      content: [
+        {
+          type: "text",
+          text: `NO_CHANGE: ${envelope.error.message} Do not call the commit tool for this change.`,
+        },
+      ],
+    };
+  }
   if (!envelope.ok) {
     const structured = { error: envelope.error, ...(card ? { proposal: card } : {}) };
     const hint = card && (card.status === "pending" || card.status === "approved") ? ` ${commitInstruction(card)}` : "";

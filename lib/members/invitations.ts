@@ -8,6 +8,7 @@ import { env } from "@/lib/env";
 import { log } from "@/lib/log";
 import { mailEnabled, sendMail } from "@/lib/mail/send";
 import { ApiError, notFound } from "@/lib/http/errors";
+import { rateLimited } from "@/lib/http/rate-limit";
 import { newId } from "@/lib/ids";
 import { afterCursor } from "@/lib/http/validation";
 import { isoOffset } from "@/lib/time";
@@ -71,6 +72,30 @@ export function listInvitations(organizationId: string, query: { limit: number; 
   });
 }
 
+const HOUR_MS = 60 * 60 * 1000;
+
+/**
+ * Each admin sends at most GUICHET_INVITATIONS_PER_HOUR invitations in any hour (each may be an
+ * e-mail to an outside address). Counted from the stored invitations, so every instance on the
+ * database sees the same count; Retry-After is when the oldest of the hour's invitations leaves it.
+ */
+async function assertInvitationAllowance(manager: MemberManager, now = new Date()): Promise<void> {
+  const limit = env.GUICHET_INVITATIONS_PER_HOUR;
+  const recent = await db.invitation.findMany({
+    where: {
+      organizationId: manager.organizationId,
+      invitedById: manager.memberId,
+      createdAt: { gt: new Date(now.getTime() - HOUR_MS) },
+    },
+    select: { createdAt: true },
+    orderBy: { createdAt: "desc" },
+    take: limit,
+  });
+  if (recent.length < limit) return;
+  const oldest = recent[recent.length - 1].createdAt.getTime();
+  throw rateLimited(oldest + HOUR_MS - now.getTime(), `At most ${limit} invitations per hour and administrator.`);
+}
+
 const actorOf = (manager: MemberManager) => ({ type: "member" as const, id: manager.memberId, label: manager.email });
 
 /**
@@ -83,12 +108,15 @@ export async function createInvitation(
 ): Promise<{ invitation: InvitationRow; token: string }> {
   if (manager.role !== "owner" && input.role === "owner")
     throw new ApiError("owner_role_reserved", "Only an owner can invite an owner.");
-  // E-mail addresses are unique across the instance: one already in use cannot be invited anywhere.
-  const taken = await db.member.count({ where: { email: input.email } });
-  if (taken > 0)
+  // An address that is already a member here is said so (it reveals nothing outside this organization).
+  // One that is a member elsewhere is invited like any other, so the answer never tells an admin which
+  // addresses other organizations hold; using that link is refused at acceptance (email_unavailable).
+  const here = await db.member.count({ where: { email: input.email, organizationId: manager.organizationId } });
+  if (here > 0)
     throw new ApiError("email_unavailable", "This address already belongs to a member: it cannot be invited.", {
       errors: [{ field: "email", code: "email_unavailable", message: "This address already belongs to a member." }],
     });
+  await assertInvitationAllowance(manager);
   const token = TOKEN_PREFIX + randomBytes(32).toString("base64url");
   const now = new Date();
   const invitation = await db.$transaction(async (tx) => {
@@ -178,6 +206,8 @@ export async function invitationLinkState(token: string, now = new Date()) {
   const invitation = await findByToken(token);
   if (!invitation) return { status: "unknown" as const };
   const current = status(invitation, now);
+  if (current === "pending" && (await db.member.count({ where: { email: invitation.email } })) > 0)
+    return { status: "taken" as const, email: invitation.email };
   return current === "pending"
     ? {
         status: current,
@@ -189,10 +219,24 @@ export async function invitationLinkState(token: string, now = new Date()) {
     : { status: current };
 }
 
-/** Accepts: the member is created with the invited role and the link is spent, in one transaction. */
+const addressTaken = () =>
+  new ApiError(
+    "email_unavailable",
+    "This address already has a Guichet account (an address belongs to one organization): sign in with it, or ask for an invitation to another address.",
+    {
+      errors: [{ field: "email", code: "email_unavailable", message: "This address already belongs to a member." }],
+    },
+  );
+
+/**
+ * Accepts: the member is created with the invited role and the link is spent, in one transaction.
+ * An address that has become (or already was) a member anywhere is refused with 409 email_unavailable,
+ * and nothing changes: the link stays pending, no organization gains or loses a member.
+ */
 export async function acceptInvitation(input: { token: string; name: string; password: string }) {
   const invitation = await invitationByToken(input.token);
   if (!invitation) throw invalid();
+  if ((await db.member.count({ where: { email: invitation.email } })) > 0) throw addressTaken();
   assertAcceptablePassword("password", input.password, {
     email: invitation.email,
     organization: invitation.organization.name,
@@ -232,8 +276,8 @@ export async function acceptInvitation(input: { token: string; name: string; pas
       return member;
     });
   } catch (error) {
-    // The address became a member meanwhile (another organization's invitation, or a seed).
-    if (isUniqueViolation(error)) throw invalid();
+    // The address became a member meanwhile (another organization's invitation, or a seed): rolled back.
+    if (isUniqueViolation(error)) throw addressTaken();
     throw error;
   }
 }

@@ -9,6 +9,7 @@ const decisionErrors = [
   "not_found",
   "proposal_expired",
   "proposal_not_pending",
+  "proposal_superseded",
   "approver_not_authorized",
   "already_decided",
 ] as const;

@@ -61,7 +61,7 @@ export async function assertCommittable(proposal: ProposalRow, now = new Date())
   if (status === "superseded")
     throw new ToolError(
       "PROPOSAL_NOT_APPROVED",
-      "A newer proposal replaced this one: commit that one, once approved.",
+      `A newer proposal${proposal.supersededBy ? ` (${proposal.supersededBy})` : ""} replaced this one: commit that one, once approved.`,
       { proposal_id: proposalId },
     );
   const policy = storedPolicy(proposal);

@@ -40,6 +40,14 @@ function assertDecidable(proposal: ProposalRow, approver: Approver, now: Date): 
       },
     );
   }
+  if (status === "superseded") {
+    const newer = proposal.supersededBy;
+    throw new ApiError(
+      "proposal_superseded",
+      `This proposal was superseded${newer ? ` by ${newer}` : ""}: a newer preview of the same change replaced it. Decide on ${newer ? "that one" : "the newer proposal"} instead.`,
+      { reason: { status, superseded_by: newer } },
+    );
+  }
   if (status !== "pending") {
     throw new ApiError("proposal_not_pending", `This proposal is ${status}: it was already decided.`, {
       reason: { status },

@@ -130,6 +130,19 @@ export function draftFromArguments(contract: Contract, args: Record<string, unkn
   });
 }
 
+/**
+ * Whether a previewed write would change nothing: every field's canonical
+ * (RFC 8785) before equals its after, and the write neither moves money nor
+ * sends a message. Only a preview knows the before; a write described from its
+ * arguments alone (before unknown, shown null) is never a no-op.
+ */
+export function changesNothing(draft: ProposalDraft): boolean {
+  if (draft.amount || draft.recipients?.length || draft.changes.length === 0) return false;
+  return draft.changes.every(
+    (change) => canonicalSha256([change.before ?? null]) === canonicalSha256([change.after ?? null]),
+  );
+}
+
 /** The facts the policy engine decides on. */
 export function policyFacts(contract: Pick<Contract, "key" | "effect">, draft: ProposalDraft): PolicyFacts {
   return {

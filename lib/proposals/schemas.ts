@@ -92,6 +92,9 @@ export const ProposalObject = z.object({
   }),
   approvals: z.object({ count: z.number().int(), required: z.number().int() }),
   status: ProposalStatus,
+  superseded_by: z.string().nullable().meta({
+    description: "The newer proposal that replaced this one when its status is superseded; null otherwise.",
+  }),
   expires_at: z.string(),
   requested_by: MemberRef.nullable(),
   requester: RequesterObject,

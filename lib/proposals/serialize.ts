@@ -58,6 +58,7 @@ export function serializeProposal(row: ProposalRow, context: ProposalContext, no
       required: policy.approvals_required,
     },
     status: effectiveStatus(row, now),
+    superseded_by: row.supersededBy,
     expires_at: isoOffset(row.expiresAt),
     requested_by: row.requestedBy ? ref(row.requestedBy, names) : null,
     requester: requesterOf(row, context),

@@ -45,9 +45,11 @@ export async function createProposal(
   now = new Date(),
 ): Promise<{ proposal: ProposalRow; created: boolean }> {
   const dedupeKey = dedupeKeyOf(input.runId, input.tool.key, input.draft.argumentsSha256);
+  // Proposals this call moved to superseded to make room for the new one: they name it once it exists.
+  const replaced: string[] = [];
   for (let attempt = 0; attempt < 5; attempt++) {
     try {
-      return { proposal: await insert(input, dedupeKey, now), created: true };
+      return { proposal: await insert(input, dedupeKey, now, replaced), created: true };
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
     }
@@ -60,10 +62,11 @@ export async function createProposal(
     }
     if ((status === "pending" || status === "approved") && (await commitFailedFinally(holder.id))) {
       // Its commit was refused for good (or an operator found it not applied): a new card, a new approval.
-      await db.proposal.updateMany({
+      const moved = await db.proposal.updateMany({
         where: { id: holder.id, status },
         data: { status: "superseded", dedupeKey: null },
       });
+      if (moved.count === 1) replaced.push(holder.id);
       continue;
     }
     return { proposal: holder, created: false };
@@ -71,7 +74,7 @@ export async function createProposal(
   throw new Error("Could not store the proposal: its change kept being proposed concurrently.");
 }
 
-async function insert(input: NewProposal, dedupeKey: string, now: Date): Promise<ProposalRow> {
+async function insert(input: NewProposal, dedupeKey: string, now: Date, replaced: string[]): Promise<ProposalRow> {
   const { draft, policy } = input;
   const stored: StoredPolicy = { ...policy, action: draft.action, external_message: draft.externalMessage };
   return db.$transaction(async (tx) => {
@@ -104,6 +107,11 @@ async function insert(input: NewProposal, dedupeKey: string, now: Date): Promise
       },
       include: proposalInclude,
     });
+    if (replaced.length > 0)
+      await tx.proposal.updateMany({
+        where: { id: { in: replaced }, supersededBy: null },
+        data: { supersededBy: proposal.id },
+      });
     if (draft.target) await supersedeOlder(tx, proposal);
     await recordProposalCreated(tx, proposal, proposal.status);
     return proposal;
@@ -125,7 +133,7 @@ async function supersedeOlder(tx: DbOrTx, proposal: ProposalRow): Promise<void> 
       id: { not: proposal.id },
       status: "pending",
     },
-    data: { status: "superseded", dedupeKey: null },
+    data: { status: "superseded", dedupeKey: null, supersededBy: proposal.id },
   });
 }
 

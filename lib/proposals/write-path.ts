@@ -12,7 +12,14 @@ import type { RunDriver } from "@/lib/runs/driver";
 import { capabilitySetOf, type RunRow } from "@/lib/runs/model";
 import { isoOffset } from "@/lib/time";
 import { commitProposal } from "./commit";
-import { draftFromArguments, draftFromPreview, DraftError, policyFacts, type ProposalDraft } from "./draft";
+import {
+  changesNothing,
+  draftFromArguments,
+  draftFromPreview,
+  DraftError,
+  policyFacts,
+  type ProposalDraft,
+} from "./draft";
 import { createProposal, storedPolicy, type ProposalRow } from "./service";
 import { effectiveStatus } from "./state";
 import { isProposalRef, writeCallSchema } from "./write-schema";
@@ -154,6 +161,16 @@ export async function proposalFromPreview(
   } catch (error) {
     if (!(error instanceof DraftError)) throw error;
     return { proposal: null, proposal_error: error.message };
+  }
+  // Previewing what is already on file: no proposal, so nobody is asked to approve a write that does nothing.
+  if (changesNothing(draft)) {
+    const fields = draft.changes.map((change) => change.field).join(", ");
+    const target = draft.target ? `${draft.target.type} ${draft.target.id}` : "the target";
+    throw new ToolError(
+      "NO_CHANGE",
+      `Nothing to change: ${target} already holds these values (${fields}). No proposal was made; there is nothing to approve or commit.`,
+      { retryable: false },
+    );
   }
   const { policy, proposal, created } = await propose(run, driver, commit, draft);
   if (!proposal) return { proposal: null, policy: { decision: "deny", rule: policy.rule } };

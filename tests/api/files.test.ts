@@ -93,6 +93,14 @@ describe("POST /v1/files", () => {
     expect(tempFiles()).toEqual([]);
   });
 
+  it("strips bidi controls from the stored name, so invoice\u202Efdp.exe cannot display as invoiceexe.pdf", async () => {
+    const response = await upload(acme, "/v1/files", pdf, "invoice\u202Efdp\u2066\u200f.exe");
+    expect(response.status).toBe(201);
+    expect(response.body.data.filename).toBe("invoicefdp.exe");
+    const row = await (await testDb()).file.findUniqueOrThrow({ where: { id: response.body.data.id } });
+    expect(row.filename).toBe("invoicefdp.exe");
+  });
+
   it("refuses bodies that are not one file part", async () => {
     const before = await fileCount(acme);
     const json = await api("/v1/files", { json: { file: "x" }, as: { key: acme.key } });

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { endpoints } from "@/lib/openapi/endpoints";
 import { connectCrm, createAgent, createRun } from "./dispatch-fixtures";
-import { api, createTenant, type Caller, type Tenant } from "./helpers";
+import { api, baseUrl, createTenant, testDb, type Caller, type Tenant } from "./helpers";
 
 // A property test over every /v1 endpoint that takes a JSON body: random deep,
 // wide and odd-Unicode JSON (and bodies nested far past the limit) must always
@@ -146,4 +146,56 @@ describe("hostile JSON bodies on every /v1 POST, PATCH and PUT", () => {
       { seed: SEED, numRuns: RUNS, endOnFailure: true },
     );
   }, 300_000);
+});
+
+describe("bytes that are not UTF-8", () => {
+  /** A JSON text whose `marker` string holds 0xC3 0x28: a lead byte followed by one that cannot continue it. */
+  function withInvalidUtf8(value: Record<string, unknown>, marker: string): Uint8Array {
+    const [head, tail] = JSON.stringify(value).split(marker);
+    return Buffer.concat([Buffer.from(head), Buffer.from([0xc3, 0x28]), Buffer.from(tail)]);
+  }
+
+  it("refuses a /v1 body with 400 invalid_json, and stores nothing", async () => {
+    const name = `utf8-${Date.now()}`;
+    const response = await api("/v1/agents", {
+      method: "POST",
+      body: withInvalidUtf8({ name: `${name}MARK`, instructions: "x" }, "MARK") as BodyInit,
+      headers: { "content-type": "application/json" },
+      as: { key: tenant.key },
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.error.code).toBe("invalid_json");
+    const db = await testDb();
+    const stored = await db.agent.findMany({
+      where: { organizationId: tenant.organizationId, name: { startsWith: name } },
+    });
+    expect(stored).toHaveLength(0);
+  });
+
+  it("answers the MCP door with the JSON-RPC parse error -32700 and HTTP 400", async () => {
+    const db = await testDb();
+    const before = await db.run.count({ where: { agentId: ids.agent, source: "mcp" } });
+    const response = await fetch(`${baseUrl}/mcp/agents/${ids.agent}`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${tenant.key}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: withInvalidUtf8(
+        {
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "cMARK", version: "1" } },
+        },
+        "MARK",
+      ) as BodyInit,
+    });
+    expect(response.status).toBe(400);
+    const body = await response.json();
+    expect(body.error.code).toBe(-32700);
+    expect(body.error.data.code).toBe("invalid_json");
+    expect(await db.run.count({ where: { agentId: ids.agent, source: "mcp" } })).toBe(before);
+  });
 });

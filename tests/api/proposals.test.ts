@@ -91,7 +91,7 @@ describe("a preview becomes a canonical proposal", () => {
     const next = await previewAddress(setup, run, "ADDR-3");
     expect(next.evidence.proposal.id).not.toBe(proposal.id);
     expect((await getProposal(setup.tenant, proposal.id)).status).toBe("superseded");
-    expect((await approve(setup.tenant, proposal.id, "approver")).body.error.code).toBe("proposal_not_pending");
+    expect((await approve(setup.tenant, proposal.id, "approver")).body.error.code).toBe("proposal_superseded");
   });
 
   it("makes no proposal in a read run: it could never commit one", async () => {
@@ -325,7 +325,7 @@ describe("listing and reading", () => {
   it("lists pending proposals soonest expiry first, filters by run and status, pages, counts", async () => {
     const run = await setup.run();
     const a = (await previewAddress(setup, run, "ADDR-2", "C-1842")).evidence.proposal.id;
-    const b = (await previewAddress(setup, run, "ADDR-4", "C-2001")).evidence.proposal.id;
+    const b = (await previewAddress(setup, run, "ADDR-5", "C-2001")).evidence.proposal.id;
     await (await testDb()).proposal.update({ where: { id: b }, data: { expiresAt: new Date(Date.now() + 60_000) } });
     const list = await api(`/v1/proposals?status=pending&run=${run}&order=expires_at`, {
       as: { key: setup.tenant.key },

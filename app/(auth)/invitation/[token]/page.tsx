@@ -12,6 +12,8 @@ const spent = {
   revoked: "Cette invitation a été révoquée. Demandez une nouvelle invitation à un administrateur de l’organisation.",
   expired:
     "Ce lien d’invitation a expiré (il est valable 7 jours). Demandez une nouvelle invitation à un administrateur de l’organisation.",
+  taken:
+    "Un compte Guichet existe déjà avec cette adresse e-mail (une adresse n’appartient qu’à une organisation) : connectez-vous avec ce compte, ou demandez une invitation pour une autre adresse.",
   unknown:
     "Ce lien d’invitation n’est pas valable. Vérifiez qu’il a été copié en entier, ou demandez une nouvelle invitation.",
 } as const;

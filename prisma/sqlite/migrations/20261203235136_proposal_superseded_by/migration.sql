@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Proposal" ADD COLUMN "supersededBy" TEXT;
+
