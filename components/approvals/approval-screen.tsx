@@ -165,7 +165,7 @@ export function ApprovalScreen({ id, viewer }: { id: string; viewer: { id: strin
         </Section>
       </div>
 
-      <aside className="space-y-6">
+      <aside className="space-y-6" aria-label="Règle et décision">
         <section
           className="space-y-2 rounded-lg border border-slate-200 bg-white p-5 text-sm"
           aria-labelledby="rule-title"
