@@ -31,7 +31,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
           <SignOutEverywhereButton />
         </div>
       </aside>
-      <main className="flex-1 px-4 py-6 md:px-10">{children}</main>
+      <main className="min-w-0 flex-1 px-4 py-6 md:px-10">{children}</main>
     </div>
   );
 }
