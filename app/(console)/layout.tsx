@@ -11,7 +11,10 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
   const member = await requireMember();
   return (
     <div className="flex min-h-screen flex-col md:flex-row">
-      <aside className="border-b border-slate-200 bg-white px-4 py-5 md:w-60 md:shrink-0 md:border-r md:border-b-0">
+      <aside
+        aria-label="Console"
+        className="border-b border-slate-200 bg-white px-4 py-5 md:w-60 md:shrink-0 md:border-r md:border-b-0"
+      >
         <p className="px-3 text-lg font-semibold tracking-tight">Guichet</p>
         <p className="px-3 text-xs text-slate-500">
           {member.organization.name} · formule {member.organization.planId}
@@ -28,7 +31,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
           <SignOutEverywhereButton />
         </div>
       </aside>
-      <main className="flex-1 px-4 py-6 md:px-10">{children}</main>
+      <main className="min-w-0 flex-1 px-4 py-6 md:px-10">{children}</main>
     </div>
   );
 }

@@ -138,13 +138,16 @@ export function TryPanel({ agentId, viewer }: { agentId: string; viewer: { id: s
   const busy = isLive(state.status) || state.status === "requires_action";
   return (
     <div className="space-y-3" data-testid="try-panel">
-      <ol role="log" aria-live="polite" aria-label="Conversation" className="space-y-2">
-        {state.items.map((item, index) => (
-          <li key={index}>
-            <ItemView item={item} viewer={viewer} />
-          </li>
-        ))}
-      </ol>
+      {/* role=log on a wrapper: an <ol> keeps its list semantics, so its <li> stay list items. */}
+      <div role="log" aria-live="polite" aria-label="Conversation">
+        <ol className="space-y-2">
+          {state.items.map((item, index) => (
+            <li key={index}>
+              <ItemView item={item} viewer={viewer} />
+            </li>
+          ))}
+        </ol>
+      </div>
       {state.status !== "idle" && (
         <p role="status" className="text-xs text-slate-600" data-testid="try-status">
           {statusWords[state.status]}

@@ -59,7 +59,7 @@ export function ApiKeysPanel() {
   }
 
   return (
-    <div className="grid gap-8 lg:grid-cols-[1fr_22rem]">
+    <div className="grid gap-8 lg:grid-cols-[minmax(0,1fr)_22rem]">
       <section aria-labelledby="keys-title">
         <h2 id="keys-title" className="sr-only">
           Clés existantes

@@ -59,7 +59,7 @@ export function ApprovalScreen({ id, viewer }: { id: string; viewer: { id: strin
   const requester = requesterInWords(proposal.requester);
   const stale = proposal.stale && live && !expired;
   return (
-    <div className="grid gap-8 lg:grid-cols-[1fr_22rem]">
+    <div className="grid gap-8 lg:grid-cols-[minmax(0,1fr)_22rem]">
       <div className="space-y-6">
         <div className="space-y-2">
           <Link href="/approbations" className="text-sm text-brand-700 hover:underline">
@@ -95,7 +95,7 @@ export function ApprovalScreen({ id, viewer }: { id: string; viewer: { id: strin
         )}
 
         <Section title="Demandée par">
-          <dl className="grid grid-cols-[max-content_1fr] gap-x-6 gap-y-1 text-sm" data-testid="requester">
+          <dl className="grid grid-cols-[max-content_minmax(0,1fr)] gap-x-6 gap-y-1 text-sm" data-testid="requester">
             <dt className="text-slate-500">Agent</dt>
             <dd className={proposal.requester.agent ? "font-medium" : "text-slate-600 italic"}>{requester.agent}</dd>
             <dt className="text-slate-500">Exécution</dt>
@@ -142,7 +142,7 @@ export function ApprovalScreen({ id, viewer }: { id: string; viewer: { id: strin
         </Section>
 
         <Section title="Portée">
-          <dl className="grid grid-cols-[max-content_1fr] gap-x-6 gap-y-1 text-sm">
+          <dl className="grid grid-cols-[max-content_minmax(0,1fr)] gap-x-6 gap-y-1 text-sm">
             <dt className="text-slate-500">Enregistrements touchés</dt>
             <dd className="tabular-nums" data-testid="records">
               {proposal.records_affected.toLocaleString("fr-FR")}
@@ -165,7 +165,7 @@ export function ApprovalScreen({ id, viewer }: { id: string; viewer: { id: strin
         </Section>
       </div>
 
-      <aside className="space-y-6">
+      <aside className="space-y-6" aria-label="Règle et décision">
         <section
           className="space-y-2 rounded-lg border border-slate-200 bg-white p-5 text-sm"
           aria-labelledby="rule-title"

@@ -49,7 +49,7 @@ export function AuditFilters({
       key={JSON.stringify(filters)}
       onSubmit={onSubmit}
       aria-label="Filtres du journal d’audit"
-      className="grid gap-3 rounded-lg border border-slate-200 bg-white p-4 sm:grid-cols-2 lg:grid-cols-[14rem_1fr_1fr_9rem_9rem_auto]"
+      className="grid gap-3 rounded-lg border border-slate-200 bg-white p-4 sm:grid-cols-2 lg:grid-cols-[minmax(0,14rem)_minmax(0,1fr)_minmax(0,1fr)_minmax(0,9rem)_minmax(0,9rem)_auto]"
     >
       <label className={labelClass}>
         Action

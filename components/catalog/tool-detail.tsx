@@ -25,7 +25,7 @@ export function ToolDetail({ toolKey, onClose }: { toolKey?: string; onClose: ()
       ) : data ? (
         <div className="space-y-5 text-sm">
           <p>{data.description || "Pas de description."}</p>
-          <dl className="grid grid-cols-[10rem_1fr] gap-x-4 gap-y-2">
+          <dl className="grid grid-cols-[10rem_minmax(0,1fr)] gap-x-4 gap-y-2">
             <dt className="text-slate-500">Type</dt>
             <dd>{kindLabels[data.kind]}</dd>
             <dt className="text-slate-500">Serveur</dt>

@@ -56,7 +56,7 @@ export function ToolContractPanel({ toolKey }: { toolKey: string }) {
           </label>
         )}
       </div>
-      <dl className="grid grid-cols-[12rem_1fr] gap-x-3 gap-y-1">
+      <dl className="grid grid-cols-[12rem_minmax(0,1fr)] gap-x-3 gap-y-1">
         <dt className="text-slate-500">Reprise</dt>
         <dd>
           <code>{c.retry}</code> — {retryWords[c.retry]}

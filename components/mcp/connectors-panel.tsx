@@ -57,7 +57,7 @@ export function ConnectorsPanel() {
   });
 
   return (
-    <div className="grid gap-8 xl:grid-cols-[1fr_22rem]">
+    <div className="grid gap-8 xl:grid-cols-[minmax(0,1fr)_22rem]">
       <section aria-labelledby="servers-title">
         <h2 id="servers-title" className="sr-only">
           Serveurs connectés

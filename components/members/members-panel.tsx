@@ -8,7 +8,7 @@ import { MembersTable } from "./members-table";
 /** « Membres »: who belongs to the organization, who is invited, and the invitation form. */
 export function MembersPanel({ viewer }: { viewer: { id: string; role: Role } }) {
   return (
-    <div className="grid gap-8 lg:grid-cols-[1fr_22rem]">
+    <div className="grid gap-8 lg:grid-cols-[minmax(0,1fr)_22rem]">
       <div className="space-y-8">
         <section aria-labelledby="members-title" className="space-y-3">
           <h2 id="members-title" className="font-semibold">

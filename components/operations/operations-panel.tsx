@@ -40,7 +40,7 @@ const cancelOutcomes = {
 
 function Evidence({ operation }: { operation: OperationObject }) {
   return (
-    <dl className="grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1 text-sm">
+    <dl className="grid grid-cols-[max-content_minmax(0,1fr)] gap-x-4 gap-y-1 text-sm">
       <dt className="text-slate-500">Outil</dt>
       <dd className="font-mono text-xs">{operation.tool}</dd>
       <dt className="text-slate-500">Clé d’idempotence</dt>
@@ -88,7 +88,7 @@ export function OperationsPanel({ canResolve }: { canResolve: boolean }) {
             {unknown.data.map((op) => (
               <li
                 key={op.id}
-                className="grid gap-6 rounded-lg border border-amber-200 bg-white p-5 lg:grid-cols-[1fr_20rem]"
+                className="grid gap-6 rounded-lg border border-amber-200 bg-white p-5 lg:grid-cols-[minmax(0,1fr)_20rem]"
               >
                 <div className="space-y-3">
                   <div className="flex items-center gap-3">

@@ -2,7 +2,13 @@ import type { ReactNode, ThHTMLAttributes, TdHTMLAttributes } from "react";
 
 export function Table({ caption, children }: { caption: string; children: ReactNode }) {
   return (
-    <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
+    // Wide tables scroll inside their own region, reachable with the keyboard, never the page.
+    <div
+      role="region"
+      aria-label={caption}
+      tabIndex={0}
+      className="max-w-full min-w-0 overflow-x-auto rounded-lg border border-slate-200 bg-white focus-visible:outline-2 focus-visible:outline-brand-600"
+    >
       <table className="min-w-full divide-y divide-slate-200 text-sm">
         <caption className="sr-only">{caption}</caption>
         {children}

@@ -38,7 +38,7 @@ export function WebhooksPanel() {
   const [revealed, setRevealed] = useState<{ url: string; secret: string }>();
 
   return (
-    <div className="grid gap-8 lg:grid-cols-[1fr_24rem]">
+    <div className="grid gap-8 lg:grid-cols-[minmax(0,1fr)_24rem]">
       <section aria-labelledby="endpoints-title">
         <h2 id="endpoints-title" className="sr-only">
           Webhooks existants

@@ -5,7 +5,9 @@ import { db } from "@/lib/db";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
 import { recordAudit } from "@/lib/audit/record";
+import { callbackPathOrDefault } from "./callback-url";
 import { clientAddress } from "./client-address";
+import { authCookies } from "./cookies";
 import { authSecret } from "./secret";
 import { verifyMemberPassword } from "./passwords";
 import { endSession, resumeSession, SessionEnded, startSession } from "./sessions";
@@ -60,6 +62,7 @@ export const authOptions: NextAuthOptions = {
   secret: authSecret(),
   session: { strategy: "jwt", maxAge: env.GUICHET_SESSION_MAX_AGE },
   pages: { signIn: "/connexion" },
+  cookies: authCookies(),
   providers: [
     CredentialsProvider({
       name: "Adresse e-mail",
@@ -114,6 +117,10 @@ export const authOptions: NextAuthOptions = {
     }),
   ],
   callbacks: {
+    // Only same-origin paths: `//evil`, `/\\evil`, other origins and garbage land on the default page, never a 500.
+    redirect({ url, baseUrl }) {
+      return `${baseUrl}${callbackPathOrDefault(url, URL.canParse(baseUrl) ? new URL(baseUrl).origin : undefined)}`;
+    },
     async jwt({ token, user }) {
       // At sign-in, a new session row; afterwards, the row and its member as they are now.
       const sessionId = user ? await startSession(user.id) : token.sessionId;

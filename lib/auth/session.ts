@@ -1,15 +1,16 @@
 import "server-only";
-import { getServerSession } from "next-auth";
+import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
 import { db } from "@/lib/db";
-import { authOptions } from "./options";
+import { sessionFromCookies } from "./session-cookie";
 
 /** For console pages: the signed-in member with their organization, or a redirect to sign-in. */
 export async function requireMember() {
-  const session = await getServerSession(authOptions);
-  if (!session?.member) redirect("/connexion");
+  // The session cookie alone: a planted callback-url cookie changes nothing here.
+  const session = await sessionFromCookies(await cookies());
+  if (!session) redirect("/connexion");
   const member = await db.member.findUnique({
-    where: { id: session.member.id },
+    where: { id: session.memberId },
     select: {
       id: true,
       name: true,
@@ -21,4 +22,9 @@ export async function requireMember() {
   });
   if (!member || member.deactivatedAt) redirect("/connexion");
   return member;
+}
+
+/** Whether the request carries a live session (for the sign-in pages, which send signed-in people on). */
+export async function hasLiveSession(): Promise<boolean> {
+  return (await sessionFromCookies(await cookies())) !== null;
 }

@@ -1,8 +1,7 @@
-import { getServerSession } from "next-auth";
 import type { z } from "zod";
-import { authOptions } from "@/lib/auth/options";
 import type { Principal } from "@/lib/auth/principal";
 import { hasAnyScope, scopesForRole } from "@/lib/auth/scopes";
+import { cookieHeaderReader, sessionFromCookies } from "@/lib/auth/session-cookie";
 import { withinRequest } from "@/lib/db/changes";
 import { newId } from "@/lib/ids";
 import { authenticateBearer } from "./bearer";
@@ -43,18 +42,12 @@ async function authenticate(request: Request, endpoint: Endpoint): Promise<Princ
     return authenticateBearer(authorization);
   }
   if (endpoint.auth !== "apiKey") {
-    const session = await getServerSession(authOptions);
-    if (session?.member) {
+    // The session cookie alone, read directly: other next-auth cookies (a planted callback-url) play no part.
+    const session = await sessionFromCookies(cookieHeaderReader(request.headers.get("cookie")));
+    if (session) {
       assertSameOrigin(request);
-      const { id, organizationId, role } = session.member;
-      return {
-        kind: "member",
-        memberId: id,
-        organizationId,
-        role,
-        email: session.user?.email ?? "",
-        scopes: scopesForRole(role),
-      };
+      const { memberId, organizationId, role, email } = session;
+      return { kind: "member", memberId, organizationId, role, email, scopes: scopesForRole(role) };
     }
   }
   throw new ApiError(

@@ -140,7 +140,8 @@ export function buildOpenApiDocument() {
     type: "apiKey",
     in: "cookie",
     name: "next-auth.session-token",
-    description: "The session of a person signed in to the console. Writes must come from the console's own origin.",
+    description:
+      "The session of a person signed in to the console (`__Host-next-auth.session-token` when the console is served over https). Writes must come from the console's own origin.",
   });
   for (const endpoint of endpoints) {
     const operationId = operationIds.get(endpoint)!;

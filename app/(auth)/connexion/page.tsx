@@ -1,9 +1,9 @@
 import type { Metadata } from "next";
-import { getServerSession } from "next-auth";
 import Link from "next/link";
 import { redirect } from "next/navigation";
 import { SignInForm } from "@/components/console/sign-in-form";
-import { authOptions } from "@/lib/auth/options";
+import { callbackPathOrDefault } from "@/lib/auth/callback-url";
+import { hasLiveSession } from "@/lib/auth/session";
 import { setupStatus } from "@/lib/tenancy/organizations";
 
 export const metadata: Metadata = { title: "Connexion" };
@@ -13,7 +13,7 @@ export default async function SignInPage({
 }: {
   searchParams: Promise<{ callbackUrl?: string; email?: string }>;
 }) {
-  if ((await getServerSession(authOptions))?.member) redirect("/agents");
+  if (await hasLiveSession()) redirect("/agents");
   // An empty instance: nobody can sign in yet, its first visitor creates the organization.
   const { first_run: firstRun, signup } = await setupStatus();
   if (firstRun) redirect("/creer-organisation");
@@ -27,7 +27,7 @@ export default async function SignInPage({
           Ce que vos agents ont le droit de faire, décidé par des personnes.
         </p>
         <SignInForm
-          callbackUrl={callbackUrl?.startsWith("/") ? callbackUrl : "/agents"}
+          callbackUrl={callbackPathOrDefault(callbackUrl)}
           email={typeof email === "string" ? email.slice(0, 254) : undefined}
         />
         {signup && (

@@ -1,8 +1,7 @@
 import type { Metadata } from "next";
-import { getServerSession } from "next-auth";
 import { redirect } from "next/navigation";
 import { SetupForm } from "@/components/console/setup-form";
-import { authOptions } from "@/lib/auth/options";
+import { hasLiveSession } from "@/lib/auth/session";
 import { setupStatus } from "@/lib/tenancy/organizations";
 
 export const metadata: Metadata = { title: "Créer votre organisation" };
@@ -11,7 +10,7 @@ export const dynamic = "force-dynamic";
 // The first visitor of an empty instance creates its organization here, once;
 // afterwards the page exists only when the operator allows public sign-up.
 export default async function SetupPage() {
-  if ((await getServerSession(authOptions))?.member) redirect("/agents");
+  if (await hasLiveSession()) redirect("/agents");
   const { first_run: firstRun, signup } = await setupStatus();
   if (!firstRun && !signup) redirect("/connexion");
   return (
