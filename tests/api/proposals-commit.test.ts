@@ -287,5 +287,12 @@ describe("unknown outcomes (the fixed recovery sequence)", () => {
     const [operation] = (await api(`/v1/operations?status=unknown&run=${run}`, { as: { key: setup.tenant.key } })).body
       .data;
     expect(operation.error.trail[0].outcome).toContain("output schema");
+    // The service did write (only its answer was malformed): Guichet neither claims it nor sends it again.
+    expect(await crmCustomer("C-1842")).toMatchObject({ version: 18 });
+    expect((await crmOperationsOf(run)).map((op) => op.status)).toEqual(["succeeded"]);
+    expect((await api(`/v1/runs/${run}`, { as: { key: setup.tenant.key } })).body.data.status).toBe("suspended");
+    await crmFaults({ malformed_success: false });
+    expect((await commit(setup, run, "commit_address_change", proposal.id)).error.code).toBe("OUTCOME_UNKNOWN");
+    expect(await crmOperationsOf(run)).toHaveLength(1);
   });
 });

@@ -4,7 +4,6 @@ import { CallToolResultSchema, type CallToolResult } from "@modelcontextprotocol
 import { callTool, connectCrm, createAgent, createRun, type ConnectedCrm } from "./dispatch-fixtures";
 import { api, crmBaseUrl, crmState, crmUrl, type Caller, type Tenant } from "./helpers";
 import type { Role } from "@/lib/auth/scopes";
-import { idempotencyKeyFor } from "@/lib/proposals/idempotency-key";
 
 // Arrangements of the proposals, operations and policies suites: a tenant with
 // CRM Acme connected and reviewed as an administrator would, runs that carry
@@ -135,8 +134,12 @@ export async function approveOk(tenant: Tenant, id: string, who: Role | Caller):
 }
 
 /** The idempotency key Guichet sends with this commit (the product's rule): for tests where another client takes it first. */
+/**
+ * The idempotency key a commit must send, spelled out here rather than computed by the product's own
+ * function: the run, the proposal and the tool's versioned key, so a change of what the key binds fails.
+ */
 export function commitKey(setup: CrmSetup, runId: string, proposalId: string, tool = "commit_address_change"): string {
-  return idempotencyKeyFor(runId, proposalId, { key: setup.crm.key(tool), version: 1 });
+  return `${runId}:${proposalId}:${setup.crm.key(tool)}@1`;
 }
 
 export async function refuse(tenant: Tenant, id: string, role: Role, reason: string) {
