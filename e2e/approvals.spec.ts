@@ -103,6 +103,9 @@ test("an approver reads the effect, refuses one write with a reason, approves an
   await expect(diff.getByRole("row", { name: /Adresse de livraison/ })).toContainText(
     "24 quai Saint-Antoine, 69002 Lyon, FR",
   );
+  // What the write reaches: CRM Acme's production data, one customer record.
+  await expect(clocked.getByTestId("environment")).toHaveText("Production");
+  await expect(clocked.getByTestId("records")).toHaveText("1");
   await expect(clocked.getByTestId("countdown")).toContainText(/Expire dans (59 min|1 h)/);
   await expect(clocked.getByRole("button", { name: "Approuver cette modification" })).toBeEnabled();
   await shot(clocked, "approbation-adresse-diff");

@@ -68,7 +68,7 @@ export function ApprovalScreen({ id, viewer }: { id: string; viewer: { id: strin
           <div className="flex flex-wrap items-center gap-3">
             <Badge tone={proposalStatusTones[status]}>{proposalStatusLabels[status]}</Badge>
             {live && <Countdown remainingMs={remaining} />}
-            <Badge tone={proposal.environment === "production" ? "danger" : "neutral"}>
+            <Badge tone={proposal.environment === "production" ? "danger" : "neutral"} testId="environment">
               {environmentLabels[proposal.environment] ?? proposal.environment}
             </Badge>
           </div>

@@ -8,9 +8,20 @@ const tones = {
   info: "bg-brand-100 text-brand-700",
 } as const;
 
-export function Badge({ tone = "neutral", children }: { tone?: keyof typeof tones; children: ReactNode }) {
+export function Badge({
+  tone = "neutral",
+  children,
+  testId,
+}: {
+  tone?: keyof typeof tones;
+  children: ReactNode;
+  testId?: string;
+}) {
   return (
-    <span className={`inline-flex items-center rounded-full px-2 py-0.5 text-xs font-medium ${tones[tone]}`}>
+    <span
+      className={`inline-flex items-center rounded-full px-2 py-0.5 text-xs font-medium ${tones[tone]}`}
+      data-testid={testId}
+    >
       {children}
     </span>
   );
