@@ -11,8 +11,8 @@ import { allowedMethods } from "./methods";
 // - a path that is not valid percent-encoded UTF-8 (`/approbations/%ff`) makes
 //   Next's parameter decoding throw (500);
 // - a /v1 path with an empty segment would be redirected by Next (308).
-// Nothing here reads the body, so a multipart upload with a wrong method is
-// refused before a byte of it is buffered.
+// A refused request's body is read to its end and dropped, never buffered, so a
+// multipart upload with a wrong method gets an answer its client can read.
 
 /** Non-/v1 routes with the methods they export. */
 const OTHER_ROUTES: { pattern: RegExp; methods: string[] }[] = [
@@ -74,18 +74,46 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
   res.end(text);
 }
 
-function answer(req: IncomingMessage, res: ServerResponse, decision: GateDecision & { kind: "method_not_allowed" | "not_found" }) {
-  // The body is never buffered: its bytes are dropped as they arrive, and the
-  // connection closes after the answer so an upload does not run on for long.
+/**
+ * How much of a refused request's body is read (and dropped) before the answer.
+ * A client such as `fetch` reads the answer only once it has sent its body: an
+ * answer sent before, on a connection closed under the upload, reaches it as
+ * EPIPE instead of the envelope. Past this many bytes the answer goes at once and
+ * the connection closes, so a huge upload does not run on.
+ */
+export const REFUSED_BODY_DRAIN_BYTES = 16 * 1024 * 1024;
+
+/** Calls `then` once the request's body has been read to its end (dropped, never buffered), or past the limit. */
+function afterBody(req: IncomingMessage, res: ServerResponse, then: () => void) {
+  let seen = 0;
+  let sent = false;
+  const send = (closeAfter: boolean) => {
+    if (sent) return;
+    sent = true;
+    if (closeAfter) res.shouldKeepAlive = false;
+    then();
+  };
+  req.on("data", (chunk: Buffer) => {
+    seen += chunk.length;
+    if (seen > REFUSED_BODY_DRAIN_BYTES) send(true);
+  });
+  req.on("end", () => send(false));
+  req.on("error", () => send(true));
   req.resume();
-  res.shouldKeepAlive = false;
+  // Node's parser refuses a TRACE or TRACK body (its own 400 once the bytes arrive): answer before it does.
+  if (req.method === "TRACE" || req.method === "TRACK") send(true);
+}
+
+function answer(req: IncomingMessage, res: ServerResponse, decision: GateDecision & { kind: "method_not_allowed" | "not_found" }) {
   const requestId = newId("req");
-  if (decision.kind === "not_found") {
-    return sendJson(res, 404, { error: { code: "not_found", message: "No such endpoint.", request_id: requestId } }, { "x-request-id": requestId });
-  }
-  const allow = decision.allow.join(", ");
-  const message = `${req.method} is not allowed here; use ${allow}.`;
-  sendJson(res, 405, { error: { code: "method_not_allowed", message, request_id: requestId } }, { allow, "x-request-id": requestId });
+  afterBody(req, res, () => {
+    if (decision.kind === "not_found") {
+      return sendJson(res, 404, { error: { code: "not_found", message: "No such endpoint.", request_id: requestId } }, { "x-request-id": requestId });
+    }
+    const allow = decision.allow.join(", ");
+    const message = `${req.method} is not allowed here; use ${allow}.`;
+    sendJson(res, 405, { error: { code: "method_not_allowed", message, request_id: requestId } }, { allow, "x-request-id": requestId });
+  });
 }
 
 /**

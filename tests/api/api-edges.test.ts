@@ -112,6 +112,21 @@ describe("multipart requests with a wrong method", () => {
     },
   );
 
+  it.each(["PUT", "PATCH"])(
+    "%s /v1/files from the standard fetch client reads the 405 envelope, not a closed connection",
+    async (method) => {
+      const db = await testDb();
+      const before = await db.file.count({ where: { organizationId: acme.organizationId } });
+      const form = new FormData();
+      form.set("file", new Blob([Buffer.alloc(2 * 1024 * 1024, "a")], { type: "text/plain" }), "grand.txt");
+      const response = await fetch(`${baseUrl}/v1/files`, { method, headers: auth, body: form });
+      expect(response.status).toBe(405);
+      expect(response.headers.get("allow")?.split(", ").sort()).toEqual(["GET", "POST"]);
+      expect((await response.json()).error.code).toBe("method_not_allowed");
+      expect(await db.file.count({ where: { organizationId: acme.organizationId } })).toBe(before);
+    },
+  );
+
   it("the same multipart body with POST is stored", async () => {
     const { body, contentType } = multipart("bonjour", "notes.txt");
     const response = await raw("POST", "/v1/files", { headers: { ...auth, "content-type": contentType }, body });
