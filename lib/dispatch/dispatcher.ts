@@ -40,6 +40,7 @@ export interface ToolEnvelopeError {
   field: string | null;
   retry_after_ms?: number;
   proposal_id?: string | null;
+  upstream_code?: string;
 }
 
 export interface ToolEvidence {
@@ -297,5 +298,6 @@ function errorBody(error: ToolError): ToolEnvelopeError {
   };
   if (error.retryAfterMs !== undefined) body.retry_after_ms = error.retryAfterMs;
   if (error.proposalId !== undefined) body.proposal_id = error.proposalId;
+  if (error.upstreamCode !== undefined) body.upstream_code = error.upstreamCode;
   return body;
 }

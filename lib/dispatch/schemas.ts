@@ -42,6 +42,13 @@ export const ToolEnvelopeObject = z.union([
       field: z.string().nullable(),
       retry_after_ms: z.number().int().optional(),
       proposal_id: z.string().nullable().optional(),
+      upstream_code: z
+        .string()
+        .max(60)
+        .optional()
+        .describe(
+          "With UPSTREAM_ERROR: the service's own code of its refusal (for instance AMOUNT_EXCEEDS_REMAINING or NOT_FOUND), as the service sent it, so a client branches on a field rather than parsing `message`.",
+        ),
     }),
   }),
 ]);

@@ -37,6 +37,8 @@ export interface ToolErrorDetails {
   field?: string | null;
   retry_after_ms?: number;
   proposal_id?: string | null;
+  /** The service's own code of an UPSTREAM_ERROR refusal (`AMOUNT_EXCEEDS_REMAINING`…), for the model to branch on. */
+  upstream_code?: string;
 }
 
 export class ToolError extends Error {
@@ -45,6 +47,7 @@ export class ToolError extends Error {
   readonly field: string | null;
   readonly retryAfterMs?: number;
   readonly proposalId?: string | null;
+  readonly upstreamCode?: string;
 
   constructor(code: ToolErrorCode, message: string, details: ToolErrorDetails = {}) {
     super(message);
@@ -54,6 +57,7 @@ export class ToolError extends Error {
     this.field = details.field ?? null;
     if (details.retry_after_ms !== undefined) this.retryAfterMs = details.retry_after_ms;
     if (details.proposal_id !== undefined) this.proposalId = details.proposal_id;
+    if (details.upstream_code !== undefined) this.upstreamCode = details.upstream_code;
   }
 }
 

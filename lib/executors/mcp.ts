@@ -171,8 +171,12 @@ function upstreamRefusal(result: CallToolResult): ToolError {
   return new ToolError("UPSTREAM_ERROR", `The service refused the call (${truncateText(code, 60)}): ${message}`, {
     retryable: error?.retryable === true,
     field: field ?? null,
+    ...(UPSTREAM_CODE.test(code) && code !== "ERROR" ? { upstream_code: code } : {}),
   });
 }
+
+/** What a service's own error code may look like to be passed on as `upstream_code` (anything else stays in the message only). */
+const UPSTREAM_CODE = /^[A-Za-z][A-Za-z0-9_.-]{0,59}$/;
 
 function textOf(result: CallToolResult): string {
   return result.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join(" ");

@@ -45,6 +45,7 @@ export const OperationObject = z.object({
       message: z.string(),
       retryable: z.boolean(),
       field: z.string().nullable(),
+      upstream_code: z.string().max(60).optional(),
       trail: z.array(TrailObject).optional(),
     })
     .nullable(),

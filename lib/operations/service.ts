@@ -35,6 +35,8 @@ export interface StoredError {
   message: string;
   retryable: boolean;
   field: string | null;
+  /** The service's own code of an UPSTREAM_ERROR refusal. */
+  upstream_code?: string;
   trail?: OutcomeTrail[];
 }
 

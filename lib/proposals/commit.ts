@@ -52,6 +52,7 @@ function storedError(error: ToolError, trail?: OutcomeTrail[]): StoredError {
     message: error.message,
     retryable: error.retryable,
     field: error.field,
+    ...(error.upstreamCode !== undefined ? { upstream_code: error.upstreamCode } : {}),
     ...(trail ? { trail } : {}),
   };
 }
@@ -98,7 +99,11 @@ function answerFrom(operation: OperationRow, proposal: ProposalRow): WriteOutcom
   throw new ToolError(
     asCode(error.code ?? "UPSTREAM_ERROR"),
     `${error.message ?? "The operation failed."}${resolved}`,
-    { field: error.field ?? null, proposal_id: proposal.id },
+    {
+      field: error.field ?? null,
+      proposal_id: proposal.id,
+      ...(error.upstream_code !== undefined ? { upstream_code: error.upstream_code } : {}),
+    },
   );
 }
 
@@ -206,7 +211,11 @@ async function commitUnderLock(call: WriteCall, proposalId: string, key: string)
     const failure = error instanceof ExecutionFailure ? error.error : asToolError(error);
     if (DEFINITIVE.includes(failure.code)) {
       operation = await recordFailure(operation, storedError(failure));
-      throw new ToolError(failure.code, failure.message, { field: failure.field, proposal_id: proposal.id });
+      throw new ToolError(failure.code, failure.message, {
+        field: failure.field,
+        proposal_id: proposal.id,
+        ...(failure.upstreamCode !== undefined ? { upstream_code: failure.upstreamCode } : {}),
+      });
     }
     trail.push({ at: stamp(), step: "commit", outcome: `${failure.code}: ${failure.message}` });
     return settleAmbiguous(call, operation, proposal, trail);
@@ -258,7 +267,11 @@ async function settleAmbiguous(
     const failure = new ToolError(
       asCode(reading.error.code),
       `The service recorded a refusal (${reading.error.code}): ${reading.error.message}`,
-      { field: reading.error.field, proposal_id: proposal.id },
+      {
+        field: reading.error.field,
+        proposal_id: proposal.id,
+        ...(asCode(reading.error.code) === "UPSTREAM_ERROR" ? { upstream_code: reading.error.code } : {}),
+      },
     );
     await recordFailure(operation, {
       ...storedError(failure),

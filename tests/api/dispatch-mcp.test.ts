@@ -71,7 +71,12 @@ describe("CRM Acme reads", () => {
   it("keeps the service's refusal typed: an unknown customer is UPSTREAM_ERROR pointing at the field", async () => {
     const run = await runWith([crm.key("get_customer")]);
     const envelope = await callTool(acme, run, crm.key("get_customer"), { customer_id: "C-999999" });
-    expect(envelope.error).toMatchObject({ code: "UPSTREAM_ERROR", field: "/customer_id", retryable: false });
+    expect(envelope.error).toMatchObject({
+      code: "UPSTREAM_ERROR",
+      upstream_code: "NOT_FOUND",
+      field: "/customer_id",
+      retryable: false,
+    });
     expect(envelope.error.message).toContain("NOT_FOUND");
   });
 });

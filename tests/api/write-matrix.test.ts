@@ -335,7 +335,11 @@ describe("the write matrix", () => {
         const before = recipes[tool].effects(await crmState());
         const envelope = await commit(setup, run, tool, id);
         expect({ tool, code: envelope.error?.code }).toEqual({ tool, code });
-        if (mentions) expect(envelope.error.message).toContain(mentions);
+        if (mentions) {
+          expect(envelope.error.message).toContain(mentions);
+          // The service's code is a field of the envelope too, not only words in the message.
+          expect(envelope.error.upstream_code).toBe(mentions);
+        }
         expect(recipes[tool].effects(await crmState())).toEqual(before);
         // The service recorded its refusal under Guichet's key; nothing was written, the proposal stays unconsumed.
         expect((await crmOperationsOf(run)).map((op) => op.status)).toEqual(["failed"]);
