@@ -290,7 +290,8 @@ describe("bounds and failures", () => {
   it("stops between steps when the run is cancelled", async () => {
     const agent = await createAgent(acme);
     const s = await script([
-      { tool_calls: [{ name: "calculate", arguments: { expression: "2*3" } }], delay_ms: 1_500 },
+      // Held far longer than the test takes: the cancel aborts the model call in flight, however loaded the machine.
+      { tool_calls: [{ name: "calculate", arguments: { expression: "2*3" } }], delay_ms: 30_000 },
       { text: "jamais envoyé" },
     ]);
     const started = managedRun(agent.id, s.marker);
