@@ -1,7 +1,8 @@
 // The whole product on a throwaway database, for Playwright's webServer and for
 // the benchmarks: fresh database (SQLite, or PostgreSQL with TEST_DB=postgresql),
 // migrations, demo seed, CRM Acme, model-sim (the provider of Mistral models, with
-// the demo's script for conversations that select none), and
+// the demo's script for conversations that select none), a SearXNG-compatible
+// search backend for web_search, and
 // `next start` of the production build.
 // Writes what the tests need to know to $STACK_FILE, cleans up on SIGTERM.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -9,7 +10,7 @@ import path from "node:path";
 import { startAcmeCrm } from "@/connectors/acme-crm/server";
 import { ScriptBody } from "@/connectors/model-sim/script";
 import { startModelSim } from "@/connectors/model-sim/server";
-import { createTestDatabase, run, startApp, testNetwork } from "@/tests/api/server";
+import { createTestDatabase, run, startApp, startSearchBackend, testNetwork } from "@/tests/api/server";
 
 export interface TestStack {
   baseUrl: string;
@@ -17,6 +18,8 @@ export interface TestStack {
   crmBaseUrl: string;
   /** model-sim with its control API: tests and benchmarks script the model there. */
   simBaseUrl: string;
+  /** The SearXNG-compatible search backend (GUICHET_SEARCH_URL). */
+  searchUrl: string;
   databaseUrl: string;
   dataDir: string;
 }
@@ -43,7 +46,10 @@ export async function startTestStack(options: { port?: number; env?: Record<stri
   );
   const sim = await startModelSim({ port: 0, enableControl: true, defaultScript: demoScript });
   env.GUICHET_MODEL_MISTRAL_BASE_URL = sim.url;
-  env.GUICHET_PRIVATE_ORIGINS = [new URL(crm.url).origin, sim.baseUrl].join(",");
+  // web_search needs a backend: without one it is unavailable and no run is offered it.
+  const search = await startSearchBackend();
+  env.GUICHET_SEARCH_URL = search.url;
+  env.GUICHET_PRIVATE_ORIGINS = [new URL(crm.url).origin, sim.baseUrl, search.origin].join(","); // private origin grant
   await run(process.execPath, ["scripts/migrate.mjs"], env);
   // react-server: the seed loads services marked `import "server-only"`.
   await run(process.execPath, ["node_modules/tsx/dist/cli.mjs", "--conditions=react-server", "prisma/seed.ts"], env);
@@ -53,6 +59,7 @@ export async function startTestStack(options: { port?: number; env?: Record<stri
     crmUrl: crm.url,
     crmBaseUrl: crm.baseUrl,
     simBaseUrl: sim.baseUrl,
+    searchUrl: search.url,
     databaseUrl: database.url,
     dataDir: database.dataDir,
   };
@@ -62,6 +69,7 @@ export async function startTestStack(options: { port?: number; env?: Record<stri
       await app.stop();
       await crm.close();
       await sim.close();
+      await search.close();
       await database.drop();
     },
   };

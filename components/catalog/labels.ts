@@ -1,5 +1,5 @@
 import type { CatalogEntryObject } from "@/lib/catalog/schemas";
-import { unavailabilityReasons, type UnavailabilityCode } from "@/lib/catalog/reasons";
+import { reasonFr } from "@/lib/catalog/reasons";
 import type { z } from "zod";
 
 // The catalog in the console's words.
@@ -15,5 +15,5 @@ export const kindLabels: Record<CatalogEntry["kind"], string> = {
 /** The reason an entry is unavailable, in plain French (the API's message is for developers). */
 export function reasonText(reason: CatalogEntry["reason"]): string | null {
   if (!reason) return null;
-  return unavailabilityReasons[reason.code as UnavailabilityCode]?.fr ?? reason.message;
+  return reasonFr(reason);
 }

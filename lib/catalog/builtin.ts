@@ -10,7 +10,15 @@ export interface BuiltinTool {
   forced: boolean;
   /** Automatic, but only on runs that have input files or documents. */
   fileTool: boolean;
+  /**
+   * Server settings (environment variables) the tool cannot work without. While one is unset the tool is
+   * in the catalog as unavailable (`not_configured`, naming the setting) and no run is offered it.
+   */
+  requires?: BuiltinSetting[];
 }
+
+/** The settings a built-in may require; lib/catalog/service.ts reads them from the environment. */
+export type BuiltinSetting = "GUICHET_SEARCH_URL";
 
 export const builtinTools: BuiltinTool[] = [
   {
@@ -20,6 +28,7 @@ export const builtinTools: BuiltinTool[] = [
     kind: "native",
     forced: true,
     fileTool: false,
+    requires: ["GUICHET_SEARCH_URL"],
   },
   {
     key: "web_fetch",

@@ -1,10 +1,15 @@
 // Why a catalog entry is unavailable: stable codes, an English message
-// for API clients, and the words the console shows.
+// for API clients, and the words the console shows. `{setting}` stands for
+// the server setting a `not_configured` tool needs.
 
 export const unavailabilityReasons = {
   plan_feature_missing: {
     message: "Your plan does not include structured data.",
     fr: "Votre formule n’inclut pas les données structurées.",
+  },
+  not_configured: {
+    message: "This tool needs {setting}, which is not set on this server.",
+    fr: "Cet outil a besoin du réglage {setting}, que l’opérateur n’a pas défini sur ce serveur.",
   },
   mcp_per_user_credentials: {
     message: "This connector uses a token per member; an API run has no member.",
@@ -27,6 +32,15 @@ export const unavailabilityReasons = {
 
 export type UnavailabilityCode = keyof typeof unavailabilityReasons;
 
-export function reason(code: UnavailabilityCode): { code: UnavailabilityCode; message: string } {
-  return { code, message: unavailabilityReasons[code].message };
+const SETTING = /\bGUICHET_[A-Z0-9_]+\b/;
+
+export function reason(code: UnavailabilityCode, setting?: string): { code: UnavailabilityCode; message: string } {
+  return { code, message: unavailabilityReasons[code].message.replace("{setting}", setting ?? "a setting") };
+}
+
+/** The console's words for a reason; a `not_configured` one names the setting its API message names. */
+export function reasonFr(reason: { code: string; message: string }): string {
+  const words = (unavailabilityReasons as Record<string, { fr: string } | undefined>)[reason.code]?.fr;
+  if (!words) return reason.message;
+  return words.replace("{setting}", reason.message.match(SETTING)?.[0] ?? "requis");
 }

@@ -1,7 +1,8 @@
 import "server-only";
 import { db, type DbOrTx } from "@/lib/db";
 import { WatchedCache } from "@/lib/db/changes";
-import { builtinTools, STRUCTURED_DATA_FEATURE } from "./builtin";
+import { env } from "@/lib/env";
+import { builtinTools, STRUCTURED_DATA_FEATURE, type BuiltinTool } from "./builtin";
 import { reason, type UnavailabilityCode } from "./reasons";
 
 export interface CatalogEntry {
@@ -47,6 +48,24 @@ export function mcpUnavailability(server: McpServerState, tool: McpToolState): U
 }
 
 /**
+ * The first server setting a built-in requires and this instance lacks, or null.
+ * Such a tool could only fail, so it is offered to no one (see builtinTools' `requires`).
+ */
+export function missingSetting(tool: Pick<BuiltinTool, "requires">): string | null {
+  return tool.requires?.find((setting) => !env[setting]) ?? null;
+}
+
+/** Why a built-in is unavailable to an organization (its plan, this instance's settings), or null. */
+export function builtinUnavailability(
+  tool: Pick<BuiltinTool, "kind" | "requires">,
+  hasStructuredData: boolean,
+): { code: UnavailabilityCode; message: string } | null {
+  if (tool.kind === "data" && !hasStructuredData) return reason("plan_feature_missing");
+  const setting = missingSetting(tool);
+  return setting ? reason("not_configured", setting) : null;
+}
+
+/**
  * The organization's catalog: everything it could put on an agent, and why the
  * rest is refused. Agent validation, runs and the console all ask this.
  */
@@ -59,7 +78,7 @@ export async function listCatalog(organizationId: string, tx: DbOrTx = db): Prom
 
 // Each instance keeps an organization's catalog while no organization, plan,
 // model, MCP server or MCP tool changes anywhere (lib/db/changes.ts): it is a
-// function of those rows alone. What a transaction read is never kept (it may
+// function of those rows and of the instance's settings (fixed while it runs) alone. What a transaction read is never kept (it may
 // see its own uncommitted writes). Entries are shared: read them, never edit.
 const catalogs = new WatchedCache<string, CatalogEntry[]>(["tenancy", "catalog"], 1_000);
 
@@ -95,15 +114,15 @@ async function buildCatalog(organizationId: string, tx: DbOrTx): Promise<Catalog
   const hasStructuredData = features.includes(STRUCTURED_DATA_FEATURE);
 
   const builtin: CatalogEntry[] = builtinTools.map((tool) => {
-    const missing = tool.kind === "data" && !hasStructuredData;
+    const unavailable = builtinUnavailability(tool, hasStructuredData);
     return {
       key: tool.key,
       label: tool.label,
       description: tool.description,
       kind: tool.kind,
       forced: tool.forced,
-      available: !missing,
-      reason: missing ? reason("plan_feature_missing") : null,
+      available: unavailable === null,
+      reason: unavailable,
       server: null,
       writes_data: false,
     };

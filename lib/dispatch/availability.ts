@@ -1,18 +1,26 @@
 import "server-only";
-import { STRUCTURED_DATA_FEATURE } from "@/lib/catalog/builtin";
+import { builtinTools, STRUCTURED_DATA_FEATURE } from "@/lib/catalog/builtin";
 import { reason } from "@/lib/catalog/reasons";
-import { mcpUnavailability } from "@/lib/catalog/service";
+import { mcpUnavailability, missingSetting } from "@/lib/catalog/service";
 import type { Contract } from "@/lib/contracts/types";
 import { db } from "@/lib/db";
+import { env } from "@/lib/env";
 import { builtinExecutor, mcpExecutor, ToolError, type Executor } from "@/lib/executors";
+import type { WebSearchConfig } from "@/lib/executors/native/web-search";
 import { serverEndpoint } from "@/lib/mcp/servers";
 
 // Whether a tool of the run can execute right now, and with which executor. A
 // run froze its tools at creation, but the world moves: a plan loses a
 // feature, a connector is switched off, a tool is disabled or disappears from
-// its server. Then the call is refused as TOOL_UNAVAILABLE with the reason.
+// its server, an instance lacks a setting the tool needs. Then the call is
+// refused as TOOL_UNAVAILABLE with the reason.
 // A tool that merely changed on its server (needs review) keeps serving the
 // reviewed version the run froze: its contract still guards both directions.
+
+/** The operator's search backend, for every context a tool is called in (tool calls, the operations API). */
+export function searchSettings(): WebSearchConfig {
+  return { searchUrl: env.GUICHET_SEARCH_URL ?? null, privateOrigins: env.privateOrigins };
+}
 
 function unavailable(message: string): ToolError {
   return new ToolError("TOOL_UNAVAILABLE", message);
@@ -64,6 +72,9 @@ export async function executorFor(organizationId: string, contract: Contract): P
     const features = Array.isArray(organization?.plan.features) ? (organization.plan.features as string[]) : [];
     if (!features.includes(STRUCTURED_DATA_FEATURE)) throw unavailable(reason("plan_feature_missing").message);
   }
+  // A run frozen on an instance that had the setting may be called on one that lacks it.
+  const setting = missingSetting(builtinTools.find((tool) => tool.key === contract.key) ?? {});
+  if (setting) throw unavailable(reason("not_configured", setting).message);
   const executor = builtinExecutor(contract.key);
   if (!executor) throw unavailable("This tool has no executor in this version of Guichet.");
   return executor;

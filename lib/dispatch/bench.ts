@@ -13,6 +13,7 @@ import { reviewFields } from "@/lib/mcp/tools";
 import { openerOf } from "@/lib/runs/driver";
 import { createRun } from "@/lib/runs/service";
 import { dispatchToolCall } from "./dispatcher";
+import { searchSettings } from "./availability";
 
 // The dispatcher's own cost, in process: N calls of an executor made directly
 // (what a tool costs anyway) against N calls of the same tool through
@@ -146,7 +147,7 @@ export async function measureDispatchOverhead(
       run: { organizationId, runId: run.id, agentId: agent.id, fileIds: [] },
       dataDir: env.dataDir,
       web: {},
-      search: { searchUrl: null },
+      search: searchSettings(),
       privateOrigins: env.privateOrigins,
     };
     const results: OverheadFigures[] = [];

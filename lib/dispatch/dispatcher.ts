@@ -21,7 +21,7 @@ import {
   parseToolName,
   redactArguments,
 } from "./arguments";
-import { executorFor } from "./availability";
+import { executorFor, searchSettings } from "./availability";
 import { findEngineDirective } from "./directives";
 import { ExecutionFailure, executeUnderContract } from "./execution";
 import { recordCall } from "./record";
@@ -93,7 +93,7 @@ function operatorSettings(signal: AbortSignal, run: RunRow, agentId: string): Ex
     dataDir: env.dataDir,
     // web_fetch gets no allowlist: its URL is the model's choice, public only.
     web: {},
-    search: { searchUrl: env.GUICHET_SEARCH_URL ?? null, privateOrigins: env.privateOrigins },
+    search: searchSettings(),
     privateOrigins: env.privateOrigins,
   };
 }

@@ -5,7 +5,7 @@ import { getToolContract } from "@/lib/contracts/service";
 import type { Contract } from "@/lib/contracts/types";
 import { db, Prisma } from "@/lib/db";
 import { env } from "@/lib/env";
-import { executorFor } from "@/lib/dispatch/availability";
+import { executorFor, searchSettings } from "@/lib/dispatch/availability";
 import { ExecutionFailure, executeUnderContract } from "@/lib/dispatch/execution";
 import { asToolError, ToolError, type ExecutionContext } from "@/lib/executors";
 import type { OperationView } from "@/lib/executors/operations/tools";
@@ -147,7 +147,7 @@ export function serviceContext(operation: OperationRow): ExecutionContext {
     run: { organizationId: operation.organizationId, runId: operation.runId, agentId: "", fileIds: [] },
     dataDir: env.dataDir,
     web: {},
-    search: { searchUrl: null, privateOrigins: env.privateOrigins },
+    search: searchSettings(),
     privateOrigins: env.privateOrigins,
   };
 }

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "@/lib/net/test-http-server";
 import { callTool, connectCrm, createAgent, createRun, storedSteps, type ConnectedCrm } from "./dispatch-fixtures";
 import { createTenant, storedText, type Tenant } from "./helpers";
-import { startApp, testNetwork } from "./server";
+import { startApp, startSearchBackend, testNetwork, type SearchBackend } from "./server";
 
 // A second app instance on the same database, configured as a production
 // operator would: loopback refused for agents' URLs, a SearXNG-compatible
@@ -13,10 +13,9 @@ import { startApp, testNetwork } from "./server";
 let app: Awaited<ReturnType<typeof startApp>>;
 let acme: Tenant;
 let crm: ConnectedCrm;
-let search: TestServer;
+let search: SearchBackend;
 let page: TestServer;
 let pageHits = 0;
-let searchMode: "ok" | "down" | "garbage" = "ok";
 let run: string;
 
 beforeAll(async () => {
@@ -26,28 +25,19 @@ beforeAll(async () => {
     pageHits++;
     res.writeHead(200, { "content-type": "text/plain" }).end("internal page");
   });
-  search = await startTestServer((req, res) => {
-    const q = new URL(req.url ?? "/", "http://x").searchParams.get("q");
-    if (searchMode === "down") return res.writeHead(503).end("busy");
-    if (searchMode === "garbage") return res.writeHead(200, { "content-type": "application/json" }).end("{not json");
-    res.writeHead(200, { "content-type": "application/json" }).end(
-      JSON.stringify({
-        results: [
-          { title: `Résultat pour ${q}`, url: "https://example.org/guichet", content: "Un guichet pour les agents." },
-          { title: "Lien local", url: "file:///etc/passwd", content: "dropped" },
-          { title: "Deux", url: "https://example.org/deux", content: "Second." },
-          { title: "Trois", url: "https://example.org/trois", content: "Troisième." },
-        ],
-      }),
-    );
-  });
+  search = await startSearchBackend((q) => [
+    { title: `Résultat pour ${q}`, url: "https://example.org/guichet", content: "Un guichet pour les agents." },
+    { title: "Lien local", url: "file:///etc/passwd", content: "dropped" },
+    { title: "Deux", url: "https://example.org/deux", content: "Second." },
+    { title: "Trois", url: "https://example.org/trois", content: "Troisième." },
+  ]);
   // The search backend is the one allowlisted private origin here; CRM Acme is not.
   app = await startApp({
     ...process.env,
     NODE_ENV: "production",
     ...testNetwork(),
-    GUICHET_PRIVATE_ORIGINS: search.origin,
-    GUICHET_SEARCH_URL: `${search.origin}/search`,
+    GUICHET_PRIVATE_ORIGINS: search.origin, // private origin grant
+    GUICHET_SEARCH_URL: search.url,
   });
   const agent = await createAgent(acme, { tools: [crm.key("get_customer")] });
   run = (await createRun(acme, { agent: agent.id })).run.id;
@@ -63,7 +53,7 @@ const call = (tool: string, args: unknown, runId = run) => callTool(acme, runId,
 
 describe("web_search through the configured backend", () => {
   it("returns bounded results, only http(s) links, marked untrusted", async () => {
-    searchMode = "ok";
+    search.setMode("ok");
     const envelope = await call("web_search", { query: "guichet agents", max_results: 2 });
     expect(envelope.result).toEqual({
       results: [
@@ -79,17 +69,17 @@ describe("web_search through the configured backend", () => {
   });
 
   it("retries a safe read on a busy backend, then answers UPSTREAM_ERROR", async () => {
-    searchMode = "down";
+    search.setMode("down");
     const envelope = await call("web_search", { query: "guichet" });
     expect(envelope.error).toMatchObject({ code: "UPSTREAM_ERROR", retryable: true });
     const steps = await storedSteps(run);
     expect(steps.at(-1)).toMatchObject({ errorCode: "UPSTREAM_ERROR", retries: 2 });
-    searchMode = "garbage";
+    search.setMode("garbage");
     expect((await call("web_search", { query: "guichet" })).error).toMatchObject({
       code: "UPSTREAM_ERROR",
       retryable: false,
     });
-    searchMode = "ok";
+    search.setMode("ok");
   });
 });
 

@@ -222,10 +222,16 @@ describe("cancellation", () => {
 });
 
 describe("web_search", () => {
-  it("answers TOOL_UNAVAILABLE when no search backend is configured", async () => {
-    expect((await callTool(acme, run, "web_search", { query: "guichet" })).error).toMatchObject({
-      code: "TOOL_UNAVAILABLE",
-      retryable: false,
+  // The suite's servers have a search backend (tests/api/server.ts); without one, see catalog-not-configured.test.ts.
+  it("answers the configured backend's results", async () => {
+    const envelope = await callTool(acme, run, "web_search", { query: "guichet" });
+    expect(envelope.ok, JSON.stringify(envelope.error)).toBe(true);
+    expect(envelope.result).toMatchObject({
+      results: [
+        { title: "Résultat pour guichet", url: "https://example.org/guichet", snippet: "À propos de guichet." },
+        { title: "Deux", url: "https://example.org/deux", snippet: "Second." },
+      ],
+      untrusted: true,
     });
   });
 });

@@ -3,7 +3,7 @@ import path from "node:path";
 import { startAcmeCrm } from "@/connectors/acme-crm/server";
 import { startModelSim } from "@/connectors/model-sim/server";
 import type { TestProject } from "vitest/node";
-import { createTestDatabase, outboxTimings, run, startApp, testNetwork } from "./server";
+import { createTestDatabase, outboxTimings, run, startApp, startSearchBackend, testNetwork } from "./server";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -15,6 +15,8 @@ declare module "vitest" {
     crmBaseUrl: string;
     /** model-sim, the scripted model provider of Mistral models (control endpoints on). */
     simBaseUrl: string;
+    /** The SearXNG-compatible search backend every suite server uses (GUICHET_SEARCH_URL). */
+    searchUrl: string;
   }
 }
 
@@ -50,7 +52,10 @@ export default async function setup(project: TestProject) {
   env.GUICHET_MODEL_MISTRAL_BASE_URL = sim.url;
   env.GUICHET_MODEL_MISTRAL_API_KEY = "sk-sim-suite";
   env.GUICHET_MODEL_TIMEOUT_MS = "2000";
-  env.GUICHET_PRIVATE_ORIGINS = [new URL(crm.url).origin, sim.baseUrl].join(",");
+  // web_search needs a backend: without one it is unavailable and no run is offered it.
+  const search = await startSearchBackend();
+  env.GUICHET_SEARCH_URL = search.url;
+  env.GUICHET_PRIVATE_ORIGINS = [new URL(crm.url).origin, sim.baseUrl, search.origin].join(","); // private origin grant
   await run(process.execPath, ["scripts/migrate.mjs"], env);
   // react-server: the seed loads services marked `import "server-only"`.
   await run(process.execPath, ["node_modules/tsx/dist/cli.mjs", "--conditions=react-server", "prisma/seed.ts"], env);
@@ -61,11 +66,13 @@ export default async function setup(project: TestProject) {
   project.provide("crmUrl", crm.url);
   project.provide("crmBaseUrl", crm.baseUrl);
   project.provide("simBaseUrl", sim.baseUrl);
+  project.provide("searchUrl", search.url);
   console.log(`API tests on ${kind} at ${app.baseUrl} (build in ${process.env.GUICHET_DIST_DIR ?? ".next"})`);
   return async () => {
     await app.stop();
     await crm.close();
     await sim.close();
+    await search.close();
     await database.drop();
   };
 }

@@ -199,10 +199,18 @@ export async function createTenant(plan: "free" | "pro" = "pro"): Promise<Tenant
 export const crmUrl = inject("crmUrl");
 export const crmBaseUrl = inject("crmBaseUrl");
 export const simBaseUrl = inject("simBaseUrl");
+export const searchUrl = inject("searchUrl");
 
-/** Network settings for another app instance of this suite: the test hosts, and CRM Acme as the one allowlisted private origin. */
+/**
+ * Network settings for another app instance of this suite: the test hosts, the suite's search backend
+ * (so web_search is offered there too), and CRM Acme and that backend as the allowlisted private origins.
+ */
 export function suiteNetwork(): Record<string, string> {
-  return { ...testNetwork(), GUICHET_PRIVATE_ORIGINS: new URL(crmUrl).origin };
+  return {
+    ...testNetwork(),
+    GUICHET_SEARCH_URL: searchUrl,
+    GUICHET_PRIVATE_ORIGINS: [new URL(crmUrl).origin, new URL(searchUrl).origin].join(","), // private origin grant
+  };
 }
 
 /** The CRM Acme service's stored state, to assert on what really happened there. */

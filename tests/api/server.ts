@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { startTestServer } from "@/lib/net/test-http-server";
 
 /**
  * The network settings of every test server: `.test` names resolve to 127.0.0.1
@@ -48,6 +49,54 @@ export function freePort(): Promise<number> {
       );
     });
   });
+}
+
+export interface SearchHit {
+  title: string;
+  url: string;
+  content: string;
+}
+
+export interface SearchBackend {
+  /** The endpoint to set as GUICHET_SEARCH_URL, e.g. http://127.0.0.1:PORT/search. */
+  url: string;
+  /** Its origin, for GUICHET_PRIVATE_ORIGINS (the backend sits on loopback). */
+  origin: string;
+  /** ok: results; down: 503; garbage: a 200 whose body is not JSON. */
+  setMode(mode: "ok" | "down" | "garbage"): void;
+  /** How many searches it answered. */
+  hits(): number;
+  close(): Promise<void>;
+}
+
+/**
+ * A SearXNG-compatible search backend (`GET /search?q=…&format=json` answers
+ * `{results: [{title, url, content}]}`), so that web_search is configured, and
+ * offered, on every test server that sets GUICHET_SEARCH_URL to it. `results`
+ * picks the hits for a query (by default two about the query).
+ */
+export async function startSearchBackend(
+  results: (query: string) => SearchHit[] = (query) => [
+    { title: `Résultat pour ${query}`, url: "https://example.org/guichet", content: `À propos de ${query}.` },
+    { title: "Deux", url: "https://example.org/deux", content: "Second." },
+  ],
+): Promise<SearchBackend> {
+  let mode: "ok" | "down" | "garbage" = "ok";
+  let hits = 0;
+  const server = await startTestServer((req, res) => {
+    hits++;
+    const query = new URL(req.url ?? "/", "http://x").searchParams.get("q") ?? "";
+    if (mode === "down") return res.writeHead(503).end("busy");
+    if (mode === "garbage") return res.writeHead(200, { "content-type": "application/json" }).end("{not json");
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ results: results(query) }));
+  });
+  return {
+    url: `${server.origin}/search`,
+    origin: server.origin,
+    setMode: (next) => void (mode = next),
+    hits: () => hits,
+    close: server.close,
+  };
 }
 
 export interface TestDatabase {
