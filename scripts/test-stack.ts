@@ -43,7 +43,8 @@ export async function startTestStack(options: { port?: number; env?: Record<stri
   );
   const sim = await startModelSim({ port: 0, enableControl: true, defaultScript: demoScript });
   env.GUICHET_MODEL_MISTRAL_BASE_URL = sim.url;
-  env.GUICHET_PRIVATE_ORIGINS = [new URL(crm.url).origin, sim.baseUrl].join(",");
+  // As the demo: CRM Acme is granted to Acme only, the model simulator to every organization.
+  env.GUICHET_PRIVATE_ORIGINS = [`${new URL(crm.url).origin}=acme`, `${sim.baseUrl}=*`].join(",");
   await run(process.execPath, ["scripts/migrate.mjs"], env);
   // react-server: the seed loads services marked `import "server-only"`.
   await run(process.execPath, ["node_modules/tsx/dist/cli.mjs", "--conditions=react-server", "prisma/seed.ts"], env);

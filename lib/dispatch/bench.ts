@@ -3,6 +3,7 @@ import { SYSTEM_ACTOR } from "@/lib/audit/record";
 import { performance } from "node:perf_hooks";
 import { db } from "@/lib/db";
 import { env } from "@/lib/env";
+import { privateOriginsFor } from "@/lib/net/origin-grants";
 import { builtinExecutor, type ExecutionContext } from "@/lib/executors";
 import { callMcpTool, closeMcpClients } from "@/lib/executors/mcp";
 import { newId } from "@/lib/ids";
@@ -147,7 +148,7 @@ export async function measureDispatchOverhead(
       dataDir: env.dataDir,
       web: {},
       search: { searchUrl: null },
-      privateOrigins: env.privateOrigins,
+      privateOrigins: await privateOriginsFor(organizationId),
     };
     const results: OverheadFigures[] = [];
     const calculate = builtinExecutor("calculate")!;

@@ -46,7 +46,7 @@ beforeAll(async () => {
     ...process.env,
     NODE_ENV: "production",
     ...testNetwork(),
-    GUICHET_PRIVATE_ORIGINS: search.origin,
+    GUICHET_PRIVATE_ORIGINS: `${search.origin}=*`,
     GUICHET_SEARCH_URL: `${search.origin}/search`,
   });
   const agent = await createAgent(acme, { tools: [crm.key("get_customer")] });

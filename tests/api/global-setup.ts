@@ -50,7 +50,8 @@ export default async function setup(project: TestProject) {
   env.GUICHET_MODEL_MISTRAL_BASE_URL = sim.url;
   env.GUICHET_MODEL_MISTRAL_API_KEY = "sk-sim-suite";
   env.GUICHET_MODEL_TIMEOUT_MS = "2000";
-  env.GUICHET_PRIVATE_ORIGINS = [new URL(crm.url).origin, sim.baseUrl].join(",");
+  // Test tenants have random slugs: CRM Acme and the model simulator are granted to every organization.
+  env.GUICHET_PRIVATE_ORIGINS = [`${new URL(crm.url).origin}=*`, `${sim.baseUrl}=*`].join(",");
   await run(process.execPath, ["scripts/migrate.mjs"], env);
   // react-server: the seed loads services marked `import "server-only"`.
   await run(process.execPath, ["node_modules/tsx/dist/cli.mjs", "--conditions=react-server", "prisma/seed.ts"], env);

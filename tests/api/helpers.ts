@@ -200,9 +200,9 @@ export const crmUrl = inject("crmUrl");
 export const crmBaseUrl = inject("crmBaseUrl");
 export const simBaseUrl = inject("simBaseUrl");
 
-/** Network settings for another app instance of this suite: the test hosts, and CRM Acme as the one allowlisted private origin. */
+/** Network settings for another app instance of this suite: the test hosts, and CRM Acme as the one private origin, granted to every test tenant. */
 export function suiteNetwork(): Record<string, string> {
-  return { ...testNetwork(), GUICHET_PRIVATE_ORIGINS: new URL(crmUrl).origin };
+  return { ...testNetwork(), GUICHET_PRIVATE_ORIGINS: `${new URL(crmUrl).origin}=*` };
 }
 
 /** The CRM Acme service's stored state, to assert on what really happened there. */
