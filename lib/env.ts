@@ -1,5 +1,6 @@
 import path from "node:path";
 import { z } from "zod";
+import { parseOriginGrants } from "./net/origin-grants-syntax";
 
 // The environment, read once and validated. Everything else imports `env`.
 const EnvSchema = z.object({
@@ -8,8 +9,9 @@ const EnvSchema = z.object({
   GUICHET_DATA_DIR: z.string().default("data"),
   NEXTAUTH_SECRET: z.string().min(16).optional(),
   GUICHET_ENCRYPTION_KEY: z.string().min(16).optional(),
-  // Origins (comma-separated, e.g. http://127.0.0.1:4010) that admin-chosen destinations (MCP servers,
-  // the search backend) may reach on loopback or a private network. URLs chosen by a model never may.
+  // Private origins granted per organization (comma-separated `<origin>=<slug>[|<slug>...]` or `<origin>=*`,
+  // e.g. http://127.0.0.1:4010=acme): admin-chosen destinations of those organizations (MCP servers, webhooks,
+  // model providers, the search backend) may reach them on loopback or a private network. URLs chosen by a model never may.
   GUICHET_PRIVATE_ORIGINS: z.string().default(""),
   GUICHET_SEARCH_URL: z.string().url().optional(),
   // The CRM Acme MCP endpoint the demo seed connects Acme to (npm start runs it there).
@@ -145,7 +147,8 @@ function readEnv() {
     ...raw,
     dataDir,
     databaseUrl: raw.DATABASE_URL ?? `file:${path.join(dataDir, "guichet.sqlite")}`,
-    privateOrigins: parseOrigins("GUICHET_PRIVATE_ORIGINS", raw.GUICHET_PRIVATE_ORIGINS),
+    /** Who may reach which private origin: ask lib/net/origin-grants.ts for one organization's list. */
+    privateOriginGrants: parseOriginGrants("GUICHET_PRIVATE_ORIGINS", raw.GUICHET_PRIVATE_ORIGINS),
     /** The console's origin (from NEXTAUTH_URL), or null when the request's own origin stands in. */
     consoleOrigin: raw.NEXTAUTH_URL ? new URL(raw.NEXTAUTH_URL).origin : null,
     /** Browser origins that may call /mcp: the listed ones and the console's. */

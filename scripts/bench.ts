@@ -76,7 +76,8 @@ async function main() {
   Object.assign(process.env, {
     DATABASE_URL: stack.databaseUrl,
     GUICHET_DATA_DIR: stack.dataDir,
-    GUICHET_PRIVATE_ORIGINS: new URL(stack.crmUrl).origin,
+    // The bench's own organizations (bench-…) call CRM Acme in process: granted to every organization here.
+    GUICHET_PRIVATE_ORIGINS: `${new URL(stack.crmUrl).origin}=*`,
     GUICHET_LOG_LEVEL: "warn",
     ...limits,
   });

@@ -59,9 +59,10 @@ const env = {
   GUICHET_DEMO_CRM_URL: process.env.GUICHET_DEMO_CRM_URL ?? crmUrl,
 };
 if (demo) {
-  // The demo connector runs on loopback: its origin, and only it, is allowlisted for admin-chosen
-  // destinations. An agent's web_fetch still cannot reach it, nor Guichet itself.
-  env.GUICHET_PRIVATE_ORIGINS ??= new URL(env.GUICHET_DEMO_CRM_URL).origin;
+  // The demo connector runs on loopback: its origin is granted to Acme only (Globex, or an organization
+  // signed up later, cannot point a connector or a webhook at it). An agent's web_fetch still cannot
+  // reach it, nor Guichet itself.
+  env.GUICHET_PRIVATE_ORIGINS ??= `${new URL(env.GUICHET_DEMO_CRM_URL).origin}=acme`;
   step(`Starting the CRM Acme demo connector on ${crmUrl}`);
   const crm = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "connectors/acme-crm/main.ts"], {
     cwd: root,
@@ -83,7 +84,8 @@ if (demo) {
     children.push(sim);
     await waitFor(`http://127.0.0.1:${simPort}/v1/models`, sim, "model-sim");
     env.GUICHET_MODEL_BASE_URL = `http://127.0.0.1:${simPort}/v1`;
-    env.GUICHET_PRIVATE_ORIGINS += `,http://127.0.0.1:${simPort}`;
+    // The scripted model is the operator's shared service: every organization's managed runs may call it.
+    env.GUICHET_PRIVATE_ORIGINS += `,http://127.0.0.1:${simPort}=*`;
   }
 }
 

@@ -1,15 +1,18 @@
 import { privateOrigins } from "@/lib/network/private-origins";
 
-// Read-only: the allowlist is the operator's (server environment), not the
-// organization's. Shown so an admin understands why a local address is refused.
-export function PrivateOriginsNote() {
-  const { origins } = privateOrigins();
+// Read-only: the grants are the operator's (server environment); an admin sees
+// only the private origins granted to their own organization, so they understand
+// why a local address is refused.
+export async function PrivateOriginsNote({ organizationId }: { organizationId: string }) {
+  const { origins } = await privateOrigins(organizationId);
   return (
     <p
       className="rounded-lg border border-slate-200 bg-white px-5 py-3 text-sm text-slate-700"
       data-testid="private-origins"
     >
-      <span className="font-medium text-slate-900">Adresses privées autorisées par l’opérateur : </span>
+      <span className="font-medium text-slate-900">
+        Adresses privées que l’opérateur autorise à votre organisation :{" "}
+      </span>
       {origins.length === 0 ? (
         <span>aucune. Les connecteurs doivent avoir une adresse publique.</span>
       ) : (
@@ -21,8 +24,8 @@ export function PrivateOriginsNote() {
             </span>
           ))}
           <span>
-            . Seuls les connecteurs et le moteur de recherche choisis par l’opérateur peuvent les joindre ; jamais une
-            adresse choisie par un agent.
+            . Seuls les connecteurs, webhooks et fournisseurs de modèles choisis par un administrateur et le moteur de
+            recherche de l’opérateur peuvent les joindre ; jamais une adresse choisie par un agent.
           </span>
         </>
       )}

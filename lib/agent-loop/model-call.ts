@@ -58,7 +58,7 @@ function failureOf(error: unknown, route: ModelRoute, signal: AbortSignal): Mode
   if (cause instanceof UrlNotAllowedError) {
     return new ModelFailure(
       "model_error",
-      `The provider URL of ${route.modelName} is refused by the network policy (${cause.reason}): a loopback or private provider needs its origin in GUICHET_PRIVATE_ORIGINS.`,
+      `The provider URL of ${route.modelName} is refused by the network policy (${cause.reason}): a loopback or private provider needs its origin granted to the organization in GUICHET_PRIVATE_ORIGINS.`,
     );
   }
   return new ModelFailure("model_error", `The provider of ${route.modelName} could not be reached.`);
@@ -66,7 +66,7 @@ function failureOf(error: unknown, route: ModelRoute, signal: AbortSignal): Mode
 
 type CompletionParams = OpenAI.Chat.ChatCompletionCreateParamsNonStreaming;
 
-// One client per provider configuration (base URL and key), shared by every call instead of one built per
+// One client per provider configuration (base URL, key and the organization's private origins), shared by every call instead of one built per
 // model call. The client holds no connection (each request goes through the network policy's pinned fetch)
 // and each call passes its own timeout, so sharing changes nothing else. A changed key or URL is a new
 // entry; the oldest entries go past a handful.
@@ -74,7 +74,8 @@ const CLIENTS_KEPT = 16;
 const clients = new Map<string, OpenAI>();
 
 function sharedClient(route: ModelRoute): OpenAI {
-  const key = JSON.stringify([route.baseUrl, route.apiKey]);
+  // The grants are part of the key: two organizations allowed different private origins never share a client.
+  const key = JSON.stringify([route.baseUrl, route.apiKey, [...route.privateOrigins].sort()]);
   let client = clients.get(key);
   if (!client) {
     client = providerClient(route, env.GUICHET_MODEL_TIMEOUT_MS);

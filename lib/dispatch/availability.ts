@@ -18,8 +18,8 @@ import { serverEndpoint } from "@/lib/mcp/servers";
 // reviewed version the run froze: its contract still guards both directions.
 
 /** The operator's search backend, for every context a tool is called in (tool calls, the operations API). */
-export function searchSettings(): WebSearchConfig {
-  return { searchUrl: env.GUICHET_SEARCH_URL ?? null, privateOrigins: env.privateOrigins };
+export function searchSettings(privateOrigins: readonly string[]): WebSearchConfig {
+  return { searchUrl: env.GUICHET_SEARCH_URL ?? null, privateOrigins };
 }
 
 function unavailable(message: string): ToolError {

@@ -3,6 +3,7 @@ import { SYSTEM_ACTOR } from "@/lib/audit/record";
 import { performance } from "node:perf_hooks";
 import { db } from "@/lib/db";
 import { env } from "@/lib/env";
+import { privateOriginsFor } from "@/lib/net/origin-grants";
 import { builtinExecutor, type ExecutionContext } from "@/lib/executors";
 import { callMcpTool, closeMcpClients } from "@/lib/executors/mcp";
 import { newId } from "@/lib/ids";
@@ -142,13 +143,14 @@ export async function measureDispatchOverhead(
     );
     runId = run.id;
     const driver = openerOf(run);
+    const privateOrigins = await privateOriginsFor(organizationId);
     const context: ExecutionContext = {
       signal: new AbortController().signal,
       run: { organizationId, runId: run.id, agentId: agent.id, fileIds: [] },
       dataDir: env.dataDir,
       web: {},
-      search: searchSettings(),
-      privateOrigins: env.privateOrigins,
+      search: searchSettings(privateOrigins),
+      privateOrigins,
     };
     const results: OverheadFigures[] = [];
     const calculate = builtinExecutor("calculate")!;

@@ -5,6 +5,7 @@ import { checkAgainst } from "@/lib/contracts/schema";
 import { isTraced, traceCall } from "@/lib/traces/record";
 import type { Contract } from "@/lib/contracts/types";
 import { env } from "@/lib/env";
+import { privateOriginsFor } from "@/lib/net/origin-grants";
 import { asToolError, ToolError, type ExecutionContext } from "@/lib/executors";
 import { newId } from "@/lib/ids";
 import { nestsDeeperThan } from "@/lib/json/deep";
@@ -82,7 +83,13 @@ interface CallState {
   retries: number;
 }
 
-function operatorSettings(signal: AbortSignal, run: RunRow, agentId: string): ExecutionContext {
+/** `privateOrigins`: the origins granted to the run's organization (lib/net/origin-grants.ts). */
+function operatorSettings(
+  signal: AbortSignal,
+  run: RunRow,
+  agentId: string,
+  privateOrigins: readonly string[],
+): ExecutionContext {
   return {
     // get_operation reads this run's operations only.
     operations: {
@@ -93,8 +100,8 @@ function operatorSettings(signal: AbortSignal, run: RunRow, agentId: string): Ex
     dataDir: env.dataDir,
     // web_fetch gets no allowlist: its URL is the model's choice, public only.
     web: {},
-    search: searchSettings(),
-    privateOrigins: env.privateOrigins,
+    search: searchSettings(privateOrigins),
+    privateOrigins,
   };
 }
 
@@ -217,6 +224,7 @@ export async function dispatchToolCall(request: ToolCallRequest): Promise<ToolEn
       request.signal ? AbortSignal.any([tracked.signal, request.signal]) : tracked.signal,
       run,
       agentId,
+      await privateOriginsFor(run.organizationId),
     );
     const deadline = run.expiresAt;
     const outcome: WriteOutcome =

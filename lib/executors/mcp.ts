@@ -26,9 +26,12 @@ export const MAX_TEXT_RESULT_CHARS = 20_000;
 const clients = new Map<string, Promise<Client>>();
 
 function poolKey(target: McpCallTarget): string {
-  return createHash("sha256")
-    .update(`${target.url}\n${target.token ?? ""}`)
-    .digest("hex");
+  return (
+    createHash("sha256")
+      // The grants too: two organizations allowed different private origins never share a client.
+      .update(`${target.url}\n${target.token ?? ""}\n${[...(target.net.privateOrigins ?? [])].sort().join(",")}`)
+      .digest("hex")
+  );
 }
 
 async function connectedClient(target: McpCallTarget, signal: AbortSignal): Promise<Client> {

@@ -2,7 +2,6 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { env } from "@/lib/env";
 import { pinnedFetch, type PinnedFetch } from "@/lib/net/pinned-fetch";
 import { UrlNotAllowedError, type UrlPolicy } from "@/lib/net/ssrf";
 
@@ -49,7 +48,7 @@ export type RemoteTool = z.infer<typeof RemoteTool>;
 
 export interface McpClientOptions {
   timeoutMs?: number;
-  /** SSRF policy; by default an admin-chosen destination: private only for GUICHET_PRIVATE_ORIGINS. */
+  /** SSRF policy: pass the organization's grants (lib/net/origin-grants.ts); by default public addresses only. */
   policy?: UrlPolicy;
 }
 
@@ -71,10 +70,7 @@ export async function withMcpClient<T>(
 ): Promise<T> {
   const timeoutMs = options.timeoutMs ?? MCP_TIMEOUT_MS;
   const transport = new StreamableHTTPClientTransport(new URL(endpoint.url), {
-    fetch: tokenOnlyFor(
-      new URL(endpoint.url).origin,
-      pinnedFetch(options.policy ?? { privateOrigins: env.privateOrigins }),
-    ),
+    fetch: tokenOnlyFor(new URL(endpoint.url).origin, pinnedFetch(options.policy ?? {})),
     requestInit: endpoint.token ? { headers: { authorization: `Bearer ${endpoint.token}` } } : undefined,
     reconnectionOptions: {
       maxReconnectionDelay: 1000,

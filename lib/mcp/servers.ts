@@ -2,7 +2,7 @@ import "server-only";
 import { recordAudit, type AuditActor } from "@/lib/audit/record";
 import { db, inTransaction, type DbOrTx } from "@/lib/db";
 import { ApiError, notFound } from "@/lib/http/errors";
-import { assertAdminUrl } from "@/lib/net/admin-url";
+import { assertAdminUrl } from "@/lib/net/origin-grants";
 import { isoOffset, isoOffsetOrNull } from "@/lib/time";
 import {
   McpAuthMode,
@@ -104,7 +104,7 @@ export async function createServer(
   tx: DbOrTx = db,
 ): Promise<McpServerRow> {
   checkToken(input.auth, input.token !== undefined);
-  await assertAdminUrl(input.url, "url");
+  await assertAdminUrl(organizationId, input.url, "url", tx);
   return inTransaction(tx, async (tx) => {
     const server = await tx.mcpServer.create({
       data: {
@@ -160,7 +160,7 @@ export async function updateServer(
     input.token === undefined;
   if (!dropsTokenByMove && !staysWithoutToken)
     checkToken(auth, keepsToken || (input.token !== undefined && input.token !== null));
-  if (input.url !== undefined && input.url !== existing.url) await assertAdminUrl(input.url, "url");
+  if (input.url !== undefined && input.url !== existing.url) await assertAdminUrl(organizationId, input.url, "url", tx);
   const tokenCiphertext = keepsToken
     ? existing.tokenCiphertext
     : input.token

@@ -3,6 +3,7 @@ import { recordAudit, type AuditActor } from "@/lib/audit/record";
 import { db, Prisma } from "@/lib/db";
 import { ApiError } from "@/lib/http/errors";
 import { toolFingerprint, suggestedWritesData } from "./fingerprint";
+import { privateOriginsFor } from "@/lib/net/origin-grants";
 import { listRemoteTools, McpFailure, type RemoteTool } from "./remote";
 import { connectorTarget, findServer, serverEndpoint, serverSelect, type McpServerRow } from "./servers";
 
@@ -36,7 +37,9 @@ export async function syncServer(
   const server = await findServer(organizationId, serverId);
   let remote: RemoteTool[];
   try {
-    remote = await listRemoteTools(serverEndpoint(server));
+    remote = await listRemoteTools(serverEndpoint(server), {
+      policy: { privateOrigins: await privateOriginsFor(organizationId) },
+    });
   } catch (error) {
     if (!(error instanceof McpFailure)) throw error;
     await db.$transaction(async (tx) => {

@@ -1,10 +1,9 @@
 import "server-only";
 import OpenAI from "openai";
 import { db, type DbOrTx } from "@/lib/db";
-import { env } from "@/lib/env";
 import { notFound } from "@/lib/http/errors";
 import { encryptSecret } from "@/lib/mcp/secrets";
-import { assertAdminUrl } from "@/lib/net/admin-url";
+import { assertAdminUrl, privateOriginsFor } from "@/lib/net/origin-grants";
 import { assertPublicUrl, UrlNotAllowedError } from "@/lib/net/ssrf";
 import { isoOffset } from "@/lib/time";
 import type { ModelProviderObject, ModelProviderTestObject, ModelProviderUpdateBody } from "./schemas";
@@ -84,7 +83,7 @@ export async function setProvider(
   tx: DbOrTx = db,
 ): Promise<ModelProviderObject> {
   const plan = await planProvider(organizationId, provider, tx);
-  await assertAdminUrl(input.base_url, "base_url");
+  await assertAdminUrl(organizationId, input.base_url, "base_url", tx);
   const existing = await organizationProvider(organizationId, provider, tx);
   const origin = new URL(input.base_url).origin;
   // A key was given for one origin: a new base URL on another origin drops it unless a new key comes with it.
@@ -169,14 +168,15 @@ export async function testProvider(
       result: "unauthorized",
       message: "The stored API key can no longer be decrypted (the encryption key changed): set it again.",
     });
+  const privateOrigins = await privateOriginsFor(organizationId, tx);
   try {
-    await assertPublicUrl(baseUrl, { privateOrigins: env.privateOrigins });
+    await assertPublicUrl(baseUrl, { privateOrigins });
   } catch (error) {
     if (error instanceof UrlNotAllowedError)
       return done({ ...none, result: "url_not_allowed", message: error.message });
     throw error;
   }
-  const client = providerClient({ baseUrl, apiKey: key }, TEST_TIMEOUT_MS, 0);
+  const client = providerClient({ baseUrl, apiKey: key, privateOrigins }, TEST_TIMEOUT_MS, 0);
   try {
     const page = await client.models.list();
     if (!Array.isArray(page.data)) return done(failure(null));

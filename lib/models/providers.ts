@@ -7,6 +7,7 @@ import { columnList, driverFirst } from "@/lib/db/driver";
 import { env, type ProviderSetting } from "@/lib/env";
 import { ApiError } from "@/lib/http/errors";
 import { decryptSecret } from "@/lib/mcp/secrets";
+import { privateOriginsFor } from "@/lib/net/origin-grants";
 import { pinnedFetch } from "@/lib/net/pinned-fetch";
 import { modelsForOrganization } from "./service";
 
@@ -17,7 +18,7 @@ import { modelsForOrganization } from "./service";
 // for the organization (lib/models/provider-settings.ts): that wins over the
 // environment. Provider URLs are the operator's choice, so they
 // follow the network policy of admin-chosen destinations: loopback or private
-// addresses only for an origin in GUICHET_PRIVATE_ORIGINS.
+// addresses only for an origin GUICHET_PRIVATE_ORIGINS grants to the organization.
 
 const ModelSettings = z
   .object({ endpoint: z.string().url().optional(), api_model: z.string().min(1).optional() })
@@ -32,6 +33,8 @@ export interface ModelRoute {
   /** The model's name on the provider's API. */
   apiModel: string;
   structuredOutput: boolean;
+  /** The private origins granted to the run's organization: the provider may be on one of them. */
+  privateOrigins: readonly string[];
 }
 
 // Models change only with the catalog of plans (the "tenancy" topic): each managed run reads its model from here.
@@ -143,6 +146,7 @@ export async function modelRouteFor(
     apiKey: setting.apiKey ?? null,
     apiModel: settings.api_model ?? model.name,
     structuredOutput: model.structuredOutput,
+    privateOrigins: await privateOriginsFor(organizationId, tx),
   };
 }
 
@@ -152,11 +156,11 @@ export async function modelRouteFor(
  * every tool call of its answer runs after it returned.
  */
 export function providerClient(
-  route: Pick<ModelRoute, "baseUrl" | "apiKey">,
+  route: Pick<ModelRoute, "baseUrl" | "apiKey" | "privateOrigins">,
   timeoutMs: number,
   maxRetries = 1,
 ): OpenAI {
-  const pinned = pinnedFetch({ privateOrigins: env.privateOrigins });
+  const pinned = pinnedFetch({ privateOrigins: route.privateOrigins });
   return new OpenAI({
     baseURL: route.baseUrl,
     // Local servers (vLLM, Ollama, model-sim) take no key; the client requires a value all the same.

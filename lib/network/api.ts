@@ -4,7 +4,7 @@ import { defineEndpoint } from "@/lib/http/endpoint";
 export const PrivateOriginsObject = z.object({
   origins: z.array(z.string()).meta({
     description:
-      "Origins (scheme://host:port) that MCP servers, the search backend and model providers may use on loopback or a private network.",
+      "Origins (scheme://host:port) granted to the caller's organization: its MCP servers, webhooks, model providers and the search backend may use them on loopback or a private network. Origins granted to other organizations are not listed.",
   }),
   applies_to: z.array(z.enum(["mcp_servers", "search_backend", "model_providers"])),
 });
@@ -14,7 +14,7 @@ export const listPrivateOriginsEndpoint = defineEndpoint({
   path: "/v1/network/private_origins",
   tag: "Network",
   summary:
-    "The operator's allowlist of private origins (read-only: set by GUICHET_PRIVATE_ORIGINS, never by an organization)",
+    "The private origins granted to the caller's organization (read-only: set by GUICHET_PRIVATE_ORIGINS, never by an organization)",
   auth: "session",
   roles: ["owner", "admin"],
   response: z.object({ data: PrivateOriginsObject }),

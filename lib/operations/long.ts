@@ -6,6 +6,7 @@ import type { Contract } from "@/lib/contracts/types";
 import { db, Prisma } from "@/lib/db";
 import { env } from "@/lib/env";
 import { executorFor, searchSettings } from "@/lib/dispatch/availability";
+import { privateOriginsFor } from "@/lib/net/origin-grants";
 import { ExecutionFailure, executeUnderContract } from "@/lib/dispatch/execution";
 import { asToolError, ToolError, type ExecutionContext } from "@/lib/executors";
 import type { OperationView } from "@/lib/executors/operations/tools";
@@ -133,7 +134,7 @@ export async function followRunOperation(
 export async function readOperation(organizationId: string, id: string): Promise<OperationRow> {
   const operation = await getOperation(organizationId, id);
   try {
-    return await refreshOperation(operation, serviceContext(operation));
+    return await refreshOperation(operation, await serviceContext(operation));
   } catch (error) {
     log("warn", "operation.follow_failed", { operation: id, code: asToolError(error).code });
     return operation;
@@ -141,14 +142,15 @@ export async function readOperation(organizationId: string, id: string): Promise
 }
 
 /** The context Guichet calls a long operation's tools with when no tool call is under way (the operations API). */
-export function serviceContext(operation: OperationRow): ExecutionContext {
+export async function serviceContext(operation: OperationRow): Promise<ExecutionContext> {
+  const privateOrigins = await privateOriginsFor(operation.organizationId);
   return {
     signal: AbortSignal.timeout(FOLLOW_DEADLINE_MS),
     run: { organizationId: operation.organizationId, runId: operation.runId, agentId: "", fileIds: [] },
     dataDir: env.dataDir,
     web: {},
-    search: searchSettings(),
-    privateOrigins: env.privateOrigins,
+    search: searchSettings(privateOrigins),
+    privateOrigins,
   };
 }
 

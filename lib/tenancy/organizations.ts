@@ -8,6 +8,7 @@ import { env } from "@/lib/env";
 import { ApiError, notFound } from "@/lib/http/errors";
 import { hit, rateLimited } from "@/lib/http/rate-limit";
 import { newId } from "@/lib/ids";
+import { grantedSlugs } from "@/lib/net/origin-grants-syntax";
 import { isoOffset } from "@/lib/time";
 import type { OrganizationObject, SetupBody, SetupStatusObject } from "./schemas";
 
@@ -15,6 +16,8 @@ import type { OrganizationObject, SetupBody, SetupStatusObject } from "./schemas
 // the instance owner), later ones by the instance owner, and public sign-up when
 // the operator allows it. The demo's slugs stay the demo's: a real organization
 // named "Acme" gets another slug, so the demo seed never mistakes it for its own.
+// Likewise a slug GUICHET_PRIVATE_ORIGINS grants by name stays the operator's: a new
+// organization never gets one, so it cannot inherit another's private origins.
 
 export const DEMO_SLUGS = ["acme", "globex"] as const;
 /** The plan of the first organization, and of signed-up ones. */
@@ -34,9 +37,14 @@ function slugBase(name: string): string {
 
 async function freeSlug(name: string, tx: DbOrTx): Promise<string> {
   const base = slugBase(name);
-  const reserved = (DEMO_SLUGS as readonly string[]).includes(base);
-  if (!reserved && !(await tx.organization.findUnique({ where: { slug: base }, select: { id: true } }))) return base;
-  return `${base}-${randomBytes(3).toString("hex")}`;
+  const granted = grantedSlugs(env.privateOriginGrants);
+  const reserved = (slug: string) => (DEMO_SLUGS as readonly string[]).includes(slug) || granted.has(slug);
+  if (!reserved(base) && !(await tx.organization.findUnique({ where: { slug: base }, select: { id: true } })))
+    return base;
+  for (;;) {
+    const slug = `${base}-${randomBytes(3).toString("hex")}`;
+    if (!reserved(slug)) return slug;
+  }
 }
 
 async function assertPlan(planId: string, tx: DbOrTx): Promise<void> {

@@ -4,6 +4,7 @@ import { db, type Prisma } from "@/lib/db";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
 import { mailEnabled, sendMail } from "@/lib/mail/send";
+import { privateOriginsFor } from "@/lib/net/origin-grants";
 import { pinnedFetch } from "@/lib/net/pinned-fetch";
 import { UrlNotAllowedError } from "@/lib/net/ssrf";
 import { approverMail, type ApprovalPayload } from "./approver-mail";
@@ -158,8 +159,9 @@ async function postWebhook(delivery: DeliveryRow): Promise<Outcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   try {
-    // The URL is checked again at each attempt, and the socket pinned to the checked address.
-    const response = await pinnedFetch({ privateOrigins: env.privateOrigins })(endpoint.url, {
+    // The URL is checked again at each attempt against the organization's grants, and the socket pinned to the checked address.
+    const privateOrigins = await privateOriginsFor(delivery.organizationId);
+    const response = await pinnedFetch({ privateOrigins })(endpoint.url, {
       method: "POST",
       headers,
       body,

@@ -4,7 +4,7 @@ import { recordAudit, type AuditActor } from "@/lib/audit/record";
 import { db, type DbOrTx, type Prisma } from "@/lib/db";
 import { notFound } from "@/lib/http/errors";
 import { newId } from "@/lib/ids";
-import { assertAdminUrl } from "@/lib/net/admin-url";
+import { assertAdminUrl } from "@/lib/net/origin-grants";
 import { isoOffset, isoOffsetOrNull } from "@/lib/time";
 import {
   WebhookEventType,
@@ -58,7 +58,7 @@ export async function createEndpoint(
   body: WebhookEndpointCreateBody,
   actor: AuditActor,
 ): Promise<{ endpoint: WebhookEndpointRow; secret: string }> {
-  await assertAdminUrl(body.url, "url");
+  await assertAdminUrl(organizationId, body.url, "url");
   const id = newId("whe");
   const { secret, prefix } = newWebhookSecret();
   const endpoint = await db.$transaction(async (tx) => {
@@ -97,7 +97,7 @@ export async function updateEndpoint(
   actor: AuditActor,
 ): Promise<WebhookEndpointRow> {
   const existing = await getEndpoint(organizationId, id);
-  if (body.url !== undefined && body.url !== existing.url) await assertAdminUrl(body.url, "url");
+  if (body.url !== undefined && body.url !== existing.url) await assertAdminUrl(organizationId, body.url, "url");
   const status = body.enabled === undefined ? undefined : body.enabled ? ("enabled" as const) : ("disabled" as const);
   return db.$transaction(async (tx) => {
     const updated = await tx.webhookEndpoint.update({

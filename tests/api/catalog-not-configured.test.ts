@@ -30,7 +30,7 @@ beforeAll(async () => {
     ...withoutSearch,
     NODE_ENV: "production",
     ...testNetwork(),
-    GUICHET_PRIVATE_ORIGINS: [new URL(crmUrl).origin, simBaseUrl].join(","), // private origin grant
+    GUICHET_PRIVATE_ORIGINS: [`${new URL(crmUrl).origin}=*`, `${simBaseUrl}=*`].join(","),
     GUICHET_MODEL_MISTRAL_BASE_URL: `${simBaseUrl}/v1`,
     GUICHET_MODEL_MISTRAL_API_KEY: "sk-sim-suite",
     GUICHET_MODEL_TIMEOUT_MS: "2000",

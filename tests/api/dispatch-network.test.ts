@@ -36,7 +36,7 @@ beforeAll(async () => {
     ...process.env,
     NODE_ENV: "production",
     ...testNetwork(),
-    GUICHET_PRIVATE_ORIGINS: search.origin, // private origin grant
+    GUICHET_PRIVATE_ORIGINS: `${search.origin}=*`,
     GUICHET_SEARCH_URL: search.url,
   });
   const agent = await createAgent(acme, { tools: [crm.key("get_customer")] });

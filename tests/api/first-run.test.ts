@@ -234,6 +234,31 @@ describe("later organizations", () => {
     }
   });
 
+  it("never gives a new organization a slug GUICHET_PRIVATE_ORIGINS grants by name (it would inherit the grant)", async () => {
+    const granted = "http://127.0.0.1:4999";
+    const open = await startApp({
+      ...env,
+      GUICHET_ALLOW_SIGNUP: "1",
+      GUICHET_PRIVATE_ORIGINS: `${granted}=initech,http://10.20.30.40=*`,
+    });
+    try {
+      const signup = {
+        organization: "Initech",
+        name: "Peter",
+        email: "peter@initech.example",
+        password: owner.password,
+      };
+      const created = await call(open.baseUrl, "/api/setup", { json: signup });
+      expect(created.status).toBe(201);
+      expect(created.body.data.organization.slug).toMatch(/^initech-[0-9a-f]{6}$/);
+      const peter = await signIn("peter@initech.example", owner.password, open.baseUrl);
+      const origins = await call(open.baseUrl, "/v1/network/private_origins", { as: peter });
+      expect(origins.body.data.origins).toEqual(["http://10.20.30.40"]);
+    } finally {
+      await open.stop();
+    }
+  });
+
   it("limits sign-ups per client address: past the limit, 429 rate_limited and nothing created", async () => {
     // Behind a trusted proxy, so this test counts on addresses of its own (the suite's others share 127.0.0.1).
     const open = await startApp({

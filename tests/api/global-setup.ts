@@ -55,7 +55,8 @@ export default async function setup(project: TestProject) {
   // web_search needs a backend: without one it is unavailable and no run is offered it.
   const search = await startSearchBackend();
   env.GUICHET_SEARCH_URL = search.url;
-  env.GUICHET_PRIVATE_ORIGINS = [new URL(crm.url).origin, sim.baseUrl, search.origin].join(","); // private origin grant
+  // Test tenants have random slugs: CRM Acme, the model simulator and the search backend are granted to every organization.
+  env.GUICHET_PRIVATE_ORIGINS = [`${new URL(crm.url).origin}=*`, `${sim.baseUrl}=*`, `${search.origin}=*`].join(",");
   await run(process.execPath, ["scripts/migrate.mjs"], env);
   // react-server: the seed loads services marked `import "server-only"`.
   await run(process.execPath, ["node_modules/tsx/dist/cli.mjs", "--conditions=react-server", "prisma/seed.ts"], env);

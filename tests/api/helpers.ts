@@ -203,13 +203,14 @@ export const searchUrl = inject("searchUrl");
 
 /**
  * Network settings for another app instance of this suite: the test hosts, the suite's search backend
- * (so web_search is offered there too), and CRM Acme and that backend as the allowlisted private origins.
+ * (so web_search is offered there too), and CRM Acme and that backend as private origins granted to
+ * every test tenant.
  */
 export function suiteNetwork(): Record<string, string> {
   return {
     ...testNetwork(),
     GUICHET_SEARCH_URL: searchUrl,
-    GUICHET_PRIVATE_ORIGINS: [new URL(crmUrl).origin, new URL(searchUrl).origin].join(","), // private origin grant
+    GUICHET_PRIVATE_ORIGINS: [`${new URL(crmUrl).origin}=*`, `${new URL(searchUrl).origin}=*`].join(","),
   };
 }
 

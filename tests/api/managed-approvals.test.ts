@@ -31,7 +31,7 @@ const otherEnv = () => ({
   ...process.env,
   NODE_ENV: "production" as const,
   ...suiteNetwork(),
-  GUICHET_PRIVATE_ORIGINS: `${suiteNetwork().GUICHET_PRIVATE_ORIGINS},${simBaseUrl}`,
+  GUICHET_PRIVATE_ORIGINS: `${suiteNetwork().GUICHET_PRIVATE_ORIGINS},${simBaseUrl}=*`,
   GUICHET_MODEL_MISTRAL_BASE_URL: `${simBaseUrl}/v1`,
   GUICHET_MODEL_MISTRAL_API_KEY: "sk-sim-suite",
   GUICHET_MODEL_TIMEOUT_MS: "2000",

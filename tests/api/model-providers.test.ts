@@ -141,7 +141,7 @@ describe("PUT /v1/model_providers/{provider}", () => {
     expect(await stored(acme, "mistral")).toBeNull();
   });
 
-  it("accepts an allowlisted private origin (GUICHET_PRIVATE_ORIGINS)", async () => {
+  it("accepts a private origin granted to the organization (GUICHET_PRIVATE_ORIGINS)", async () => {
     const response = await put("anthropic", { base_url: `${simBaseUrl}/v1`, api_key: SIM_KEY });
     expect(response.status).toBe(200);
     const test = await api("/v1/model_providers/anthropic/test", { method: "POST", as: admin });

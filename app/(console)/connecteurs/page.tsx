@@ -18,7 +18,7 @@ export default async function ConnectorsPage() {
       />
       {managers.has(member.role) ? (
         <div className="space-y-4">
-          <PrivateOriginsNote />
+          <PrivateOriginsNote organizationId={member.organization.id} />
           <ConnectorsPanel />
         </div>
       ) : (

@@ -18,7 +18,7 @@ export default async function ModelsPage() {
       />
       {managers.has(member.role) ? (
         <div className="space-y-4">
-          <PrivateOriginsNote />
+          <PrivateOriginsNote organizationId={member.organization.id} />
           <ProvidersPanel />
         </div>
       ) : (
