@@ -41,7 +41,7 @@ export function refusalText(error: ApiClientError): string {
     const provider = typeof error.reason?.provider === "string" ? error.reason.provider : undefined;
     const name = provider?.toUpperCase().replace(/[^A-Z0-9]/g, "");
     return (
-      `Aucun fournisseur n’est configuré pour le modèle de cet agent${provider ? ` (fournisseur « ${provider} »)` : ""} : ` +
+      `Aucun fournisseur n’est configuré pour le modèle de cet agent${provider ? ` (fournisseur «\u00a0${provider}\u00a0»)` : ""} : ` +
       "aucun run n’a démarré. Un propriétaire ou un administrateur de l’organisation règle son URL de base et sa clé API " +
       "dans Développeurs › Modèles" +
       (name
