@@ -32,6 +32,30 @@ function errorText(error: unknown): string {
   return error instanceof Error ? error.message : "Erreur inattendue.";
 }
 
+/**
+ * Why POST /v1/runs refused to start a run, in French and with what to do:
+ * the API's message is English and written for API clients.
+ */
+export function refusalText(error: ApiClientError): string {
+  if (error.code === "model_provider_unavailable") {
+    const provider = typeof error.reason?.provider === "string" ? error.reason.provider : undefined;
+    const name = provider?.toUpperCase().replace(/[^A-Z0-9]/g, "");
+    return (
+      `Aucun fournisseur n’est configuré pour le modèle de cet agent${provider ? ` (fournisseur «\u00a0${provider}\u00a0»)` : ""} : ` +
+      "aucun run n’a démarré. Un propriétaire ou un administrateur de l’organisation règle son URL de base et sa clé API " +
+      "dans Développeurs › Modèles" +
+      (name
+        ? `, ou l’opérateur du serveur définit GUICHET_MODEL_${name}_API_KEY (ou GUICHET_MODEL_${name}_BASE_URL)`
+        : "") +
+      ". Vous pouvez aussi choisir pour l’agent un modèle dont le fournisseur est configuré."
+    );
+  }
+  if (error.code === "agent_inactive")
+    return "Cet agent est désactivé : réactivez-le pour l’essayer. Aucun run n’a démarré.";
+  if (error.code === "not_found") return "Cet agent n’existe plus. Aucun run n’a démarré.";
+  return `Le run n’a pas pu démarrer (${error.code}) : ${error.message}`;
+}
+
 const statusWords: Record<string, string> = {
   streaming: "Le run s’exécute…",
   resuming: "Reprise du run…",
@@ -106,8 +130,13 @@ export function TryPanel({ agentId, viewer }: { agentId: string; viewer: { id: s
           onEvent,
         );
       } catch (caught) {
-        // Refused before the run existed (no provider, inactive agent…): the conversation stays, the run does not.
-        if (caught instanceof ApiClientError) apply({ type: "status", status: "stopped" });
+        // Refused before the run existed (no provider, inactive agent…): the conversation stays, no run
+        // is shown as stopped, and the message says what to configure.
+        if (caught instanceof ApiClientError && !live.current.runId) {
+          apply({ type: "status", status: "idle" });
+          setError(refusalText(caught));
+          return;
+        }
         throw caught;
       }
       const runId = live.current.runId;

@@ -5,7 +5,7 @@ import { db } from "@/lib/db";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
 import { recordAudit } from "@/lib/audit/record";
-import { callbackPathOrDefault } from "./callback-url";
+import { callbackPathOrDefault, safeCallbackPath } from "./callback-url";
 import { clientAddress } from "./client-address";
 import { authCookies } from "./cookies";
 import { authSecret } from "./secret";
@@ -55,6 +55,20 @@ async function recordSignIn(
 
 /** Known refusals next-auth reports as errors: answered as they should be, not logged as failures. */
 const expectedErrors = new Set(["SessionEnded", "SignInThrottled"]);
+
+/**
+ * Where next-auth sends the browser after sign-in or sign-out. Only same-origin
+ * paths: `//evil`, `/\\evil`, other origins and garbage land on the default page,
+ * never a 500. On `requestOrigin` (the console origin the browser is on, given by
+ * the auth route) rather than NEXTAUTH_URL's, so a console opened at 127.0.0.1
+ * stays on 127.0.0.1.
+ */
+export function redirectTarget(url: string, baseUrl: string, requestOrigin?: string | null): string {
+  const base = URL.canParse(baseUrl) ? new URL(baseUrl).origin : undefined;
+  const origin = requestOrigin ?? base ?? "";
+  const path = (requestOrigin ? safeCallbackPath(url, requestOrigin) : null) ?? callbackPathOrDefault(url, base);
+  return `${origin}${path}`;
+}
 
 // next-auth v4, credentials only. The cookie is a JWT naming a server-side
 // session row (lib/auth/sessions.ts), read on every request with its member.
@@ -117,10 +131,7 @@ export const authOptions: NextAuthOptions = {
     }),
   ],
   callbacks: {
-    // Only same-origin paths: `//evil`, `/\\evil`, other origins and garbage land on the default page, never a 500.
-    redirect({ url, baseUrl }) {
-      return `${baseUrl}${callbackPathOrDefault(url, URL.canParse(baseUrl) ? new URL(baseUrl).origin : undefined)}`;
-    },
+    redirect: ({ url, baseUrl }) => redirectTarget(url, baseUrl),
     async jwt({ token, user }) {
       // At sign-in, a new session row; afterwards, the row and its member as they are now.
       const sessionId = user ? await startSession(user.id) : token.sessionId;

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { isConsoleOrigin, requestHost } from "@/lib/auth/console-origin";
 import type { Principal } from "@/lib/auth/principal";
 import { hasAnyScope, scopesForRole } from "@/lib/auth/scopes";
 import { cookieHeaderReader, sessionFromCookies } from "@/lib/auth/session-cookie";
@@ -57,14 +58,15 @@ async function authenticate(request: Request, endpoint: Endpoint): Promise<Princ
 }
 
 /**
- * Cookie-authenticated writes must come from our own pages. An Origin we cannot
- * read ("null" from a sandboxed frame or a data: URL, or garbage) is not ours either.
+ * Cookie-authenticated writes must come from our own pages (lib/auth/console-origin.ts,
+ * the same rule as the MCP endpoint's). An Origin we cannot read ("null" from a
+ * sandboxed frame or a data: URL, or garbage) is not ours either.
  */
 function assertSameOrigin(request: Request) {
   if (request.method === "GET" || request.method === "HEAD") return;
   const origin = request.headers.get("origin");
   if (origin === null) return;
-  if (!URL.canParse(origin) || new URL(origin).host !== request.headers.get("host")) {
+  if (!isConsoleOrigin(origin, requestHost(request))) {
     throw new ApiError("forbidden", "Cross-site request refused.");
   }
 }

@@ -1,3 +1,4 @@
+import { isConsoleOrigin, requestHost } from "@/lib/auth/console-origin";
 import { env } from "@/lib/env";
 import { ApiError } from "@/lib/http/errors";
 import { log } from "@/lib/log";
@@ -66,24 +67,16 @@ export function consoleOrigin(request: Request): string {
   return env.consoleOrigin ?? new URL(request.url).origin;
 }
 
-const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
-
 /**
  * DNS-rebinding protection: a browser page may call the endpoint only from the
- * console's own origin or an origin the operator listed. Requests without an
+ * console's own origin (lib/auth/console-origin.ts, the same rule as the /v1
+ * cookie-auth check) or an origin the operator listed. Requests without an
  * Origin header come from programs, not pages, and pass (the API key still
- * decides). Without a configured console URL, only loopback origins are
- * trusted: a rebinding page always carries its own, non-loopback, host name.
+ * decides).
  */
 export function originAllowed(request: Request): boolean {
   const origin = request.headers.get("origin");
   if (origin === null) return true;
   if (env.mcpAllowedOrigins.includes(origin)) return true;
-  if (env.consoleOrigin !== null) return false;
-  try {
-    const url = new URL(origin);
-    return LOOPBACK_HOSTS.has(url.hostname) && url.host === new URL(request.url).host;
-  } catch {
-    return false;
-  }
+  return isConsoleOrigin(origin, requestHost(request));
 }

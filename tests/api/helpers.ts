@@ -49,14 +49,14 @@ export async function api<T = any>(
   return { status: response.status, headers: response.headers, body: body as T };
 }
 
-interface RawResponse {
+export interface RawResponse {
   status: number;
   cookies: string[];
   text: string;
 }
 
 /** A plain HTTP request, optionally from another loopback address (the server counts sign-ins per client address). */
-function rawRequest(
+export function rawRequest(
   url: string,
   options: { method?: string; headers?: Record<string, string>; body?: string; localAddress?: string } = {},
 ): Promise<RawResponse> {

@@ -1,14 +1,28 @@
-import NextAuth from "next-auth";
+import NextAuth, { type NextAuthOptions } from "next-auth";
 import { cookies } from "next/headers";
 import type { NextRequest } from "next/server";
 import { safeCallbackPath } from "@/lib/auth/callback-url";
 import { CALLBACK_COOKIE_NAMES } from "@/lib/auth/cookies";
-import { authOptions } from "@/lib/auth/options";
+import { requestConsoleOrigin } from "@/lib/auth/console-origin";
+import { authOptions, redirectTarget } from "@/lib/auth/options";
 import { ApiError, toErrorEnvelope } from "@/lib/http/errors";
 import { newId } from "@/lib/ids";
 
 // next-auth's own routes: sign-in, sign-out, session, CSRF.
-const handler = NextAuth(authOptions);
+
+/**
+ * next-auth's options for this request: its redirects go back to the console
+ * origin the browser is on (127.0.0.1 stays 127.0.0.1 when NEXTAUTH_URL says
+ * localhost), not always to NEXTAUTH_URL's.
+ */
+function optionsFor(request: NextRequest): NextAuthOptions {
+  const origin = requestConsoleOrigin(request);
+  if (!origin) return authOptions;
+  return {
+    ...authOptions,
+    callbacks: { ...authOptions.callbacks, redirect: ({ url, baseUrl }) => redirectTarget(url, baseUrl, origin) },
+  };
+}
 
 type Context = { params: Promise<{ nextauth: string[] }> };
 
@@ -42,7 +56,7 @@ async function guarded(request: NextRequest, context: Context): Promise<Response
     return planted !== undefined && safeCallbackPath(planted, origin) === null;
   });
   for (const name of bad) jar.delete(name);
-  const response: Response = await handler(request, context);
+  const response: Response = await NextAuth(request, context, optionsFor(request));
   for (const name of bad) {
     const secure = name.startsWith("__") ? "; Secure" : "";
     response.headers.append("set-cookie", `${name}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax${secure}`);
