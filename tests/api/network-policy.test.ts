@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { api, createTenant, crmUrl, signIn, simBaseUrl, testDb, type Caller, type Tenant } from "./helpers";
+import { api, createTenant, crmUrl, searchUrl, signIn, simBaseUrl, testDb, type Caller, type Tenant } from "./helpers";
 import { startApp, testNetwork } from "./server";
 
 // The private origins GUICHET_PRIVATE_ORIGINS grants, as an organization sees and
@@ -8,18 +8,21 @@ import { startApp, testNetwork } from "./server";
 
 let tenant: Tenant;
 
+/** What the suite's stack grants every organization (tests/api/global-setup.ts), in its order. */
+const suiteOrigins = () => [new URL(crmUrl).origin, simBaseUrl, new URL(searchUrl).origin];
+
 beforeAll(async () => {
   tenant = await createTenant("pro");
 });
 
 describe("GET /v1/network/private_origins", () => {
-  it("shows owners and admins their grants: CRM Acme's and model-sim's origins (=* in the test stack)", async () => {
+  it("shows owners and admins their grants: CRM Acme's, model-sim's and the search backend's origins (=* in the test stack)", async () => {
     for (const role of ["owner", "admin"] as const) {
       const response = await api("/v1/network/private_origins", { as: await tenant.as(role) });
       expect(response.status, role).toBe(200);
       expect(response.body).toEqual({
         data: {
-          origins: [new URL(crmUrl).origin, simBaseUrl],
+          origins: suiteOrigins(),
           applies_to: ["mcp_servers", "search_backend", "model_providers"],
         },
       });
@@ -48,7 +51,7 @@ describe("GET /v1/network/private_origins", () => {
       expect(response.body.error.code).toBe("method_not_allowed");
     }
     const after = await api("/v1/network/private_origins", { as: await tenant.as("owner") });
-    expect(after.body.data.origins).toEqual([new URL(crmUrl).origin, simBaseUrl]);
+    expect(after.body.data.origins).toEqual(suiteOrigins());
   });
 });
 
