@@ -41,7 +41,10 @@ test("an approver reads the effect, refuses one write with a reason, approves an
     destination: { kind: "saved", address_id: "ADDR-2" },
   });
   expect(address.evidence.proposal.status).toBe("pending");
-  await expect(pending.getByRole("link", { name: /Remplacer l’adresse de livraison du client C-1842/ })).toBeVisible();
+  // Other journeys may leave C-1842 proposals waiting too: this one is found by its id.
+  await expect(pending.locator(`a[href$="/approbations/${address.evidence.proposal.id}"]`)).toHaveText(
+    /Remplacer l’adresse de livraison du client C-1842/,
+  );
   const badge = page.getByRole("navigation", { name: "Navigation principale" }).getByTestId("pending-count");
   await expect.poll(async () => Number((await badge.textContent())?.match(/\d+/)?.[0] ?? 0)).toBeGreaterThanOrEqual(3);
   await shot(page, "approbations-inbox");

@@ -46,9 +46,16 @@ test("the owner invites an approver who joins from the link, approves, and is re
   // A proposal waiting for an approver, made by an agent of the demo key.
   const keys = await crmKeys(api);
   const call = await agentRun(api, [keys.preview, keys.commit], "Membres e2e");
+  // A new address of its own: a saved one may already be on file after other journeys' commits (NO_CHANGE).
   const proposal = await call(keys.preview, {
     customer_id: "C-1842",
-    destination: { kind: "saved", address_id: "ADDR-2" },
+    destination: {
+      kind: "new",
+      line1: `${Date.now() % 100} rue des Membres`,
+      city: "Lille",
+      postal_code: "59000",
+      country: "FR",
+    },
   });
   expect(proposal.evidence.proposal.status).toBe("pending");
   const proposalId: string = proposal.evidence.proposal.id;

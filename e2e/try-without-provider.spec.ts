@@ -14,6 +14,14 @@ test("« Essayer » without a model provider says in French what to configure, n
   api,
   shot,
 }) => {
+  // e2e/models.spec.ts gives Acme an anthropic provider of its own: an admin removes it first, from the console's origin.
+  const admin = await pageAs("admin");
+  await admin.goto("/agents");
+  expect(
+    await admin.evaluate(async () => (await fetch("/v1/model_providers/anthropic", { method: "DELETE" })).status),
+  ).toBe(200);
+  await admin.close();
+
   const name = `Sans fournisseur ${Date.now()}`;
   const created = await api.post("/v1/agents", { data: { name, model: claudeSonnet } });
   expect(created.status(), await created.text()).toBe(201);
