@@ -1,9 +1,11 @@
 // npm run db:new-migration -- <name>
-// Writes a migration for each provider by diffing the schema snapshot of the
-// last migration against the current variant (schema-to-schema: no shadow
-// database, which `prisma migrate dev` would need and cannot get here).
+// Writes a migration for each provider by diffing the schema the migrations
+// build (prisma/<provider>/migrations/schema.prisma, one snapshot kept beside
+// them) against the current variant (schema-to-schema: no shadow database,
+// which `prisma migrate dev` would need and cannot get here), then moves the
+// snapshot forward.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, copyFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, copyFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
 const name = process.argv[2];
@@ -18,11 +20,8 @@ const urls = { sqlite: "file:./data/prisma-cli.sqlite", postgresql: "postgresql:
 for (const provider of ["sqlite", "postgresql"]) {
   const dir = path.join("prisma", provider, "migrations");
   mkdirSync(dir, { recursive: true });
-  const previous = readdirSync(dir)
-    .filter((d) => /^\d{14}_/.test(d))
-    .sort()
-    .at(-1);
-  const from = previous ? ["--from-schema-datamodel", path.join(dir, previous, "schema.prisma")] : ["--from-empty"];
+  const snapshot = path.join(dir, "schema.prisma");
+  const from = existsSync(snapshot) ? ["--from-schema-datamodel", snapshot] : ["--from-empty"];
   const sql = execFileSync(
     "npx",
     [
@@ -46,6 +45,6 @@ for (const provider of ["sqlite", "postgresql"]) {
   if (existsSync(target)) throw new Error(`${target} exists`);
   mkdirSync(target);
   writeFileSync(path.join(target, "migration.sql"), sql);
-  copyFileSync(`prisma/${provider}/schema.prisma`, path.join(target, "schema.prisma"));
+  copyFileSync(`prisma/${provider}/schema.prisma`, snapshot);
   console.log(`${provider}: wrote ${target}`);
 }
