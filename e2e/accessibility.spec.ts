@@ -2,7 +2,7 @@ import AxeBuilder from "@axe-core/playwright";
 import type { APIRequestContext, Page } from "@playwright/test";
 import { agentRun, crmKeys } from "./agent-calls";
 import { expect, test } from "./fixtures";
-import { openFromNav } from "./navigation";
+import { openAgentDrawer, openFromNav } from "./navigation";
 
 // Every console screen, reached by clicking, checked with axe: any violation,
 // whatever its impact (missing label, contrast, a dialog without a name…), fails.
@@ -67,11 +67,7 @@ test("every console page, the agent drawer, « Essayer » with a conversation, t
   await page.keyboard.press("Escape");
 
   // « Essayer » with a conversation: the stack's model simulator plays the demo script (a read, then a proposal).
-  await page
-    .getByRole("row", { name: /Changements d’adresse/ })
-    .getByRole("button", { name: "Changements d’adresse" })
-    .click();
-  const drawer = page.getByRole("dialog");
+  const drawer = await openAgentDrawer(page, "Changements d’adresse");
   await drawer.getByRole("button", { name: "Essayer", exact: true }).click();
   const panel = drawer.getByTestId("try-panel");
   await panel.getByLabel("Votre message").fill("Le client C-1842 a déménagé : livrez-le désormais à Lyon.");

@@ -1,4 +1,5 @@
 import { expect, test } from "./fixtures";
+import { openFromNav } from "./navigation";
 
 // The agent drawer journey: create with validation errors shown on their field,
 // pick tools, upload a document, see the agent through the API; a saved tool that
@@ -135,7 +136,7 @@ test("a saved tool that becomes unavailable stays on the agent, marked with the 
   expect((await admin.request.patch(toolPath, { data: { enabled: false } })).status()).toBe(200);
   try {
     const page = await pageAs("dev");
-    await page.goto("/agents");
+    await openFromNav(page, "Agents");
     const row = page.getByRole("row", { name: new RegExp(name) });
     await expect(row).toContainText("1 indisponible");
     await row.getByRole("button", { name }).click();

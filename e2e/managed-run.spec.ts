@@ -1,5 +1,5 @@
 import { expect, test } from "./fixtures";
-import { openFromNav, openProposal } from "./navigation";
+import { openAgentDrawer, openProposal } from "./navigation";
 
 // The managed-run demo, as a newcomer sees it after `npm start`: a developer
 // tries the seeded address-change agent (model-sim plays the model with the
@@ -15,12 +15,7 @@ test("a developer tries an agent: the run reads, proposes and waits; an approver
 }) => {
   test.setTimeout(120_000);
   const dev = await pageAs("dev");
-  await openFromNav(dev, "Agents");
-  await dev
-    .getByRole("row", { name: /Changements d’adresse/ })
-    .getByRole("button", { name: "Changements d’adresse" })
-    .click();
-  const drawer = dev.getByRole("dialog");
+  const drawer = await openAgentDrawer(dev, "Changements d’adresse");
   await drawer.getByRole("button", { name: "Essayer", exact: true }).click();
   const panel = drawer.getByTestId("try-panel");
   await panel

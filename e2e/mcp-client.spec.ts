@@ -1,5 +1,5 @@
 import { expect, test } from "./fixtures";
-import { openFromNav } from "./navigation";
+import { openAgentDrawer } from "./navigation";
 
 // The agent drawer's "Connecter un client MCP" section: the URL it shows is the
 // agent's live MCP endpoint (an MCP initialize through it opens a session), and
@@ -12,12 +12,7 @@ test("the agent drawer shows the MCP endpoint and the client configurations", as
   const agentId = (await created.json()).data.id as string;
 
   const page = await pageAs("dev");
-  await openFromNav(page, "Agents");
-  await page
-    .getByRole("row", { name: new RegExp(name) })
-    .getByRole("button", { name })
-    .click();
-  const section = page.getByRole("dialog").getByTestId("mcp-client-section");
+  const section = (await openAgentDrawer(page, name)).getByTestId("mcp-client-section");
   await section.getByRole("heading", { name: "Connecter un client MCP" }).scrollIntoViewIfNeeded();
   const url = (await section.getByTestId("mcp-url").textContent()) ?? "";
   expect(url.endsWith(`/mcp/agents/${agentId}`)).toBe(true);

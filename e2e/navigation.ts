@@ -1,4 +1,4 @@
-import { expect, type Page } from "@playwright/test";
+import { expect, type Locator, type Page } from "@playwright/test";
 
 // People open the console once and then click: specs do the same, so a page is
 // rendered on top of the cache the previous one left, as it is for a person.
@@ -20,4 +20,17 @@ export async function openProposal(page: Page, proposalId: string) {
   await openFromNav(page, "Approbations");
   await page.locator(`a[href$="/approbations/${proposalId}"]`).first().click();
   await expect(page).toHaveURL(new RegExp(`/approbations/${proposalId}$`));
+}
+
+/** Opens an agent's drawer from the Agents list, as a developer would, and returns the drawer. */
+export async function openAgentDrawer(page: Page, name: string): Promise<Locator> {
+  await openFromNav(page, "Agents");
+  await page
+    .getByRole("table", { name: "Agents" })
+    .getByRole("row", { name: new RegExp(name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")) })
+    .getByRole("button", { name, exact: true })
+    .click();
+  const drawer = page.getByRole("dialog");
+  await expect(drawer).toBeVisible();
+  return drawer;
 }

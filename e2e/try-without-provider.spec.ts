@@ -1,5 +1,5 @@
 import { expect, test } from "./fixtures";
-import { openFromNav } from "./navigation";
+import { openAgentDrawer } from "./navigation";
 
 // « Essayer » on an agent whose model has no provider configured: the stack's
 // model simulator serves the Mistral models only (GUICHET_MODEL_MISTRAL_BASE_URL),
@@ -14,14 +14,6 @@ test("« Essayer » without a model provider says in French what to configure, n
   api,
   shot,
 }) => {
-  // e2e/models.spec.ts gives Acme an anthropic provider of its own: an admin removes it first, from the console's origin.
-  const admin = await pageAs("admin");
-  await admin.goto("/agents");
-  expect(
-    await admin.evaluate(async () => (await fetch("/v1/model_providers/anthropic", { method: "DELETE" })).status),
-  ).toBe(200);
-  await admin.close();
-
   const name = `Sans fournisseur ${Date.now()}`;
   const created = await api.post("/v1/agents", { data: { name, model: claudeSonnet } });
   expect(created.status(), await created.text()).toBe(201);
@@ -30,12 +22,7 @@ test("« Essayer » without a model provider says in French what to configure, n
   expect((await refused.json()).error.code).toBe("model_provider_unavailable");
 
   const page = await pageAs("dev");
-  await openFromNav(page, "Agents");
-  await page
-    .getByRole("row", { name: new RegExp(name) })
-    .getByRole("button", { name })
-    .click();
-  const drawer = page.getByRole("dialog");
+  const drawer = await openAgentDrawer(page, name);
   await drawer.getByRole("button", { name: "Essayer", exact: true }).click();
   const panel = drawer.getByTestId("try-panel");
   await panel.getByLabel("Votre message").fill("Bonjour");
