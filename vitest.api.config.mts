@@ -14,6 +14,7 @@ export default defineConfig({
   test: {
     include: ["tests/api/**/*.test.ts"],
     globalSetup: ["tests/api/global-setup.ts"],
+    setupFiles: ["tests/api/file-setup.ts"],
     environment: "node",
     fileParallelism: false,
     testTimeout: 60_000,

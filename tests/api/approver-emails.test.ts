@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callTool } from "./dispatch-fixtures";
 import { api, createTenant, suiteNetwork, testDb, until, type Tenant } from "./helpers";
-import { resetCrm, getProposal, setupCrm, type CrmSetup } from "./proposals-helpers";
+import { getProposal, setupCrm, type CrmSetup } from "./proposals-helpers";
 import { outboxTimings, startApp } from "./server";
 import { startSmtpServer, type TestSmtpServer } from "./smtp";
 
@@ -14,10 +14,6 @@ let smtp: TestSmtpServer;
 let mailer: Awaited<ReturnType<typeof startApp>>;
 let setup: CrmSetup;
 let tenant: Tenant;
-
-// Previews compare with CRM Acme's current state (a preview that changes nothing makes no proposal):
-// start from its seed, whatever the files before this one committed.
-beforeAll(resetCrm);
 
 beforeAll(async () => {
   // The connector is set up before the second instance starts: on SQLite, two processes writing one file

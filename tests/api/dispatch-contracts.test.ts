@@ -12,7 +12,6 @@ import {
 } from "./dispatch-fixtures";
 import { api, createTenant, crmState, type Tenant } from "./helpers";
 import { publicTestOrigin } from "./server";
-import { resetCrm } from "./proposals-helpers";
 
 // Contract tests generated from every schema a run can call: each published
 // input schema, from one valid example, through the real dispatcher. A tool
@@ -97,10 +96,6 @@ async function call(tool: string, args: unknown) {
     runId = (await createRun(acme, { agent: agentId, files: [fileId], capabilities: "read_write" })).run.id;
   return callTool(acme, runId, tool, args);
 }
-
-// Previews compare with CRM Acme's current state (a preview that changes nothing makes no proposal):
-// start from its seed, whatever the files before this one committed.
-beforeAll(resetCrm);
 
 beforeAll(async () => {
   acme = await createTenant("pro");

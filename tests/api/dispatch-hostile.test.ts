@@ -3,7 +3,6 @@ import { startTestServer, type TestServer } from "@/lib/net/test-http-server";
 import { callTool, connectCrm, createAgent, createRun, storedSteps, type ConnectedCrm } from "./dispatch-fixtures";
 import { api, createTenant, crmState, testDb, type Tenant } from "./helpers";
 import { publicTestOrigin } from "./server";
-import { resetCrm } from "./proposals-helpers";
 
 // The dispatcher as a hostile boundary: every refusal answers its
 // own stable code, and nothing executes — no request reaches the page server
@@ -16,10 +15,6 @@ let page: TestServer;
 let pageHits = 0;
 let readRun: string;
 let writeRun: string;
-
-// Previews compare with CRM Acme's current state (a preview that changes nothing makes no proposal):
-// start from its seed, whatever the files before this one committed.
-beforeAll(resetCrm);
 
 beforeAll(async () => {
   acme = await createTenant("pro");

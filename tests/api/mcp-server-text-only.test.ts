@@ -1,7 +1,7 @@
 import { getAllMcpTools, MCPServerStreamableHttp, RunContext, type FunctionTool } from "@openai/agents";
-import { beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createTenant } from "./helpers";
-import { resetCrm, setupCrm, type CrmSetup } from "./proposals-helpers";
+import { describe, expect, it } from "vitest";
+
+import { crmSuite } from "./proposals-helpers";
 import {
   approveCard,
   expectOneAddressChange,
@@ -16,12 +16,7 @@ import {
 // only that text, and does exactly what it says: a preview's proposal is
 // committed by another tool, so the text must name it.
 
-let setup: CrmSetup;
-
-beforeAll(async () => {
-  setup = await setupCrm(await createTenant("pro"));
-});
-beforeEach(resetCrm);
+const setup = crmSuite();
 
 /** What the framework hands the model for one call: a single text item. */
 async function modelSees(tool: FunctionTool, args: Record<string, unknown>): Promise<string> {

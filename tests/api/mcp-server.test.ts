@@ -1,6 +1,6 @@
-import { beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createTenant, testDb } from "./helpers";
-import { crmCustomer, resetCrm, setupCrm, type CrmSetup } from "./proposals-helpers";
+import { describe, expect, it } from "vitest";
+import { testDb } from "./helpers";
+import { crmCustomer, crmSuite } from "./proposals-helpers";
 import {
   approveCard,
   expectOneAddressChange,
@@ -14,12 +14,7 @@ import {
 // one session is one run, every call goes through the dispatcher, a write
 // becomes a proposal a person approves, and the commit takes only its id.
 
-let setup: CrmSetup;
-
-beforeAll(async () => {
-  setup = await setupCrm(await createTenant("pro"));
-});
-beforeEach(resetCrm);
+const setup = crmSuite();
 
 describe("the official SDK client", () => {
   it("lists the run's tools, reads, gets a typed refusal, previews, and commits an approved proposal once", async () => {

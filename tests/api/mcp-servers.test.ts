@@ -12,7 +12,6 @@ import {
   serverTools,
   syncServer,
 } from "./mcp-helpers";
-import { resetCrm } from "./proposals-helpers";
 
 // /v1/mcp_servers: connect, sync over the real protocol, review; failures that
 // change nothing; SSRF; roles; another organization's servers are 404.
@@ -22,10 +21,6 @@ let other: Tenant;
 let tokenCrm: AcmeCrmServer;
 /** A second CRM Acme on loopback, reached under a public-looking test name (only CRM Acme's main origin is allowlisted). */
 let tokenCrmUrl: string;
-
-// Previews compare with CRM Acme's current state (a preview that changes nothing makes no proposal):
-// start from its seed, whatever the files before this one committed.
-beforeAll(resetCrm);
 
 beforeAll(async () => {
   acme = await createTenant("pro");

@@ -1,6 +1,6 @@
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { callTool, createAgent, createRun } from "./dispatch-fixtures";
-import { api, createTenant, crmFaults, crmState, testDb } from "./helpers";
+import { api, crmFaults, crmState, testDb } from "./helpers";
 import {
   ADDR_1,
   ADDR_2,
@@ -11,23 +11,16 @@ import {
   commitKey,
   crmCustomer,
   crmOperationsOf,
+  crmSuite,
   getProposal,
   previewAddress,
-  resetCrm,
-  setupCrm,
   touchCustomer,
-  type CrmSetup,
 } from "./proposals-helpers";
 
 // Commit exactly once: every scenario asserts on what
 // CRM Acme stored, not on a sentence Guichet returned.
 
-let setup: CrmSetup;
-
-beforeAll(async () => {
-  setup = await setupCrm(await createTenant("pro"));
-});
-beforeEach(resetCrm);
+const setup = crmSuite();
 afterEach(() => crmFaults({ cut_after_commit: false, malformed_success: false, status_down: false, slow_ms: 0 }));
 
 async function operationRow(id: string) {

@@ -2,7 +2,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { callTool, connectCrm, createAgent, createRun, type ConnectedCrm } from "./dispatch-fixtures";
-import { api, crmBaseUrl, crmState, crmUrl, type Caller, type Tenant } from "./helpers";
+import { beforeAll, beforeEach } from "vitest";
+import { api, createTenant, crmBaseUrl, crmState, crmUrl, type Caller, type Tenant } from "./helpers";
 import type { Role } from "@/lib/auth/scopes";
 
 // Arrangements of the proposals, operations and policies suites: a tenant with
@@ -55,6 +56,18 @@ export async function setupCrm(tenant: Tenant): Promise<CrmSetup> {
     },
     openerOf: (runId) => openers.get(runId) ?? { key: tenant.key },
   };
+}
+
+/**
+ * A suite's arrangement: one pro tenant with CRM Acme connected (made once for
+ * the file) and CRM Acme re-seeded before each test. The object is filled in by
+ * the suite's first hook, so tests read it as they would a `let`.
+ */
+export function crmSuite(): CrmSetup {
+  const setup = {} as CrmSetup;
+  beforeAll(async () => void Object.assign(setup, await setupCrm(await createTenant("pro"))));
+  beforeEach(resetCrm);
+  return setup;
 }
 
 /** Wipes and re-seeds the CRM (C-1842 back at version 17) and switches its faults off. */

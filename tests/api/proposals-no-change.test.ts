@@ -1,26 +1,12 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createTenant, testDb } from "./helpers";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { testDb } from "./helpers";
 import { sdkClient } from "./mcp-server-helpers";
-import {
-  approve,
-  commit,
-  crmCustomer,
-  getProposal,
-  previewAddress,
-  resetCrm,
-  setupCrm,
-  type CrmSetup,
-} from "./proposals-helpers";
+import { approve, commit, crmCustomer, crmSuite, getProposal, previewAddress, resetCrm } from "./proposals-helpers";
 
 // A preview of what is already on file answers NO_CHANGE and stores no proposal;
 // approving a proposal a newer preview replaced says which one replaced it.
 
-let setup: CrmSetup;
-
-beforeAll(async () => {
-  setup = await setupCrm(await createTenant("pro"));
-});
-beforeEach(resetCrm);
+const setup = crmSuite();
 
 describe("a preview that changes nothing", () => {
   it("answers NO_CHANGE (not retryable), stores no proposal and records the step", async () => {

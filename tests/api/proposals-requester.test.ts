@@ -1,16 +1,15 @@
-import { beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { api, createTenant, crmState, type Tenant } from "./helpers";
 import { sdkClient, sessionRunOf, PREVIEW_ARGS } from "./mcp-server-helpers";
 import {
   approve,
   commit,
   crmCustomer,
+  type CrmSetup,
+  crmSuite,
   getProposal,
   previewAddress,
   refuse,
-  resetCrm,
-  setupCrm,
-  type CrmSetup,
 } from "./proposals-helpers";
 
 // What an approver is told besides the change itself: who asks (the agent,
@@ -18,9 +17,7 @@ import {
 // whether the proposal still holds — a proposal whose record another commit
 // moved past is flagged stale, and its own commit is indeed refused by CRM Acme.
 
-let setup: CrmSetup;
-beforeAll(async () => void (setup = await setupCrm(await createTenant("pro"))));
-beforeEach(resetCrm);
+const setup = crmSuite();
 
 async function pendingOn(address: string, as?: Parameters<CrmSetup["run"]>[0]) {
   const run = await setup.run(as);

@@ -1,19 +1,14 @@
-import { beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { callTool } from "./dispatch-fixtures";
 import { api, createTenant, crmState, testDb } from "./helpers";
-import { approve, commit, crmOperationsOf, getProposal, resetCrm, setupCrm, type CrmSetup } from "./proposals-helpers";
+import { approve, commit, crmOperationsOf, crmSuite, getProposal, setupCrm } from "./proposals-helpers";
 
 // Writes without a preview tool (send_email, refund_payment,
 // suspend_invoice_delivery): Guichet's own code describes the validated
 // arguments — recipients, amount, records, irreversibility — the policy table
 // decides, and only an approved proposal reaches CRM Acme.
 
-let setup: CrmSetup;
-
-beforeAll(async () => {
-  setup = await setupCrm(await createTenant("pro"));
-});
-beforeEach(resetCrm);
+const setup = crmSuite();
 
 const email = {
   to: ["camille.martin@example.com", "compta@example.com"],

@@ -2,7 +2,6 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { connectCrm, type ConnectedCrm } from "./dispatch-fixtures";
 import { api, createTenant, storedText, suiteNetwork, testDb, type Tenant } from "./helpers";
 import { startApp } from "./server";
-import { resetCrm } from "./proposals-helpers";
 
 // A traced run whose arguments and results carry a planted API-key-like
 // secret, e-mail addresses and an IBAN, on an instance of its own logging at
@@ -31,10 +30,6 @@ async function on(path: string, body: unknown, caller: { key?: string; cookie?: 
   const response = await fetch(`${app.baseUrl}${path}`, { method, headers, body: JSON.stringify(body) });
   return { status: response.status, body: await response.json() };
 }
-
-// Previews compare with CRM Acme's current state (a preview that changes nothing makes no proposal):
-// start from its seed, whatever the files before this one committed.
-beforeAll(resetCrm);
 
 beforeAll(async () => {
   tenant = await createTenant();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callTool } from "./dispatch-fixtures";
 import { api, createTenant, suiteNetwork, testDb, until, type Tenant } from "./helpers";
-import { resetCrm, setupCrm, type CrmSetup } from "./proposals-helpers";
+import { setupCrm, type CrmSetup } from "./proposals-helpers";
 import { outboxTimings, startApp } from "./server";
 import { startReceiver, type Receiver } from "./webhook-receiver";
 
@@ -16,10 +16,6 @@ let tenant: Tenant;
 let receiver: Receiver;
 
 const startSecond = () => startApp({ ...process.env, NODE_ENV: "production", ...suiteNetwork(), ...outboxTimings() });
-
-// Previews compare with CRM Acme's current state (a preview that changes nothing makes no proposal):
-// start from its seed, whatever the files before this one committed.
-beforeAll(resetCrm);
 
 beforeAll(async () => {
   receiver = await startReceiver();

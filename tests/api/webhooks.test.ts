@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { api, baseUrl, createTenant, storedText, testDb, until, type Tenant } from "./helpers";
-import { resetCrm, approveOk, previewAddress, setupCrm, type CrmSetup } from "./proposals-helpers";
+import { approveOk, previewAddress, setupCrm, type CrmSetup } from "./proposals-helpers";
 import { auditEventFor, auditPage } from "./audit-helpers";
 import { startReceiver, type Receiver } from "./webhook-receiver";
 
@@ -13,10 +13,6 @@ let setup: CrmSetup;
 let tenant: Tenant;
 let other: Tenant;
 let receiver: Receiver;
-
-// Previews compare with CRM Acme's current state (a preview that changes nothing makes no proposal):
-// start from its seed, whatever the files before this one committed.
-beforeAll(resetCrm);
 
 beforeAll(async () => {
   tenant = await createTenant("pro");

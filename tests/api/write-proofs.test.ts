@@ -1,6 +1,6 @@
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { callTool } from "./dispatch-fixtures";
-import { createTenant, crmState, testDb, until } from "./helpers";
+import { crmState, testDb, until } from "./helpers";
 import {
   ADDR_1,
   ADDR_2,
@@ -9,10 +9,8 @@ import {
   commit,
   crmCustomer,
   crmOperationsOf,
+  crmSuite,
   getProposal,
-  resetCrm,
-  setupCrm,
-  type CrmSetup,
 } from "./proposals-helpers";
 import { crmHeldWrites, customerLock, holdWrites, operationOf } from "./write-proofs-helpers";
 
@@ -22,12 +20,7 @@ import { crmHeldWrites, customerLock, holdWrites, operationOf } from "./write-pr
 // write is in flight, and after a commit was turned away as rate-limited.
 // Every case asserts on CRM Acme's own stored state.
 
-let setup: CrmSetup;
-
-beforeAll(async () => {
-  setup = await setupCrm(await createTenant("pro"));
-});
-beforeEach(resetCrm);
+const setup = crmSuite();
 afterEach(() => holdWrites(false));
 
 const past = () => new Date(Date.now() - 1_000);

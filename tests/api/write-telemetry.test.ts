@@ -1,17 +1,15 @@
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { callTool } from "./dispatch-fixtures";
-import { api, createTenant, crmFaults } from "./helpers";
+import { api, crmFaults } from "./helpers";
 import {
   approve,
   approvedAddressChange,
   commit,
   crmCustomer,
+  crmSuite,
   previewAddress,
   refuse,
-  resetCrm,
-  setupCrm,
   touchCustomer,
-  type CrmSetup,
 } from "./proposals-helpers";
 
 // Counters that mean what they say: approval decisions, conflicts, unknown
@@ -19,12 +17,7 @@ import {
 // or an unknown outcome is one event of the world — counted once, when its
 // operation settles — however many calls then hear about it.
 
-let setup: CrmSetup;
-
-beforeAll(async () => {
-  setup = await setupCrm(await createTenant("pro"));
-});
-beforeEach(resetCrm);
+const setup = crmSuite();
 afterEach(() => crmFaults({ cut_after_commit: false, status_down: false, malformed_success: false }));
 
 async function telemetry() {
