@@ -1,4 +1,4 @@
-import type { BenchScenario } from "./bench";
+import type { BenchScenario } from "./main";
 
 // POST, PATCH and GET of /v1/agents with the demo key (agents:write), on an
 // agent and a plan quota prepared once.
@@ -9,7 +9,7 @@ let agentId: string | undefined;
 
 async function benchAgent(baseUrl: string, key: string): Promise<string> {
   if (agentId) return agentId;
-  // The stack's database (bench.ts points this process at it before any import of lib/).
+  // The stack's database (main.ts points this process at it before any import of lib/).
   const { db } = await import("@/lib/db");
   await db.plan.update({ where: { id: "pro" }, data: { maxAgents: 1_000_000 } });
   const response = await fetch(`${baseUrl}/v1/agents`, {

@@ -1,4 +1,4 @@
-import type { BenchScenario } from "./bench";
+import type { BenchScenario } from "./main";
 
 // GET /v1/tools for an organization with 3 MCP servers × 50 tools each (plus
 // the built-in entries): the catalog is computed on every request, so this is

@@ -1,4 +1,5 @@
 import "server-only";
+import { latency, type LatencyFigures } from "./stats";
 import { SYSTEM_ACTOR } from "@/lib/audit/record";
 import { performance } from "node:perf_hooks";
 import { db } from "@/lib/db";
@@ -13,8 +14,8 @@ import { syncServer } from "@/lib/mcp/sync";
 import { reviewFields } from "@/lib/mcp/tools";
 import { openerOf } from "@/lib/runs/driver";
 import { createRun } from "@/lib/runs/service";
-import { dispatchToolCall } from "./dispatcher";
-import { searchSettings } from "./availability";
+import { dispatchToolCall } from "@/lib/proposals/dispatch";
+import { searchSettings } from "@/lib/dispatch/availability";
 
 // The dispatcher's own cost, in process: N calls of an executor made directly
 // (what a tool costs anyway) against N calls of the same tool through
@@ -27,12 +28,6 @@ import { searchSettings } from "./availability";
 // GUICHET_ORG_CALLS_PER_MINUTE) — a refused call throws rather than skew the
 // figures. Creates its own organization and removes it afterwards.
 
-export interface LatencyFigures {
-  mean_ms: number;
-  p50_ms: number;
-  p95_ms: number;
-}
-
 export interface OverheadFigures {
   tool: string;
   iterations: number;
@@ -40,17 +35,6 @@ export interface OverheadFigures {
   dispatched: LatencyFigures;
   /** Median dispatched minus median direct. */
   overhead_p50_ms: number;
-}
-
-function figures(samples: number[]): LatencyFigures {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-  const round = (n: number) => Math.round(n * 1000) / 1000;
-  return {
-    mean_ms: round(sorted.reduce((s, x) => s + x, 0) / sorted.length),
-    p50_ms: round(at(0.5)),
-    p95_ms: round(at(0.95)),
-  };
 }
 
 async function timed(work: () => Promise<unknown>): Promise<number> {
@@ -82,8 +66,8 @@ async function compare(
       }),
     );
   }
-  const direct_ = figures(a);
-  const dispatched_ = figures(b);
+  const direct_ = latency(a, 3);
+  const dispatched_ = latency(b, 3);
   return {
     tool,
     iterations,

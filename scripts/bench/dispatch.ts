@@ -1,4 +1,4 @@
-import type { BenchScenario } from "./bench";
+import type { BenchScenario } from "./main";
 
 // Validated read tool calls over HTTP: POST /v1/runs/{run}/tool_calls with the
 // demo key, on a run of an agent that carries CRM Acme's get_customer.

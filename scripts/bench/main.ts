@@ -3,8 +3,8 @@
 // in the same run (the ratio is the figure: absolute numbers depend on the machine).
 import autocannon from "autocannon";
 import { freePort } from "@/tests/api/server";
-import { startTestStack, type TestStack } from "./test-stack";
-import { benchScenarios } from "./bench-scenarios";
+import { startTestStack, type TestStack } from "../test-stack";
+import { benchScenarios } from "./scenarios";
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -193,7 +193,7 @@ async function compareDatabases() {
 }
 
 async function mcpInProcess(stack: TestStack, demoKey: string) {
-  const { measureMcpInProcess } = await import("./bench-mcp");
+  const { measureMcpInProcess } = await import("./mcp");
   const iterations = Number(process.env.BENCH_ITERATIONS ?? 200);
   console.log(
     `\nMCP against REST in process (the endpoint's handler and the route's, alternately, ${iterations} times each)\n`,
@@ -206,7 +206,7 @@ async function mcpInProcess(stack: TestStack, demoKey: string) {
 
 /** A managed run of five read tool calls over HTTP, against the same five calls client-driven. */
 async function managedRunMeasures(stack: TestStack, demoKey: string) {
-  const { measureManagedRuns } = await import("./bench-managed");
+  const { measureManagedRuns } = await import("./managed");
   const iterations = Number(process.env.BENCH_RUN_ITERATIONS ?? 50);
   const f = await measureManagedRuns(stack, demoKey, iterations);
   console.log(
@@ -224,8 +224,8 @@ async function managedRunMeasures(stack: TestStack, demoKey: string) {
 async function inProcessMeasures(stack: TestStack) {
   // Tool calls enter with the proposals engine as the dispatcher's write path, as in the app.
   await import("@/lib/proposals/dispatch");
-  const { measureDispatchOverhead } = await import("@/lib/dispatch/bench");
-  const { measureProposalFlow } = await import("@/lib/proposals/bench");
+  const { measureDispatchOverhead } = await import("./dispatch-overhead");
+  const { measureProposalFlow } = await import("./proposal-flow");
   console.log("\nDispatcher overhead (in process, same executor called directly and through the dispatcher)\n");
   console.log("| tool | direct p50 ms | dispatched p50 ms | direct p95 | dispatched p95 | overhead p50 ms |");
   console.log("|---|---|---|---|---|---|");

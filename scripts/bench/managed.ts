@@ -1,5 +1,6 @@
+import { percentile } from "./stats";
 import { createScript } from "@/connectors/model-sim/control";
-import type { TestStack } from "./test-stack";
+import type { TestStack } from "../test-stack";
 
 // A managed run of five read tool calls against model-sim (instant answers),
 // next to the same five calls made client-driven. Guichet's own overhead per
@@ -7,11 +8,6 @@ import type { TestStack } from "./test-stack";
 // the provider client measured them), divided by the model calls (6).
 
 const TOOL_CALLS = 5;
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return Number(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))].toFixed(2));
-}
 
 async function post(stack: TestStack, key: string, path: string, body: unknown): Promise<{ data: unknown }> {
   const response = await fetch(stack.baseUrl + path, {
@@ -53,8 +49,8 @@ export async function measureManagedRuns(stack: TestStack, key: string, iteratio
     driven.push(performance.now() - started);
   }
   return {
-    managed: { p50: percentile(managed, 50), p99: percentile(managed, 99) },
-    clientDriven: { p50: percentile(driven, 50), p99: percentile(driven, 99) },
-    overheadPerStep: { p50: percentile(overheadPerStep, 50), p99: percentile(overheadPerStep, 99) },
+    managed: { p50: percentile(managed, 0.5), p99: percentile(managed, 0.99) },
+    clientDriven: { p50: percentile(driven, 0.5), p99: percentile(driven, 0.99) },
+    overheadPerStep: { p50: percentile(overheadPerStep, 0.5), p99: percentile(overheadPerStep, 0.99) },
   };
 }

@@ -1,5 +1,6 @@
+import { percentile } from "./stats";
 import { performance } from "node:perf_hooks";
-import type { BenchScenario } from "./bench";
+import type { BenchScenario } from "./main";
 
 // The same tool calls through /mcp/agents/{agent} and through
 // POST /v1/runs/{run}/tool_calls, on the same run: the MCP session's own run,
@@ -95,11 +96,6 @@ export const mcpScenarios: BenchScenario[] = CALLS.flatMap((call) => [
   } satisfies BenchScenario,
 ]);
 
-function median(samples: number[]): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return Math.round(sorted[Math.floor(sorted.length / 2)] * 100) / 100;
-}
-
 /**
  * The same pairs without HTTP and without the other connections' queueing:
  * each iteration calls the MCP endpoint's handler and the REST route's handler
@@ -148,9 +144,9 @@ export async function measureMcpInProcess(
     }
     figures.push({
       label: call.label,
-      mcp_p50_ms: median(mcp),
-      rest_p50_ms: median(rest),
-      ratio: Math.round((median(mcp) / median(rest)) * 100) / 100,
+      mcp_p50_ms: percentile(mcp, 0.5),
+      rest_p50_ms: percentile(rest, 0.5),
+      ratio: Math.round((percentile(mcp, 0.5) / percentile(rest, 0.5)) * 100) / 100,
     });
   }
   return figures;

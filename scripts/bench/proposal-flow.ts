@@ -1,8 +1,9 @@
 import "server-only";
+import { latency, type LatencyFigures } from "./stats";
 import { SYSTEM_ACTOR } from "@/lib/audit/record";
 import { performance } from "node:perf_hooks";
 import { db } from "@/lib/db";
-import { dispatchToolCall, type ToolEnvelope } from "./dispatch";
+import { dispatchToolCall, type ToolEnvelope } from "@/lib/proposals/dispatch";
 import { closeMcpClients } from "@/lib/executors/mcp";
 import { newId } from "@/lib/ids";
 import { suggestedWritesData } from "@/lib/mcp/fingerprint";
@@ -11,7 +12,7 @@ import { syncServer } from "@/lib/mcp/sync";
 import { reviewFields } from "@/lib/mcp/tools";
 import { driverOf } from "@/lib/runs/driver";
 import { createRun } from "@/lib/runs/service";
-import { approveProposal } from "./decisions";
+import { approveProposal } from "@/lib/proposals/decisions";
 
 // The write path's cost, in process, against a real CRM Acme: N times
 // preview → approve → commit of an address change (each step timed), then one
@@ -24,18 +25,12 @@ import { approveProposal } from "./decisions";
 // Acme whose C-1842 it may change. Creates its own organization and removes
 // everything it made afterwards.
 
-export interface StepFigures {
-  p50_ms: number;
-  p95_ms: number;
-  mean_ms: number;
-}
-
 export interface ProposalFlowFigures {
   iterations: number;
-  preview: StepFigures;
-  approve: StepFigures;
-  commit: StepFigures;
-  total: StepFigures;
+  preview: LatencyFigures;
+  approve: LatencyFigures;
+  commit: LatencyFigures;
+  total: LatencyFigures;
   contention: {
     concurrent_commits: number;
     succeeded: number;
@@ -43,17 +38,6 @@ export interface ProposalFlowFigures {
     operations: number;
     effects: number;
     wall_ms: number;
-  };
-}
-
-function stepFigures(samples: number[]): StepFigures {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-  const round = (n: number) => Math.round(n * 100) / 100;
-  return {
-    p50_ms: round(at(0.5)),
-    p95_ms: round(at(0.95)),
-    mean_ms: round(sorted.reduce((s, x) => s + x, 0) / sorted.length),
   };
 }
 
@@ -190,10 +174,10 @@ export async function measureProposalFlow(options: {
     const succeeded = envelopes.filter((e): e is Extract<ToolEnvelope, { ok: true }> => e.ok);
     return {
       iterations,
-      preview: stepFigures(samples.preview),
-      approve: stepFigures(samples.approve),
-      commit: stepFigures(samples.commit),
-      total: stepFigures(samples.total),
+      preview: latency(samples.preview),
+      approve: latency(samples.approve),
+      commit: latency(samples.commit),
+      total: latency(samples.total),
       contention: {
         concurrent_commits: concurrency,
         succeeded: succeeded.length,

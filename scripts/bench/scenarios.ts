@@ -1,8 +1,8 @@
-import type { BenchScenario } from "./bench";
-import { agentScenarios } from "./bench-agents";
-import { catalogScenario } from "./bench-catalog";
-import { dispatchScenarios } from "./bench-dispatch";
-import { mcpScenarios } from "./bench-mcp";
+import type { BenchScenario } from "./main";
+import { agentScenarios } from "./agents";
+import { catalogScenario } from "./catalog";
+import { dispatchScenarios } from "./dispatch";
+import { mcpScenarios } from "./mcp";
 
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 
