@@ -2,8 +2,6 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-// eslint-disable-next-line @typescript-eslint/ban-ts-comment -- @ts-expect-error would break once types are installed
-// @ts-ignore -- better-sqlite3 ships no types and @types/better-sqlite3 is not installed
 import BetterSqlite3 from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 
@@ -12,14 +10,8 @@ import { afterAll, describe, expect, it } from "vitest";
 // transaction, where Prisma's own `PRAGMA foreign_keys=OFF` does nothing — so a
 // rebuilt parent table used to cascade-delete its children's rows.
 
-/** The few calls this test makes, typed here rather than as a global module declaration. */
-interface Sqlite {
-  exec(sql: string): void;
-  prepare(sql: string): { run(...params: unknown[]): unknown; get(): unknown; all(): unknown[] };
-  pragma(source: string, options?: { simple: boolean }): unknown;
-  close(): void;
-}
-const openSqlite = (file: string) => new (BetterSqlite3 as unknown as new (file: string) => Sqlite)(file);
+type Sqlite = BetterSqlite3.Database;
+const openSqlite = (file: string) => new BetterSqlite3(file);
 
 const dir = mkdtempSync(path.join(tmpdir(), "guichet-migrate-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,8 +1,6 @@
 import "server-only";
 import { AsyncLocalStorage } from "node:async_hooks";
 import path from "node:path";
-// eslint-disable-next-line @typescript-eslint/ban-ts-comment -- @ts-expect-error would break once types are installed
-// @ts-ignore -- better-sqlite3 ships no types and @types/better-sqlite3 is not installed
 import BetterSqlite3 from "better-sqlite3";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
@@ -46,22 +44,11 @@ function changed(topics: readonly Topic[]) {
 
 // ---------------------------------------------------------------- SQLite
 
-/** The few calls made here, typed here (better-sqlite3 ships no types). */
-interface Statement {
-  get(): unknown;
-  all(): unknown[];
-  pluck(): Statement;
-}
-interface SqliteConnection {
-  prepare(sql: string): Statement;
-  close(): void;
-}
-const openSqlite = BetterSqlite3 as unknown as new (
-  file: string,
-  options: { readonly: boolean; fileMustExist: boolean },
-) => SqliteConnection;
-
-let sqlite: { db: SqliteConnection; dataVersion: Statement; versions: Statement } | null = null;
+let sqlite: {
+  db: BetterSqlite3.Database;
+  dataVersion: BetterSqlite3.Statement;
+  versions: BetterSqlite3.Statement;
+} | null = null;
 let sqliteFailed = false;
 let lastDataVersion = -1;
 const lastVersions = new Map<string, number>();
@@ -76,7 +63,7 @@ function pollSqlite(): boolean {
   if (sqliteFailed) return false;
   try {
     if (!sqlite) {
-      const db = new openSqlite(sqliteFile(env.databaseUrl), { readonly: true, fileMustExist: true });
+      const db = new BetterSqlite3(sqliteFile(env.databaseUrl), { readonly: true, fileMustExist: true });
       sqlite = {
         db,
         dataVersion: db.prepare("PRAGMA data_version").pluck(),

@@ -1,4 +1,5 @@
 import "server-only";
+import type BetterSqlite3 from "better-sqlite3";
 import type { Pool, QueryResultRow } from "pg";
 import { env } from "@/lib/env";
 
@@ -19,17 +20,8 @@ import { env } from "@/lib/env";
 // Values come back as Prisma returns them: JSON parsed, booleans as booleans,
 // dates as Date (PostgreSQL's `timestamp` columns hold UTC, as Prisma writes them).
 
-/** The few calls of better-sqlite3 made here (it ships no types). */
-interface SqliteStatement {
-  all(...params: unknown[]): Record<string, unknown>[];
-  run(...params: unknown[]): unknown;
-  columns(): { name: string; type: string | null }[];
-  reader: boolean;
-}
-export interface SqliteConnection {
-  prepare(sql: string): SqliteStatement;
-  readonly inTransaction: boolean;
-}
+type SqliteStatement = BetterSqlite3.Statement<unknown[], Record<string, unknown>>;
+export type SqliteConnection = BetterSqlite3.Database;
 
 let sqlite: SqliteConnection | null = null;
 let pg: Pool | null = null;
@@ -63,7 +55,7 @@ const sqliteStatements = new Map<string, PreparedSqlite>();
 function prepareSqlite(connection: SqliteConnection, sql: string): PreparedSqlite {
   let prepared = sqliteStatements.get(sql);
   if (!prepared) {
-    const statement = connection.prepare(sql.replace(/\$\d+/g, "?"));
+    const statement = connection.prepare<unknown[], Record<string, unknown>>(sql.replace(/\$\d+/g, "?"));
     const columns = statement.reader ? statement.columns() : [];
     // The declared types Prisma's migrations give its JSON, Boolean and DateTime fields.
     const typed = (pattern: RegExp) => columns.filter((c) => pattern.test(c.type ?? "")).map((c) => c.name);

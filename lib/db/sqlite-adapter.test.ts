@@ -1,15 +1,11 @@
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { createRequire } from "node:module";
+import Database from "better-sqlite3";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PrismaClient } from "./generated/sqlite/client";
 import { sqliteAdapter } from "./sqlite-adapter";
-
-// The driver ships no type declarations; this test needs three of its calls.
-type Sqlite = { pragma(sql: string): unknown; exec(sql: string): unknown; close(): unknown };
-const Database = createRequire(import.meta.url)("better-sqlite3") as new (path: string) => Sqlite;
 
 // Another process writing to the same file, without waiting for any lock.
 function writeFromAnotherProcess(path: string, value: string): "written" | "busy" {
