@@ -1,5 +1,5 @@
 import "server-only";
-import { db, type DbOrTx } from "@/lib/db";
+import { db, type DbOrTx, type Prisma } from "@/lib/db";
 import { WatchedCache } from "@/lib/db/changes";
 import { env } from "@/lib/env";
 import { builtinTools, STRUCTURED_DATA_FEATURE, type BuiltinTool } from "./builtin";
@@ -36,6 +36,22 @@ interface McpServerState {
   auth: string;
   active: boolean;
 }
+
+/** What mcpUnavailability reads of a server and of its tool: the catalog and the dispatcher select these. */
+export const mcpServerStateSelect = {
+  id: true,
+  name: true,
+  auth: true,
+  active: true,
+} as const satisfies Prisma.McpServerSelect;
+export const mcpToolStateSelect = {
+  name: true,
+  description: true,
+  enabled: true,
+  writesData: true,
+  fingerprint: true,
+  reviewedFingerprint: true,
+} as const satisfies Prisma.McpToolSelect;
 
 /** The one place that decides whether an MCP tool is usable, and why not. */
 export function mcpUnavailability(server: McpServerState, tool: McpToolState): UnavailabilityCode | null {
@@ -90,22 +106,8 @@ async function buildCatalog(organizationId: string, tx: DbOrTx): Promise<Catalog
       mcpServers: {
         orderBy: { id: "asc" },
         select: {
-          id: true,
-          name: true,
-          auth: true,
-          active: true,
-          tools: {
-            where: { removedAt: null },
-            orderBy: { name: "asc" },
-            select: {
-              name: true,
-              description: true,
-              enabled: true,
-              writesData: true,
-              fingerprint: true,
-              reviewedFingerprint: true,
-            },
-          },
+          ...mcpServerStateSelect,
+          tools: { where: { removedAt: null }, orderBy: { name: "asc" }, select: mcpToolStateSelect },
         },
       },
     },

@@ -1,7 +1,7 @@
 import "server-only";
 import { builtinTools, STRUCTURED_DATA_FEATURE } from "@/lib/catalog/builtin";
 import { reason } from "@/lib/catalog/reasons";
-import { mcpUnavailability, missingSetting } from "@/lib/catalog/service";
+import { mcpServerStateSelect, mcpToolStateSelect, mcpUnavailability, missingSetting } from "@/lib/catalog/service";
 import type { Contract } from "@/lib/contracts/types";
 import { db } from "@/lib/db";
 import { env } from "@/lib/env";
@@ -32,24 +32,10 @@ export async function executorFor(organizationId: string, contract: Contract): P
     const server = await db.mcpServer.findFirst({
       where: { id: contract.mcp.server_id, organizationId },
       select: {
-        id: true,
-        name: true,
+        ...mcpServerStateSelect,
         url: true,
-        auth: true,
-        active: true,
         tokenCiphertext: true,
-        tools: {
-          where: { name: contract.mcp.tool },
-          select: {
-            name: true,
-            description: true,
-            enabled: true,
-            writesData: true,
-            fingerprint: true,
-            reviewedFingerprint: true,
-            removedAt: true,
-          },
-        },
+        tools: { where: { name: contract.mcp.tool }, select: { ...mcpToolStateSelect, removedAt: true } },
       },
     });
     const tool = server?.tools[0];

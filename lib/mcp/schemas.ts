@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { httpUrl } from "@/lib/http/http-url";
 import { ReplayReport } from "@/lib/traces/schemas";
 import { CatalogEntryObject } from "@/lib/catalog/schemas";
 
@@ -9,20 +10,7 @@ export const McpAuthMode = z.enum(["none", "org_token", "per_user_token", "oauth
 export type McpAuthMode = z.infer<typeof McpAuthMode>;
 
 const ServerName = z.string().trim().min(1).max(100);
-const ServerUrl = z
-  .string()
-  .trim()
-  .min(1)
-  .max(2000)
-  .refine((value) => {
-    try {
-      const url = new URL(value);
-      return url.protocol === "http:" || url.protocol === "https:";
-    } catch {
-      return false;
-    }
-  }, "Must be an absolute http(s) URL.")
-  .meta({ format: "uri" });
+const ServerUrl = httpUrl();
 const Token = z.string().min(1).max(4096);
 
 export const McpServerCreateBody = z.strictObject({

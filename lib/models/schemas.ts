@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { httpUrl } from "@/lib/http/http-url";
 
 // Models' zod schemas and types: safe for the browser (no server import).
 
@@ -15,20 +16,7 @@ export type ModelObject = z.infer<typeof ModelObject>;
 
 export const ModelProviderParams = z.object({ provider: z.string() });
 
-const BaseUrl = z
-  .string()
-  .trim()
-  .min(1)
-  .max(2000)
-  .refine((value) => {
-    try {
-      const url = new URL(value);
-      return (url.protocol === "http:" || url.protocol === "https:") && !url.username && !url.password;
-    } catch {
-      return false;
-    }
-  }, "Must be an absolute http(s) URL without credentials.")
-  .meta({ format: "uri" });
+const BaseUrl = httpUrl({ credentials: "refused" });
 
 export const ModelProviderUpdateBody = z.strictObject({
   base_url: BaseUrl,

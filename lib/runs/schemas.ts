@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ListQuery } from "@/lib/http/list-query";
+import { runStatuses } from "./model";
 
 // Runs' zod schemas and types: safe for the browser (no server import).
 
@@ -87,21 +88,10 @@ export const RunObject = z.object({
     description:
       "The agent the run executes; null once that agent was deleted (the run, its steps and its proposals are kept, and it accepts no more tool calls).",
   }),
-  status: z
-    .enum([
-      "active",
-      "requires_action",
-      "requires_approval",
-      "suspended",
-      "cancelled",
-      "completed",
-      "failed",
-      "expired",
-    ])
-    .meta({
-      description:
-        "`requires_action`: a managed run waits for its client tools' outputs; `requires_approval`: it waits for people to decide its `pending_proposals` and resumes by itself.",
-    }),
+  status: z.enum(runStatuses).meta({
+    description:
+      "`requires_action`: a managed run waits for its client tools' outputs; `requires_approval`: it waits for people to decide its `pending_proposals` and resumes by itself.",
+  }),
   opened_by: z
     .object({
       api_key: z.string().nullable().meta({ description: "The API key that opened the run (`key_…`)." }),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { httpUrl } from "@/lib/http/http-url";
 import { ListQuery } from "@/lib/http/list-query";
 
 // /v1/webhook_endpoints: admin-chosen URLs that receive the organization's
@@ -18,20 +19,7 @@ export const webhookEventTypes = [
 export const WebhookEventType = z.enum(webhookEventTypes);
 export type WebhookEventType = z.infer<typeof WebhookEventType>;
 
-const EndpointUrl = z
-  .string()
-  .trim()
-  .min(1)
-  .max(2000)
-  .refine((value) => {
-    try {
-      const url = new URL(value);
-      return url.protocol === "http:" || url.protocol === "https:";
-    } catch {
-      return false;
-    }
-  }, "Must be an absolute http(s) URL.")
-  .meta({ format: "uri" });
+const EndpointUrl = httpUrl();
 const Events = z
   .array(WebhookEventType)
   .min(1)
