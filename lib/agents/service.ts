@@ -1,4 +1,5 @@
 import "server-only";
+import { isManager } from "@/lib/auth/scopes";
 import { recordAudit, type AuditActor } from "@/lib/audit/record";
 import { z } from "zod";
 import type { Principal } from "@/lib/auth/principal";
@@ -59,7 +60,7 @@ export function serializeAgent(agent: AgentRow, catalog: Map<string, CatalogEntr
 /** Tracing keeps a copy (redacted) of what runs see: only a signed-in owner or admin turns it on or off. */
 export function assertMayChangeTrace(principal: Principal, body: AgentUpdateBody): void {
   if (body.trace === undefined) return;
-  if (principal.kind === "member" && (principal.role === "owner" || principal.role === "admin")) return;
+  if (principal.kind === "member" && isManager(principal.role)) return;
   throw new ApiError("forbidden", "Only an owner or an admin, signed in, may change an agent's trace setting.", {
     errors: [{ field: "trace", code: "forbidden", message: "Only an owner or an admin may change this." }],
   });

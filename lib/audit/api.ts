@@ -1,3 +1,4 @@
+import { MANAGER_ROLES } from "@/lib/auth/scopes";
 import { z } from "zod";
 import { defineEndpoint } from "@/lib/http/endpoint";
 import { isoOffset } from "@/lib/time";
@@ -36,7 +37,7 @@ export const listAuditEventsEndpoint = defineEndpoint({
   tag: "Audit",
   summary: "The organization's audit trail, newest first, filtered by actor, action, target and date range",
   auth: "session",
-  roles: ["owner", "admin"],
+  roles: [...MANAGER_ROLES],
   query: AuditListQuery,
   response: z.object({ data: z.array(AuditEventObject), next_cursor: z.string().nullable() }),
   errors: ["invalid_parameter"],
@@ -48,7 +49,7 @@ export const exportAuditEventsEndpoint = defineEndpoint({
   tag: "Audit",
   summary: "Every event matching the filters, newest first, as a CSV file to download",
   auth: "session",
-  roles: ["owner", "admin"],
+  roles: [...MANAGER_ROLES],
   query: AuditExportQuery,
   download: {
     contentType: "text/csv",

@@ -15,6 +15,10 @@ export const allScopes = Scope.options;
 export const Role = z.enum(["owner", "admin", "developer", "approver", "viewer"]);
 export type Role = z.infer<typeof Role>;
 
+/** Who manages the organization: its settings, connectors, members, webhooks, audit trail. */
+export const MANAGER_ROLES = ["owner", "admin"] as const satisfies readonly Role[];
+export const isManager = (role: Role): boolean => (MANAGER_ROLES as readonly Role[]).includes(role);
+
 export const roleLabels: Record<Role, string> = {
   owner: "Propriétaire",
   admin: "Administrateur",
@@ -27,7 +31,7 @@ const readScopes: Scope[] = ["agents:read", "runs:read", "files:read", "tools:re
 
 /** What a signed-in person may do through the same handlers as an API key. */
 export function scopesForRole(role: Role): Scope[] {
-  return role === "owner" || role === "admin" || role === "developer" ? [...allScopes] : readScopes;
+  return isManager(role) || role === "developer" ? [...allScopes] : readScopes;
 }
 
 /** `required` lists alternatives: any one of them is enough (agents:read OR runs:read). */

@@ -2,6 +2,7 @@ import "server-only";
 import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
 import { db } from "@/lib/db";
+import { Role } from "./scopes";
 import { sessionFromCookies } from "./session-cookie";
 
 /** For console pages: the signed-in member with their organization, or a redirect to sign-in. */
@@ -21,7 +22,7 @@ export async function requireMember() {
     },
   });
   if (!member || member.deactivatedAt) redirect("/connexion");
-  return member;
+  return { ...member, role: Role.parse(member.role) };
 }
 
 /** Whether the request carries a live session (for the sign-in pages, which send signed-in people on). */

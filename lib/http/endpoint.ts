@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { Role, Scope } from "@/lib/auth/scopes";
+import { hasAnyScope, scopesForRole, type Role, type Scope } from "@/lib/auth/scopes";
 import type { ErrorCode } from "./errors";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -64,4 +64,15 @@ export function defineEndpoint<P extends z.ZodType, Q extends z.ZodType, B exten
   spec: Endpoint<P, Q, B, R>,
 ): Endpoint<P, Q, B, R> {
   return spec;
+}
+
+/**
+ * Whether a signed-in member with this role passes the endpoint's rules, as
+ * lib/http/handler.ts applies them: pages show what leads to an endpoint (a
+ * form, a button, a link) only to those who may call it.
+ */
+export function mayCall(endpoint: Pick<Endpoint, "auth" | "scopes" | "roles">, role: Role): boolean {
+  if (endpoint.auth === "apiKey") return false;
+  if (endpoint.roles && !endpoint.roles.includes(role)) return false;
+  return !endpoint.scopes || hasAnyScope(scopesForRole(role), endpoint.scopes);
 }

@@ -1,3 +1,4 @@
+import { MANAGER_ROLES } from "@/lib/auth/scopes";
 import { z } from "zod";
 import { defineEndpoint } from "@/lib/http/endpoint";
 import {
@@ -15,7 +16,6 @@ import {
 
 export * from "./schemas";
 
-const admins = ["owner", "admin"] as const;
 const serverErrors = ["not_found", "forbidden"] as const;
 
 export const listMcpServersEndpoint = defineEndpoint({
@@ -24,7 +24,7 @@ export const listMcpServersEndpoint = defineEndpoint({
   tag: "MCP connectors",
   summary: "List the organization's MCP servers",
   auth: "session",
-  roles: [...admins],
+  roles: [...MANAGER_ROLES],
   response: z.object({ data: z.array(McpServerObject), next_cursor: z.null() }),
   errors: ["forbidden"],
 });
@@ -35,7 +35,7 @@ export const createMcpServerEndpoint = defineEndpoint({
   tag: "MCP connectors",
   summary: "Connect an MCP server (Streamable HTTP); sync it next",
   auth: "session",
-  roles: [...admins],
+  roles: [...MANAGER_ROLES],
   body: McpServerCreateBody,
   status: 201,
   response: z.object({ data: McpServerObject }),
@@ -48,7 +48,7 @@ export const getMcpServerEndpoint = defineEndpoint({
   tag: "MCP connectors",
   summary: "One MCP server",
   auth: "session",
-  roles: [...admins],
+  roles: [...MANAGER_ROLES],
   params: McpServerParams,
   response: z.object({ data: McpServerObject }),
   errors: [...serverErrors],
@@ -60,7 +60,7 @@ export const updateMcpServerEndpoint = defineEndpoint({
   tag: "MCP connectors",
   summary: "Rename, move, change credentials, activate or deactivate an MCP server",
   auth: "session",
-  roles: [...admins],
+  roles: [...MANAGER_ROLES],
   params: McpServerParams,
   body: McpServerUpdateBody,
   response: z.object({ data: McpServerObject }),
@@ -73,7 +73,7 @@ export const deleteMcpServerEndpoint = defineEndpoint({
   tag: "MCP connectors",
   summary: "Remove an MCP server and its tools",
   auth: "session",
-  roles: [...admins],
+  roles: [...MANAGER_ROLES],
   params: McpServerParams,
   response: z.object({ data: z.object({ id: z.number().int(), deleted: z.literal(true) }) }),
   errors: [...serverErrors],
@@ -85,7 +85,7 @@ export const syncMcpServerEndpoint = defineEndpoint({
   tag: "MCP connectors",
   summary: "List the server's tools over MCP and record them; new or changed tools wait for a review",
   auth: "session",
-  roles: [...admins],
+  roles: [...MANAGER_ROLES],
   params: McpServerParams,
   response: z.object({ data: McpServerObject, sync: SyncSummaryObject }),
   errors: [...serverErrors, "mcp_sync_failed"],
@@ -97,7 +97,7 @@ export const listMcpToolsEndpoint = defineEndpoint({
   tag: "MCP connectors",
   summary: "The server's tools with their schemas, review state and changes",
   auth: "session",
-  roles: [...admins],
+  roles: [...MANAGER_ROLES],
   params: McpServerParams,
   response: z.object({ data: z.array(McpToolObject), next_cursor: z.null() }),
   errors: [...serverErrors],
@@ -109,7 +109,7 @@ export const updateMcpToolEndpoint = defineEndpoint({
   tag: "MCP connectors",
   summary: "Review a tool (writes_data decided by a person), enable or disable it",
   auth: "session",
-  roles: [...admins],
+  roles: [...MANAGER_ROLES],
   params: McpToolParams,
   body: McpToolUpdateBody,
   response: z.object({ data: McpToolObject }),

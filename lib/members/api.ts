@@ -1,3 +1,4 @@
+import { MANAGER_ROLES } from "@/lib/auth/scopes";
 import { z } from "zod";
 import { defineEndpoint } from "@/lib/http/endpoint";
 import {
@@ -17,15 +18,13 @@ export * from "./schemas";
 // developers can create too). Only an owner grants the owner role or changes an
 // owner; the last owner stays.
 
-const managers = ["owner", "admin"] as const;
-
 export const listMembersEndpoint = defineEndpoint({
   method: "GET",
   path: "/v1/members",
   tag: "Members",
   summary: "The organization's members, newest first",
   auth: "session",
-  roles: [...managers],
+  roles: [...MANAGER_ROLES],
   query: MemberListQuery,
   response: z.object({ data: z.array(MemberObject), next_cursor: z.string().nullable() }),
 });
@@ -36,7 +35,7 @@ export const updateMemberEndpoint = defineEndpoint({
   tag: "Members",
   summary: "Change a member's role, or deactivate / reactivate them (their sessions end at once)",
   auth: "session",
-  roles: [...managers],
+  roles: [...MANAGER_ROLES],
   params: MemberParams,
   body: MemberUpdateBody,
   response: z.object({ data: MemberObject }),
@@ -49,7 +48,7 @@ export const deleteMemberEndpoint = defineEndpoint({
   tag: "Members",
   summary: "Remove a member: their sessions end and their approvals stop counting at once",
   auth: "session",
-  roles: [...managers],
+  roles: [...MANAGER_ROLES],
   params: MemberParams,
   response: z.object({ data: z.object({ id: z.string(), deleted: z.literal(true) }) }),
   errors: ["not_found", "last_owner", "owner_role_reserved"],
@@ -72,7 +71,7 @@ export const listInvitationsEndpoint = defineEndpoint({
   tag: "Members",
   summary: "Invitations of the organization, newest first (their links are never shown again)",
   auth: "session",
-  roles: [...managers],
+  roles: [...MANAGER_ROLES],
   query: MemberListQuery,
   response: z.object({ data: z.array(InvitationObject), next_cursor: z.string().nullable() }),
 });
@@ -83,7 +82,7 @@ export const createInvitationEndpoint = defineEndpoint({
   tag: "Members",
   summary: "Invite someone by e-mail with a role: a single-use link valid 7 days, returned once",
   auth: "session",
-  roles: [...managers],
+  roles: [...MANAGER_ROLES],
   body: InvitationCreateBody,
   status: 201,
   idempotencyReplay: "secret",
@@ -97,7 +96,7 @@ export const revokeInvitationEndpoint = defineEndpoint({
   tag: "Members",
   summary: "Revoke a pending invitation: its link no longer works",
   auth: "session",
-  roles: [...managers],
+  roles: [...MANAGER_ROLES],
   params: InvitationParams,
   response: z.object({ data: InvitationObject }),
   errors: ["not_found"],

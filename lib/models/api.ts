@@ -1,3 +1,4 @@
+import { MANAGER_ROLES } from "@/lib/auth/scopes";
 import { z } from "zod";
 import { defineEndpoint } from "@/lib/http/endpoint";
 import {
@@ -32,7 +33,6 @@ export const listModelsEndpoint = defineEndpoint({
 });
 
 // /v1/model_providers: owners and admins, in the console.
-const admins = ["owner", "admin"] as const;
 
 export const listModelProvidersEndpoint = defineEndpoint({
   method: "GET",
@@ -40,7 +40,7 @@ export const listModelProvidersEndpoint = defineEndpoint({
   tag: "Models",
   summary: "The providers of the plan's models and where their settings come from (keys are never served)",
   auth: "session",
-  roles: [...admins],
+  roles: [...MANAGER_ROLES],
   response: z.object({ data: z.array(ModelProviderObject), next_cursor: z.null() }),
   errors: ["forbidden"],
 });
@@ -51,7 +51,7 @@ export const configureModelProviderEndpoint = defineEndpoint({
   tag: "Models",
   summary: "Set the organization's base URL and API key for a provider; they take precedence over the environment",
   auth: "session",
-  roles: [...admins],
+  roles: [...MANAGER_ROLES],
   params: ModelProviderParams,
   body: ModelProviderUpdateBody,
   response: z.object({ data: ModelProviderObject }),
@@ -64,7 +64,7 @@ export const deleteModelProviderEndpoint = defineEndpoint({
   tag: "Models",
   summary: "Remove the organization's settings for a provider (the environment's apply again)",
   auth: "session",
-  roles: [...admins],
+  roles: [...MANAGER_ROLES],
   params: ModelProviderParams,
   response: z.object({ data: ModelProviderObject }),
   errors: ["forbidden", "not_found"],
@@ -76,7 +76,7 @@ export const testModelProviderEndpoint = defineEndpoint({
   tag: "Models",
   summary: "List the provider's models with the settings in force, and say how it went",
   auth: "session",
-  roles: [...admins],
+  roles: [...MANAGER_ROLES],
   params: ModelProviderParams,
   response: z.object({ data: ModelProviderTestObject }),
   errors: ["forbidden", "not_found"],

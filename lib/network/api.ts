@@ -1,3 +1,4 @@
+import { MANAGER_ROLES } from "@/lib/auth/scopes";
 import { z } from "zod";
 import { defineEndpoint } from "@/lib/http/endpoint";
 
@@ -16,6 +17,6 @@ export const listPrivateOriginsEndpoint = defineEndpoint({
   summary:
     "The private origins granted to the caller's organization (read-only: set by GUICHET_PRIVATE_ORIGINS, never by an organization)",
   auth: "session",
-  roles: ["owner", "admin"],
+  roles: [...MANAGER_ROLES],
   response: z.object({ data: PrivateOriginsObject }),
 });

@@ -1,3 +1,4 @@
+import { MANAGER_ROLES } from "@/lib/auth/scopes";
 import { z } from "zod";
 import { defineEndpoint } from "@/lib/http/endpoint";
 import { isoOffset, isoOffsetOrNull } from "@/lib/time";
@@ -82,7 +83,7 @@ export const resolveOperationEndpoint = defineEndpoint({
   tag: "Operations",
   summary: "Resolve an unknown outcome after checking the service (signed-in owner or admin)",
   auth: "session",
-  roles: ["owner", "admin"],
+  roles: [...MANAGER_ROLES],
   params: OperationParams,
   body: ResolveBody,
   response: z.object({ data: OperationObject }),

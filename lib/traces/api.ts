@@ -1,3 +1,4 @@
+import { MANAGER_ROLES } from "@/lib/auth/scopes";
 import { z } from "zod";
 import { defineEndpoint } from "@/lib/http/endpoint";
 import { ReplayBody, ReplayParams, ReplayReport } from "./schemas";
@@ -12,7 +13,7 @@ export const replayContractEndpoint = defineEndpoint({
   summary:
     "Check every recorded call of a tool against a contract version's validation, without executing anything: how many would it refuse, where",
   auth: "session",
-  roles: ["owner", "admin"],
+  roles: [...MANAGER_ROLES],
   params: ReplayParams,
   body: ReplayBody,
   response: z.object({ data: ReplayReport }),

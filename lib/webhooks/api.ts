@@ -1,3 +1,4 @@
+import { MANAGER_ROLES } from "@/lib/auth/scopes";
 import { z } from "zod";
 import { defineEndpoint } from "@/lib/http/endpoint";
 import {
@@ -15,7 +16,6 @@ export * from "./schemas";
 
 // Owners and admins, in the console: an endpoint receives every subscribed
 // event of the organization, so choosing one is an administrator's act.
-const admins = ["owner", "admin"] as const;
 const tag = "Webhooks";
 
 export const listWebhookEndpointsEndpoint = defineEndpoint({
@@ -24,7 +24,7 @@ export const listWebhookEndpointsEndpoint = defineEndpoint({
   tag,
   summary: "List the organization's webhook endpoints (never their secrets)",
   auth: "session",
-  roles: [...admins],
+  roles: [...MANAGER_ROLES],
   response: z.object({ data: z.array(WebhookEndpointObject), next_cursor: z.null() }),
 });
 
@@ -34,7 +34,7 @@ export const createWebhookEndpointEndpoint = defineEndpoint({
   tag,
   summary: "Add a webhook endpoint; its signing secret is returned once",
   auth: "session",
-  roles: [...admins],
+  roles: [...MANAGER_ROLES],
   body: WebhookEndpointCreateBody,
   status: 201,
   idempotencyReplay: "secret",
@@ -48,7 +48,7 @@ export const getWebhookEndpointEndpoint = defineEndpoint({
   tag,
   summary: "One webhook endpoint",
   auth: "session",
-  roles: [...admins],
+  roles: [...MANAGER_ROLES],
   params: WebhookEndpointParams,
   response: z.object({ data: WebhookEndpointObject }),
   errors: ["not_found"],
@@ -60,7 +60,7 @@ export const updateWebhookEndpointEndpoint = defineEndpoint({
   tag,
   summary: "Change an endpoint's URL, events or description; enable or disable it",
   auth: "session",
-  roles: [...admins],
+  roles: [...MANAGER_ROLES],
   params: WebhookEndpointParams,
   body: WebhookEndpointUpdateBody,
   response: z.object({ data: WebhookEndpointObject }),
@@ -73,7 +73,7 @@ export const deleteWebhookEndpointEndpoint = defineEndpoint({
   tag,
   summary: "Delete an endpoint and its delivery log",
   auth: "session",
-  roles: [...admins],
+  roles: [...MANAGER_ROLES],
   params: WebhookEndpointParams,
   response: z.object({ data: WebhookEndpointObject }),
   errors: ["not_found"],
@@ -85,7 +85,7 @@ export const rotateWebhookSecretEndpoint = defineEndpoint({
   tag,
   summary: "Replace the signing secret; the new one is returned once and signs every attempt from now on",
   auth: "session",
-  roles: [...admins],
+  roles: [...MANAGER_ROLES],
   params: WebhookEndpointParams,
   idempotencyReplay: "secret",
   response: z.object({ data: WebhookEndpointWithSecret }),
@@ -98,7 +98,7 @@ export const listWebhookDeliveriesEndpoint = defineEndpoint({
   tag,
   summary: "The endpoint's delivery log, newest first: status, attempts, response code, duration",
   auth: "session",
-  roles: [...admins],
+  roles: [...MANAGER_ROLES],
   params: WebhookEndpointParams,
   query: WebhookDeliveryListQuery,
   response: z.object({ data: z.array(WebhookDeliveryObject), next_cursor: z.string().nullable() }),
@@ -111,7 +111,7 @@ export const resendWebhookDeliveryEndpoint = defineEndpoint({
   tag,
   summary: "Send a delivery again (same webhook-id), now",
   auth: "session",
-  roles: [...admins],
+  roles: [...MANAGER_ROLES],
   params: WebhookDeliveryParams,
   response: z.object({ data: WebhookDeliveryObject }),
   errors: ["not_found", "conflict"],

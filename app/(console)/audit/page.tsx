@@ -4,13 +4,14 @@ import { AuditPanel } from "@/components/audit/audit-panel";
 import { PageHeader } from "@/components/ui/page-header";
 import { listAuditEventsEndpoint } from "@/lib/audit/api";
 import { requireMember } from "@/lib/auth/session";
+import { mayCall } from "@/lib/http/endpoint";
 
 export const metadata: Metadata = { title: "Audit" };
 
 export default async function AuditPage() {
   const member = await requireMember();
   // The roles the API itself allows: other roles get the reason, not a refused request.
-  const canRead = listAuditEventsEndpoint.roles?.some((role) => role === member.role) ?? true;
+  const canRead = mayCall(listAuditEventsEndpoint, member.role);
   return (
     <>
       <PageHeader

@@ -3,13 +3,14 @@ import { ApiKeysPanel } from "@/components/api-keys/api-keys-panel";
 import { PageHeader } from "@/components/ui/page-header";
 import { listApiKeysEndpoint } from "@/lib/api-keys/api";
 import { requireMember } from "@/lib/auth/session";
+import { mayCall } from "@/lib/http/endpoint";
 
 export const metadata: Metadata = { title: "Clés API" };
 
 export default async function ApiKeysPage() {
   const member = await requireMember();
   // The roles the API itself allows: other roles get the reason, not a refused request.
-  const canManage = listApiKeysEndpoint.roles?.some((role) => role === member.role) ?? true;
+  const canManage = mayCall(listApiKeysEndpoint, member.role);
   return (
     <>
       <PageHeader

@@ -3,10 +3,10 @@ import { ConnectorsPanel } from "@/components/mcp/connectors-panel";
 import { PrivateOriginsNote } from "@/components/mcp/private-origins-note";
 import { PageHeader } from "@/components/ui/page-header";
 import { requireMember } from "@/lib/auth/session";
+import { mayCall } from "@/lib/http/endpoint";
+import { listMcpServersEndpoint } from "@/lib/mcp/api";
 
 export const metadata: Metadata = { title: "Connecteurs MCP" };
-
-const managers = new Set(["owner", "admin"]);
 
 export default async function ConnectorsPage() {
   const member = await requireMember();
@@ -16,7 +16,7 @@ export default async function ConnectorsPage() {
         title="Connecteurs MCP"
         description="Les serveurs MCP de votre organisation. Chaque outil synchronisé attend la revue d’une personne avant d’être proposé aux agents ; c’est elle qui décide s’il écrit des données."
       />
-      {managers.has(member.role) ? (
+      {mayCall(listMcpServersEndpoint, member.role) ? (
         <div className="space-y-4">
           <PrivateOriginsNote organizationId={member.organization.id} />
           <ConnectorsPanel />

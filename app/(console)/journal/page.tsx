@@ -2,14 +2,15 @@ import type { Metadata } from "next";
 import { Journal } from "@/components/journal/journal";
 import { PageHeader } from "@/components/ui/page-header";
 import { requireMember } from "@/lib/auth/session";
-import { Role, scopesForRole } from "@/lib/auth/scopes";
+import { mayCall } from "@/lib/http/endpoint";
+import { createRunEndpoint } from "@/lib/runs/api";
 
 export const metadata: Metadata = { title: "Journal" };
 
 // Contrôle › Journal: runs, their steps and the tool-call telemetry, over the same /v1 handlers as the API.
 export default async function JournalPage() {
   const member = await requireMember();
-  const canWrite = scopesForRole(Role.parse(member.role)).includes("runs:write");
+  const canWrite = mayCall(createRunEndpoint, member.role);
   return (
     <>
       <PageHeader

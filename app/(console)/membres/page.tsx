@@ -2,16 +2,16 @@ import type { Metadata } from "next";
 import { MembersPanel } from "@/components/members/members-panel";
 import { PageHeader } from "@/components/ui/page-header";
 import { requireMember } from "@/lib/auth/session";
-import { Role } from "@/lib/auth/scopes";
+import { mayCall } from "@/lib/http/endpoint";
 import { listMembersEndpoint } from "@/lib/members/api";
 
 export const metadata: Metadata = { title: "Membres" };
 
 export default async function MembersPage() {
   const member = await requireMember();
-  const role = Role.parse(member.role);
+  const role = member.role;
   // The roles the API itself allows: other roles get the reason, not a refused request.
-  const canManage = listMembersEndpoint.roles?.includes(role) ?? false;
+  const canManage = mayCall(listMembersEndpoint, role);
   return (
     <>
       <PageHeader

@@ -3,10 +3,10 @@ import { ProvidersPanel } from "@/components/models/providers-panel";
 import { PrivateOriginsNote } from "@/components/mcp/private-origins-note";
 import { PageHeader } from "@/components/ui/page-header";
 import { requireMember } from "@/lib/auth/session";
+import { mayCall } from "@/lib/http/endpoint";
+import { listModelProvidersEndpoint } from "@/lib/models/api";
 
 export const metadata: Metadata = { title: "Modèles" };
-
-const managers = new Set(["owner", "admin"]);
 
 export default async function ModelsPage() {
   const member = await requireMember();
@@ -16,7 +16,7 @@ export default async function ModelsPage() {
         title="Modèles"
         description="Les modèles de votre offre et leurs fournisseurs. Les réglages de l’organisation (URL de base, clé API) priment sur ceux du serveur ; la clé est chiffrée et n’est jamais réaffichée."
       />
-      {managers.has(member.role) ? (
+      {mayCall(listModelProvidersEndpoint, member.role) ? (
         <div className="space-y-4">
           <PrivateOriginsNote organizationId={member.organization.id} />
           <ProvidersPanel />

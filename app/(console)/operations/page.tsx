@@ -2,6 +2,8 @@ import type { Metadata } from "next";
 import { OperationsPanel } from "@/components/operations/operations-panel";
 import { PageHeader } from "@/components/ui/page-header";
 import { requireMember } from "@/lib/auth/session";
+import { mayCall } from "@/lib/http/endpoint";
+import { resolveOperationEndpoint } from "@/lib/operations/api";
 
 export const metadata: Metadata = { title: "Opérations" };
 
@@ -13,7 +15,7 @@ export default async function OperationsPage() {
         title="Opérations"
         description="Ce que Guichet a envoyé aux services, sous une clé d’idempotence. Quand un service n’a pas pu confirmer une écriture, Guichet n’invente pas de résultat : le run est suspendu jusqu’à ce qu’une personne vérifie et tranche."
       />
-      <OperationsPanel canResolve={member.role === "owner" || member.role === "admin"} />
+      <OperationsPanel canResolve={mayCall(resolveOperationEndpoint, member.role)} />
     </>
   );
 }

@@ -2,6 +2,8 @@ import type { Metadata } from "next";
 import { PolicyEditor } from "@/components/policies/policy-editor";
 import { PageHeader } from "@/components/ui/page-header";
 import { requireMember } from "@/lib/auth/session";
+import { mayCall } from "@/lib/http/endpoint";
+import { putPolicyEndpoint } from "@/lib/policies/api";
 
 export const metadata: Metadata = { title: "Politiques" };
 
@@ -13,7 +15,7 @@ export default async function PoliciesPage() {
         title="Politiques"
         description="La table qui décide, pour chaque outil, s’il passe, s’il attend l’accord de personnes — combien, de quels rôles, pendant combien de temps — ou s’il est refusé. Les prompts ne décident jamais."
       />
-      <PolicyEditor canEdit={member.role === "owner" || member.role === "admin"} />
+      <PolicyEditor canEdit={mayCall(putPolicyEndpoint, member.role)} />
     </>
   );
 }

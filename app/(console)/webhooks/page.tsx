@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { PageHeader } from "@/components/ui/page-header";
 import { WebhooksPanel } from "@/components/webhooks/webhooks-panel";
 import { requireMember } from "@/lib/auth/session";
+import { mayCall } from "@/lib/http/endpoint";
 import { listWebhookEndpointsEndpoint } from "@/lib/webhooks/api";
 
 export const metadata: Metadata = { title: "Webhooks" };
@@ -9,7 +10,7 @@ export const metadata: Metadata = { title: "Webhooks" };
 export default async function WebhooksPage() {
   const member = await requireMember();
   // The roles the API itself allows: other roles get the reason, not a refused request.
-  const canManage = listWebhookEndpointsEndpoint.roles?.some((role) => role === member.role) ?? true;
+  const canManage = mayCall(listWebhookEndpointsEndpoint, member.role);
   return (
     <>
       <PageHeader
