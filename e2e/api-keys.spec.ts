@@ -32,8 +32,10 @@ test("a developer creates an API key, sees it once, uses it and revokes it", asy
   await expect(page.getByText(secret)).toHaveCount(0);
   await expect(row).not.toContainText("Jamais");
 
-  page.once("dialog", (dialog) => dialog.accept());
   await row.getByRole("button", { name: "Révoquer" }).click();
+  const confirm = page.getByRole("alertdialog", { name: /^Révoquer la clé « .+ » \?$/ });
+  await expect(confirm).toContainText("Les programmes qui l’utilisent seront refusés.");
+  await confirm.getByRole("button", { name: "Révoquer la clé" }).click();
   await expect(row).toContainText("Révoquée");
   await shot(page, "cles-api-revoked");
 

@@ -112,7 +112,10 @@ test("an admin adds a webhook, sees a signed delivery, resends it, then finds an
 
   // Leave Acme without this endpoint: later specs' proposals must not go to a closed receiver.
   await openFromNav(page, "Webhooks");
-  page.once("dialog", (dialog) => void dialog.accept());
   await card.getByRole("button", { name: "Supprimer" }).click();
+  await page
+    .getByRole("alertdialog", { name: /^Supprimer le webhook / })
+    .getByRole("button", { name: "Supprimer le webhook" })
+    .click();
   await expect(card).toHaveCount(0);
 });

@@ -173,8 +173,11 @@ test("a revoked invitation's link, and a link that never existed, say so instead
   const row = admin
     .getByRole("table", { name: "Invitations en attente" })
     .getByRole("row", { name: new RegExp(email) });
-  admin.once("dialog", (dialog) => void dialog.accept());
   await row.getByRole("button", { name: "Révoquer" }).click();
+  await admin
+    .getByRole("alertdialog", { name: `Révoquer l’invitation de ${email} ?` })
+    .getByRole("button", { name: "Révoquer l’invitation" })
+    .click();
   await expect(admin.getByText(`Invitation de ${email} révoquée`)).toBeVisible();
   await expect(row).toHaveCount(0);
 

@@ -6,6 +6,7 @@ import { useState, type FormEvent } from "react";
 import { toast } from "sonner";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
+import { ConfirmButton } from "@/components/ui/confirm-button";
 import { CopyButton } from "@/components/ui/copy-button";
 import { EmptyState } from "@/components/ui/empty-state";
 import { QueryState } from "@/components/ui/query-state";
@@ -15,6 +16,7 @@ import type { Scope } from "@/lib/auth/scopes";
 import { ApiClientError } from "@/lib/client/errors";
 import { apiKeyKeys, createApiKey, revokeApiKey, useApiKeys } from "./queries";
 import { ErrorText } from "@/components/ui/error-text";
+import { Card } from "@/components/ui/card";
 
 const scopeLabels: Record<string, string> = {
   "agents:read": "Agents — lecture",
@@ -103,19 +105,14 @@ export function ApiKeysPanel() {
                       {key.revoked_at ? (
                         <Badge tone="danger">Révoquée</Badge>
                       ) : (
-                        <Button
-                          variant="secondary"
-                          onClick={() => {
-                            if (
-                              window.confirm(
-                                `Révoquer la clé « ${key.name} » ? Les programmes qui l’utilisent seront refusés.`,
-                              )
-                            )
-                              revoke.mutate(key.id);
-                          }}
+                        <ConfirmButton
+                          question={`Révoquer la clé « ${key.name} » ?`}
+                          detail="Les programmes qui l’utilisent seront refusés."
+                          confirmLabel="Révoquer la clé"
+                          onConfirm={() => revoke.mutate(key.id)}
                         >
                           Révoquer
-                        </Button>
+                        </ConfirmButton>
                       )}
                     </Td>
                   </tr>
@@ -126,7 +123,7 @@ export function ApiKeysPanel() {
         </QueryState>
       </section>
 
-      <section aria-labelledby="new-key-title" className="h-fit rounded-lg border border-slate-200 bg-white p-5">
+      <Card as="section" className="h-fit" aria-labelledby="new-key-title">
         <h2 id="new-key-title" className="flex items-center gap-2 font-semibold">
           <KeyRound size={16} /> Nouvelle clé
         </h2>
@@ -172,7 +169,7 @@ export function ApiKeysPanel() {
             </Button>
           </form>
         )}
-      </section>
+      </Card>
     </div>
   );
 }

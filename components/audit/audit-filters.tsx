@@ -5,6 +5,7 @@ import { Button } from "@/components/ui/button";
 import { TextInput } from "@/components/ui/field";
 import { auditActionLabels, auditActions, type AuditAction } from "@/lib/audit/schemas";
 import type { AuditFilterValues } from "./queries";
+import { Card } from "@/components/ui/card";
 
 /** A date field (yyyy-mm-dd, local day) from an ISO bound, and back: `to` is exclusive, so the day after. */
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -44,12 +45,14 @@ export function AuditFilters({
   }
 
   return (
-    <form
+    <Card
+      as="form"
+      padding="sm"
+      className="grid gap-3 sm:grid-cols-2 lg:grid-cols-[minmax(0,14rem)_minmax(0,1fr)_minmax(0,1fr)_minmax(0,9rem)_minmax(0,9rem)_auto]"
       // A new key when the filters change elsewhere (a click on an actor), so the fields show them.
       key={JSON.stringify(filters)}
       onSubmit={onSubmit}
       aria-label="Filtres du journal d’audit"
-      className="grid gap-3 rounded-lg border border-slate-200 bg-white p-4 sm:grid-cols-2 lg:grid-cols-[minmax(0,14rem)_minmax(0,1fr)_minmax(0,1fr)_minmax(0,9rem)_minmax(0,9rem)_auto]"
     >
       <label className={labelClass}>
         Action
@@ -84,6 +87,6 @@ export function AuditFilters({
           Effacer
         </Button>
       </div>
-    </form>
+    </Card>
   );
 }

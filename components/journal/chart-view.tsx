@@ -17,6 +17,7 @@ import {
   XAxis,
   YAxis,
 } from "recharts";
+import { Card } from "@/components/ui/card";
 
 // A create_chart result drawn with recharts. The chart is data from a tool
 // (untrusted): every label goes through React as text, nothing as markup.
@@ -85,7 +86,7 @@ export function ChartView({ chart, height = 260 }: { chart: ChartData; height?: 
     </>
   );
   return (
-    <figure className="rounded-lg border border-slate-200 bg-white p-4" data-testid="tool-chart">
+    <Card as="figure" padding="sm" data-testid="tool-chart">
       <figcaption className="mb-2 text-sm font-medium text-slate-800">{chart.title}</figcaption>
       <div style={{ height }} role="img" aria-label={`Graphique ${chart.type} : ${chart.title}`}>
         <ResponsiveContainer width="100%" height="100%">
@@ -144,6 +145,6 @@ export function ChartView({ chart, height = 260 }: { chart: ChartData; height?: 
           )}
         </ResponsiveContainer>
       </div>
-    </figure>
+    </Card>
   );
 }

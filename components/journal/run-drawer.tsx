@@ -3,7 +3,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { toast } from "sonner";
 import { Badge } from "@/components/ui/badge";
-import { Button } from "@/components/ui/button";
+import { ConfirmButton } from "@/components/ui/confirm-button";
 import { Drawer } from "@/components/ui/drawer";
 import { Table, Td, Th } from "@/components/ui/table";
 import { ChartView, isChartData } from "./chart-view";
@@ -194,15 +194,16 @@ export function RunDrawer({
               data.status === "requires_approval" ||
               data.status === "suspended") && (
               <div className="flex justify-end">
-                <Button
+                <ConfirmButton
                   variant="danger"
                   disabled={cancel.isPending}
-                  onClick={() => {
-                    if (window.confirm("Annuler ce run ? Il n’acceptera plus aucun appel d’outil.")) cancel.mutate();
-                  }}
+                  question="Annuler ce run ?"
+                  detail="Il n’acceptera plus aucun appel d’outil."
+                  confirmLabel="Annuler le run"
+                  onConfirm={() => cancel.mutate()}
                 >
                   Annuler le run
-                </Button>
+                </ConfirmButton>
               </div>
             )}
         </div>

@@ -4,6 +4,7 @@ import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAx
 import { Table, Td, Th } from "@/components/ui/table";
 import { useTelemetry } from "./queries";
 import { ErrorText } from "@/components/ui/error-text";
+import { Card } from "@/components/ui/card";
 
 // Télémétrie: counters only (tool@version, code, field), never payloads.
 
@@ -11,10 +12,10 @@ const hourFormat = new Intl.DateTimeFormat("fr-FR", { hour: "2-digit", minute: "
 
 function Kpi({ label, value }: { label: string; value: number }) {
   return (
-    <div className="rounded-lg border border-slate-200 bg-white px-4 py-3">
+    <Card padding="none" className="px-4 py-3">
       <p className="text-xs text-slate-500">{label}</p>
       <p className="text-xl font-semibold tabular-nums">{value.toLocaleString("fr-FR")}</p>
-    </div>
+    </Card>
   );
 }
 
@@ -41,7 +42,7 @@ export function TelemetryPanel() {
         <Kpi label="Sorties invalides" value={data.totals.output_errors} />
       </div>
       <div className="grid gap-4 lg:grid-cols-2">
-        <figure className="rounded-lg border border-slate-200 bg-white p-4" data-testid="telemetry-calls-chart">
+        <Card as="figure" padding="sm" data-testid="telemetry-calls-chart">
           <figcaption className="mb-2 text-sm font-medium">Appels par heure</figcaption>
           <div
             style={{ height: 220 }}
@@ -60,8 +61,8 @@ export function TelemetryPanel() {
               </BarChart>
             </ResponsiveContainer>
           </div>
-        </figure>
-        <figure className="rounded-lg border border-slate-200 bg-white p-4">
+        </Card>
+        <Card as="figure" padding="sm">
           <figcaption className="mb-2 text-sm font-medium">Erreurs par code</figcaption>
           {data.errors_by_code.length === 0 ? (
             <p className="text-sm text-slate-500">Aucune erreur sur la période.</p>
@@ -82,7 +83,7 @@ export function TelemetryPanel() {
               </ResponsiveContainer>
             </div>
           )}
-        </figure>
+        </Card>
       </div>
       {data.calls.length > 0 && (
         <Table caption="Appels par outil et version">

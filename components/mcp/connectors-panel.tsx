@@ -6,6 +6,7 @@ import { useState } from "react";
 import { toast } from "sonner";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
+import { ConfirmButton } from "@/components/ui/confirm-button";
 import { EmptyState } from "@/components/ui/empty-state";
 import { QueryState } from "@/components/ui/query-state";
 import { Table, Td, Th } from "@/components/ui/table";
@@ -16,6 +17,7 @@ import { authLabels, dateFormat, syncErrorLabels } from "./labels";
 import { deleteMcpServer, mcpKeys, setMcpServerActive, syncMcpServer, useMcpServers } from "./queries";
 import { ServerForm } from "./server-form";
 import { ToolReview } from "./tool-review";
+import { Card } from "@/components/ui/card";
 
 /** The "Connecteurs MCP" page: servers, sync, activation, removal, and the way into each server's review. */
 export function ConnectorsPanel() {
@@ -138,15 +140,15 @@ export function ConnectorsPanel() {
                         >
                           {server.active ? "Désactiver" : "Activer"}
                         </Button>
-                        <Button
+                        <ConfirmButton
                           variant="ghost"
-                          onClick={() => {
-                            if (window.confirm(`Supprimer « ${server.name} » ? Ses outils disparaîtront du catalogue.`))
-                              remove.mutate(server.id);
-                          }}
+                          question={`Supprimer « ${server.name} » ?`}
+                          detail="Ses outils disparaîtront du catalogue."
+                          confirmLabel="Supprimer le connecteur"
+                          onConfirm={() => remove.mutate(server.id)}
                         >
                           Supprimer
-                        </Button>
+                        </ConfirmButton>
                       </div>
                     </Td>
                   </tr>
@@ -157,12 +159,12 @@ export function ConnectorsPanel() {
         </QueryState>
       </section>
 
-      <section aria-labelledby="new-server-title" className="h-fit rounded-lg border border-slate-200 bg-white p-5">
+      <Card as="section" className="h-fit" aria-labelledby="new-server-title">
         <h2 id="new-server-title" className="flex items-center gap-2 font-semibold">
           <Plug size={16} aria-hidden /> Nouveau connecteur
         </h2>
         <ServerForm />
-      </section>
+      </Card>
       <ToolReview server={reviewing} onClose={() => setReviewing(undefined)} onChanged={refresh} />
     </div>
   );

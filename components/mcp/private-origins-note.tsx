@@ -1,4 +1,5 @@
 import { privateOrigins } from "@/lib/network/private-origins";
+import { Card } from "@/components/ui/card";
 
 // Read-only: the grants are the operator's (server environment); an admin sees
 // only the private origins granted to their own organization, so they understand
@@ -6,10 +7,7 @@ import { privateOrigins } from "@/lib/network/private-origins";
 export async function PrivateOriginsNote({ organizationId }: { organizationId: string }) {
   const { origins } = await privateOrigins(organizationId);
   return (
-    <p
-      className="rounded-lg border border-slate-200 bg-white px-5 py-3 text-sm text-slate-700"
-      data-testid="private-origins"
-    >
+    <Card as="p" padding="none" className="px-5 py-3 text-sm text-slate-700" data-testid="private-origins">
       <span className="font-medium text-slate-900">
         Adresses privées que l’opérateur autorise à votre organisation :{" "}
       </span>
@@ -29,6 +27,6 @@ export async function PrivateOriginsNote({ organizationId }: { organizationId: s
           </span>
         </>
       )}
-    </p>
+    </Card>
   );
 }

@@ -3,7 +3,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { toast } from "sonner";
-import { Button } from "@/components/ui/button";
+import { ConfirmButton } from "@/components/ui/confirm-button";
 import { EmptyState } from "@/components/ui/empty-state";
 import { QueryState } from "@/components/ui/query-state";
 import { Table, Td, Th } from "@/components/ui/table";
@@ -60,18 +60,15 @@ export function InvitationsTable({ viewerRole }: { viewerRole: Role }) {
                   {dateFormat.format(new Date(invitation.expires_at))}
                 </Td>
                 <Td className="text-right">
-                  <Button
-                    variant="secondary"
+                  <ConfirmButton
                     disabled={revoke.isPending || (viewerRole !== "owner" && invitation.role === "owner")}
-                    onClick={() => {
-                      if (
-                        window.confirm(`Révoquer l’invitation de ${invitation.email} ? Son lien ne fonctionnera plus.`)
-                      )
-                        revoke.mutate(invitation);
-                    }}
+                    question={`Révoquer l’invitation de ${invitation.email} ?`}
+                    detail="Son lien ne fonctionnera plus."
+                    confirmLabel="Révoquer l’invitation"
+                    onConfirm={() => revoke.mutate(invitation)}
                   >
                     Révoquer
-                  </Button>
+                  </ConfirmButton>
                   {rowError?.id === invitation.id && (
                     <ErrorText small className="mt-1">
                       {rowError.message}

@@ -11,6 +11,7 @@ import { ApiClientError } from "@/lib/client/errors";
 import { dateFormat, grantableRoles, refusalMessage } from "./labels";
 import { createInvitation, memberKeys } from "./queries";
 import { ErrorText } from "@/components/ui/error-text";
+import { Card } from "@/components/ui/card";
 
 const selectClass = "block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm shadow-sm";
 
@@ -60,7 +61,7 @@ export function InviteForm({ viewerRole }: { viewerRole: Role }) {
   const otherError = failure !== undefined && !emailError ? refusalMessage(failure) : undefined;
 
   return (
-    <section aria-labelledby="invite-title" className="h-fit rounded-lg border border-slate-200 bg-white p-5">
+    <Card as="section" className="h-fit" aria-labelledby="invite-title">
       <h2 id="invite-title" className="flex items-center gap-2 font-semibold">
         <UserPlus size={16} /> Inviter une personne
       </h2>
@@ -111,6 +112,6 @@ export function InviteForm({ viewerRole }: { viewerRole: Role }) {
           </Button>
         </form>
       )}
-    </section>
+    </Card>
   );
 }

@@ -12,6 +12,7 @@ import type { ModelProviderObject, ModelProviderTestObject } from "@/lib/models/
 import { sourceLabels, testResultLabels } from "./labels";
 import { providerKeys, removeModelProvider, saveModelProvider, testModelProvider } from "./queries";
 import { ErrorText } from "@/components/ui/error-text";
+import { Card } from "@/components/ui/card";
 
 /** One provider: its models, where its settings come from, the form that sets them and the connection test. */
 export function ProviderCard({ provider }: { provider: ModelProviderObject }) {
@@ -59,10 +60,7 @@ export function ProviderCard({ provider }: { provider: ModelProviderObject }) {
 
   const tone = provider.source === "none" ? "warning" : provider.source === "organization" ? "success" : "info";
   return (
-    <section
-      aria-labelledby={`provider-${provider.provider}`}
-      className="rounded-lg border border-slate-200 bg-white p-5"
-    >
+    <Card as="section" aria-labelledby={`provider-${provider.provider}`}>
       <div className="flex flex-wrap items-center justify-between gap-2">
         <h2 id={`provider-${provider.provider}`} className="text-base font-semibold text-slate-900">
           {provider.provider}
@@ -117,7 +115,7 @@ export function ProviderCard({ provider }: { provider: ModelProviderObject }) {
         </div>
       </form>
       {test && <TestResult result={test} />}
-    </section>
+    </Card>
   );
 }
 

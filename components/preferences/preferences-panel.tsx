@@ -4,6 +4,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { toast } from "sonner";
 import { QueryState } from "@/components/ui/query-state";
 import { preferenceKeys, updateMyPreferences, useMyPreferences } from "./queries";
+import { Card } from "@/components/ui/card";
 
 // One switch today: the e-mail an approver receives when a proposal waits for
 // their role. The e-mail links here, so turning it off is one click away.
@@ -21,10 +22,7 @@ export function PreferencesPanel() {
   return (
     <QueryState query={query}>
       {(preferences) => (
-        <section
-          aria-labelledby="approval-emails"
-          className="space-y-3 rounded-lg border border-slate-200 bg-white px-5 py-4"
-        >
+        <Card as="section" padding="none" className="space-y-3 px-5 py-4" aria-labelledby="approval-emails">
           <h2 id="approval-emails" className="text-sm font-semibold text-slate-900">
             E-mails d’approbation
           </h2>
@@ -47,7 +45,7 @@ export function PreferencesPanel() {
               dès qu’il en aura un.
             </p>
           )}
-        </section>
+        </Card>
       )}
     </QueryState>
   );

@@ -5,9 +5,11 @@ import { useState } from "react";
 import { toast } from "sonner";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
+import { ConfirmButton } from "@/components/ui/confirm-button";
 import { eventTypeLabels, type WebhookEndpointObject } from "@/lib/webhooks/schemas";
 import { DeliveryLog } from "./delivery-log";
 import { deleteWebhookEndpoint, rotateWebhookSecret, updateWebhookEndpoint, webhookKeys } from "./queries";
+import { Card } from "@/components/ui/card";
 
 const dateFormat = new Intl.DateTimeFormat("fr-FR", { dateStyle: "medium", timeStyle: "short" });
 
@@ -62,7 +64,7 @@ export function EndpointCard({
   const enabled = endpoint.status === "enabled";
 
   return (
-    <li className="space-y-3 rounded-lg border border-slate-200 bg-white p-4" aria-label={`Webhook ${endpoint.url}`}>
+    <Card as="li" padding="sm" className="space-y-3" aria-label={`Webhook ${endpoint.url}`}>
       <div className="flex flex-wrap items-start justify-between gap-3">
         <div className="min-w-0 space-y-1">
           <p className="font-mono text-sm break-all text-slate-900">{endpoint.url}</p>
@@ -92,28 +94,29 @@ export function EndpointCard({
         >
           {enabled ? "Mettre en pause" : "Réactiver"}
         </Button>
-        <Button
+        <ConfirmButton
           variant="ghost"
           disabled={rotate.isPending}
-          onClick={() => {
-            if (window.confirm("Renouveler le secret ? L’ancien cessera aussitôt de signer les livraisons."))
-              rotate.mutate();
-          }}
+          question="Renouveler le secret ?"
+          detail="L’ancien cessera aussitôt de signer les livraisons."
+          confirmLabel="Renouveler le secret"
+          onConfirm={() => rotate.mutate()}
         >
           Renouveler le secret
-        </Button>
-        <Button
+        </ConfirmButton>
+        <ConfirmButton
           variant="ghost"
           className="text-red-700"
           disabled={remove.isPending}
-          onClick={() => {
-            if (window.confirm(`Supprimer le webhook ${endpoint.url} et son journal de livraisons ?`)) remove.mutate();
-          }}
+          question={`Supprimer le webhook ${endpoint.url} ?`}
+          detail="Son journal de livraisons est supprimé avec lui."
+          confirmLabel="Supprimer le webhook"
+          onConfirm={() => remove.mutate()}
         >
           Supprimer
-        </Button>
+        </ConfirmButton>
       </div>
       {logOpen && <DeliveryLog endpointId={endpoint.id} url={endpoint.url} enabled={enabled} />}
-    </li>
+    </Card>
   );
 }

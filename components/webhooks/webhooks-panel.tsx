@@ -9,6 +9,7 @@ import { QueryState } from "@/components/ui/query-state";
 import { EndpointCard } from "./endpoint-card";
 import { EndpointForm } from "./endpoint-form";
 import { useWebhookEndpoints } from "./queries";
+import { Card } from "@/components/ui/card";
 
 /** The signing secret, once: after creation or « Renouveler le secret ». Never fetched again. */
 function SecretOnce({ revealed, onDone }: { revealed: { url: string; secret: string }; onDone: () => void }) {
@@ -61,7 +62,7 @@ export function WebhooksPanel() {
           )}
         </QueryState>
       </section>
-      <section aria-labelledby="new-webhook-title" className="h-fit rounded-lg border border-slate-200 bg-white p-5">
+      <Card as="section" className="h-fit" aria-labelledby="new-webhook-title">
         <h2 id="new-webhook-title" className="flex items-center gap-2 font-semibold">
           <Webhook size={16} /> {revealed ? "Secret de signature" : "Nouveau webhook"}
         </h2>
@@ -70,7 +71,7 @@ export function WebhooksPanel() {
         ) : (
           <EndpointForm onCreated={setRevealed} />
         )}
-      </section>
+      </Card>
     </div>
   );
 }

@@ -5,6 +5,7 @@ import { PageHeader } from "@/components/ui/page-header";
 import { listAuditEventsEndpoint } from "@/lib/audit/api";
 import { requireMember } from "@/lib/auth/session";
 import { mayCall } from "@/lib/http/endpoint";
+import { NoticeCard } from "@/components/ui/card";
 
 export const metadata: Metadata = { title: "Audit" };
 
@@ -23,9 +24,9 @@ export default async function AuditPage() {
           <AuditPanel />
         </Suspense>
       ) : (
-        <p className="rounded-lg border border-slate-200 bg-white px-5 py-4 text-sm text-slate-700">
+        <NoticeCard>
           Seuls les propriétaires et les administrateurs de l’organisation consultent le journal d’audit.
-        </p>
+        </NoticeCard>
       )}
     </>
   );

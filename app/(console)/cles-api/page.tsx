@@ -4,6 +4,7 @@ import { PageHeader } from "@/components/ui/page-header";
 import { listApiKeysEndpoint } from "@/lib/api-keys/api";
 import { requireMember } from "@/lib/auth/session";
 import { mayCall } from "@/lib/http/endpoint";
+import { NoticeCard } from "@/components/ui/card";
 
 export const metadata: Metadata = { title: "Clés API" };
 
@@ -20,9 +21,9 @@ export default async function ApiKeysPage() {
       {canManage ? (
         <ApiKeysPanel />
       ) : (
-        <p className="rounded-lg border border-slate-200 bg-white px-5 py-4 text-sm text-slate-700">
+        <NoticeCard>
           Seuls les propriétaires, les administrateurs et les développeurs de l’organisation gèrent les clés API.
-        </p>
+        </NoticeCard>
       )}
     </>
   );

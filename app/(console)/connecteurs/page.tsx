@@ -5,6 +5,7 @@ import { PageHeader } from "@/components/ui/page-header";
 import { requireMember } from "@/lib/auth/session";
 import { mayCall } from "@/lib/http/endpoint";
 import { listMcpServersEndpoint } from "@/lib/mcp/api";
+import { NoticeCard } from "@/components/ui/card";
 
 export const metadata: Metadata = { title: "Connecteurs MCP" };
 
@@ -22,10 +23,10 @@ export default async function ConnectorsPage() {
           <ConnectorsPanel />
         </div>
       ) : (
-        <p className="rounded-lg border border-slate-200 bg-white px-5 py-4 text-sm text-slate-700">
+        <NoticeCard>
           Seuls les propriétaires et les administrateurs de l’organisation gèrent les connecteurs. La liste des outils
           disponibles est dans « Outils ».
-        </p>
+        </NoticeCard>
       )}
     </>
   );

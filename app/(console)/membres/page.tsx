@@ -4,6 +4,7 @@ import { PageHeader } from "@/components/ui/page-header";
 import { requireMember } from "@/lib/auth/session";
 import { mayCall } from "@/lib/http/endpoint";
 import { listMembersEndpoint } from "@/lib/members/api";
+import { NoticeCard } from "@/components/ui/card";
 
 export const metadata: Metadata = { title: "Membres" };
 
@@ -21,9 +22,9 @@ export default async function MembersPage() {
       {canManage ? (
         <MembersPanel viewer={{ id: member.id, role }} />
       ) : (
-        <p className="rounded-lg border border-slate-200 bg-white px-5 py-4 text-sm text-slate-700">
+        <NoticeCard>
           Seuls les propriétaires et les administrateurs de l’organisation gèrent les membres et les invitations.
-        </p>
+        </NoticeCard>
       )}
     </>
   );

@@ -5,6 +5,7 @@ import { PageHeader } from "@/components/ui/page-header";
 import { requireMember } from "@/lib/auth/session";
 import { mayCall } from "@/lib/http/endpoint";
 import { listModelProvidersEndpoint } from "@/lib/models/api";
+import { NoticeCard } from "@/components/ui/card";
 
 export const metadata: Metadata = { title: "Modèles" };
 
@@ -22,9 +23,9 @@ export default async function ModelsPage() {
           <ProvidersPanel />
         </div>
       ) : (
-        <p className="rounded-lg border border-slate-200 bg-white px-5 py-4 text-sm text-slate-700">
+        <NoticeCard>
           Seuls les propriétaires et les administrateurs de l’organisation règlent les fournisseurs de modèles.
-        </p>
+        </NoticeCard>
       )}
     </>
   );

@@ -4,6 +4,7 @@ import { WebhooksPanel } from "@/components/webhooks/webhooks-panel";
 import { requireMember } from "@/lib/auth/session";
 import { mayCall } from "@/lib/http/endpoint";
 import { listWebhookEndpointsEndpoint } from "@/lib/webhooks/api";
+import { NoticeCard } from "@/components/ui/card";
 
 export const metadata: Metadata = { title: "Webhooks" };
 
@@ -20,9 +21,7 @@ export default async function WebhooksPage() {
       {canManage ? (
         <WebhooksPanel />
       ) : (
-        <p className="rounded-lg border border-slate-200 bg-white px-5 py-4 text-sm text-slate-700">
-          Seuls les propriétaires et les administrateurs de l’organisation gèrent les webhooks.
-        </p>
+        <NoticeCard>Seuls les propriétaires et les administrateurs de l’organisation gèrent les webhooks.</NoticeCard>
       )}
     </>
   );
