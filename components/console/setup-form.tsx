@@ -6,12 +6,11 @@ import { useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
 import { TextField } from "@/components/ui/field";
 import { ErrorText } from "@/components/ui/error-text";
+import { call } from "@/lib/client/call";
+import { ApiClientError, type ApiFieldError } from "@/lib/client/errors";
+import { setupRoute } from "@/lib/tenancy/api";
 
-interface Failure {
-  code: string;
-  message: string;
-  errors?: { field: string; message: string }[];
-}
+type Failure = Pick<ApiClientError, "code" | "message"> & { errors?: ApiFieldError[] };
 
 const fieldMessages: Record<string, string> = {
   organization: "Donnez un nom à l’organisation (100 caractères au plus).",
@@ -42,15 +41,11 @@ export function SetupForm() {
     };
     setPending(true);
     setFailure(undefined);
-    // eslint-disable-next-line no-restricted-syntax -- not a /v1 endpoint: nobody is signed in yet
-    const response = await fetch("/api/setup", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
-    if (!response.ok) {
+    try {
+      await call(setupRoute, { body });
+    } catch (error) {
       setPending(false);
-      setFailure(((await response.json().catch(() => null)) as { error?: Failure } | null)?.error ?? undefined);
+      setFailure(error instanceof ApiClientError ? error : { code: "internal_error", message: String(error) });
       return;
     }
     const result = await signIn("credentials", { email: body.email, password: body.password, redirect: false });

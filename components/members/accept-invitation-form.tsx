@@ -12,14 +12,11 @@ import {
   type PasswordProblem,
 } from "@/lib/members/password-policy";
 import { ErrorText } from "@/components/ui/error-text";
+import { call } from "@/lib/client/call";
+import { ApiClientError } from "@/lib/client/errors";
+import { acceptInvitationRoute } from "@/lib/members/api";
 
 type Errors = Partial<Record<"name" | "password" | "confirmation" | "form", string>>;
-
-interface Failure {
-  code?: string;
-  message?: string;
-  errors?: { field: string; code: string }[];
-}
 
 const invalidLink =
   "Ce lien d’invitation n’est plus valable : il a déjà servi, a été révoqué ou a expiré. Demandez une nouvelle invitation.";
@@ -28,7 +25,7 @@ const addressTaken =
   "Un compte Guichet existe déjà avec cette adresse e-mail : connectez-vous avec ce compte, ou demandez une invitation pour une autre adresse.";
 
 /** The refusal of the accept endpoint, said under its field. */
-function errorsOf(failure: Failure | null): Errors {
+function errorsOf(failure: ApiClientError | null): Errors {
   if (failure?.code === "invitation_invalid") return { form: invalidLink };
   if (failure?.code === "email_unavailable") return { form: addressTaken };
   const errors: Errors = {};
@@ -77,15 +74,11 @@ export function AcceptInvitationForm({
     if (Object.keys(local).length > 0) return;
 
     setPending(true);
-    // eslint-disable-next-line no-restricted-syntax -- not a /v1 endpoint: nobody is signed in yet
-    const response = await fetch("/api/invitations/accept", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ token, name, password }),
-    });
-    if (!response.ok) {
+    try {
+      await call(acceptInvitationRoute, { body: { token, name, password } });
+    } catch (error) {
       setPending(false);
-      setErrors(errorsOf(((await response.json().catch(() => null)) as { error?: Failure } | null)?.error ?? null));
+      setErrors(errorsOf(error instanceof ApiClientError ? error : null));
       return;
     }
     const result = await signIn("credentials", { email, password, redirect: false });

@@ -1,16 +1,16 @@
 import type { z } from "zod";
 import type { Endpoint } from "@/lib/http/endpoint";
-import { errorFromResponse } from "./errors";
+import { errorFromResponse, readPayload } from "./errors";
 
 // The console's one way to reach /v1: the URL, the method and the answer's type
 // all come from the endpoint's declaration (`lib/<domain>/api.ts`), the same
 // object the route handler serves, so a component never spells a path or guesses
 // a response shape.
 
-type Params<E> = E extends Endpoint<infer P, z.ZodType, z.ZodType, z.ZodType> ? z.input<P> : never;
-type Query<E> = E extends Endpoint<z.ZodType, infer Q, z.ZodType, z.ZodType> ? z.input<Q> : never;
-type Body<E> = E extends Endpoint<z.ZodType, z.ZodType, infer B, z.ZodType> ? z.input<B> : never;
-export type ResponseOf<E> = E extends Endpoint<z.ZodType, z.ZodType, z.ZodType, infer R> ? z.output<R> : never;
+type Params<E> = E extends { params?: infer P extends z.ZodType } ? z.input<P> : never;
+type Query<E> = E extends { query?: infer Q extends z.ZodType } ? z.input<Q> : never;
+type Body<E> = E extends { body?: infer B extends z.ZodType } ? z.input<B> : never;
+export type ResponseOf<E> = E extends { response?: infer R extends z.ZodType } ? z.output<R> : never;
 
 export interface CallInput<E> {
   params?: Params<E>;
@@ -19,9 +19,10 @@ export interface CallInput<E> {
   signal?: AbortSignal;
 }
 
-// Any endpoint, whatever its schemas (the parameters are only read back through the conditional types above).
+// Any endpoint, whatever its schemas (the parameters are only read back through the conditional types above),
+// or a public route the console calls before anyone is signed in (lib/http/endpoint.ts, PublicRoute).
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- variance: Endpoint<P, Q, B, R> is invariant in its schemas
-type AnyEndpoint = Endpoint<any, any, any, any>;
+type AnyEndpoint = Pick<Endpoint<any, any, any, any>, "method" | "path" | "params" | "query" | "body" | "response">;
 
 /** The path of an endpoint with its `{name}` segments filled in, plus the query string. */
 export function endpointUrl(endpoint: Pick<Endpoint, "path">, params?: unknown, query?: unknown): string {
@@ -51,13 +52,7 @@ export async function call<E extends AnyEndpoint>(endpoint: E, input: CallInput<
     credentials: "same-origin",
     signal: input.signal,
   });
-  const text = await response.text();
-  let payload: unknown = null;
-  try {
-    payload = text ? JSON.parse(text) : null;
-  } catch {
-    // Not JSON (a proxy's error page): the status says enough below.
-  }
+  const payload = await readPayload(response);
   if (!response.ok) throw errorFromResponse(response.status, payload);
   return payload as ResponseOf<E>;
 }

@@ -49,3 +49,13 @@ export function errorFromResponse(status: number, payload: unknown): ApiClientEr
     error?.request_id,
   );
 }
+
+/** An answer's JSON, or null when it has none or is not JSON (a proxy's error page: the status then speaks). */
+export async function readPayload(response: Response): Promise<unknown> {
+  const text = await response.text();
+  try {
+    return text ? JSON.parse(text) : null;
+  } catch {
+    return null;
+  }
+}

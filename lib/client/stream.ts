@@ -2,7 +2,7 @@ import { EventSourceParserStream } from "eventsource-parser/stream";
 import type { z } from "zod";
 import type { Endpoint } from "@/lib/http/endpoint";
 import { endpointUrl, type CallInput } from "./call";
-import { errorFromResponse } from "./errors";
+import { errorFromResponse, readPayload } from "./errors";
 
 // The console's way to read a Server-Sent Events answer of /v1 (a streamed run,
 // a run's events). fetch rather than EventSource: a run starts with a POST and
@@ -43,14 +43,7 @@ export async function streamEvents<E extends StreamEndpoint>(
     signal: input.signal,
   });
   if (!response.ok || !response.body) {
-    const text = await response.text();
-    let payload: unknown = null;
-    try {
-      payload = text ? JSON.parse(text) : null;
-    } catch {
-      // not the envelope: the status speaks
-    }
-    throw errorFromResponse(response.status, payload);
+    throw errorFromResponse(response.status, await readPayload(response));
   }
   const events = response.body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream());
   const reader = events.getReader();

@@ -67,6 +67,22 @@ export function defineEndpoint<P extends z.ZodType, Q extends z.ZodType, B exten
 }
 
 /**
+ * A route outside /v1 that the console calls before anyone is signed in
+ * (`app/api/setup`, `app/api/invitations/accept`): its method, path and schemas,
+ * read by its handler and by the typed client alike. Not in the OpenAPI document.
+ */
+export type PublicRoute<B extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType> = Pick<
+  Endpoint<z.ZodType, z.ZodType, B, R>,
+  "method" | "path" | "body" | "response"
+> & { body: B; response: R };
+
+export function definePublicRoute<B extends z.ZodType, R extends z.ZodType>(
+  spec: PublicRoute<B, R>,
+): PublicRoute<B, R> {
+  return spec;
+}
+
+/**
  * Whether a signed-in member with this role passes the endpoint's rules, as
  * lib/http/handler.ts applies them: pages show what leads to an endpoint (a
  * form, a button, a link) only to those who may call it.

@@ -1,7 +1,8 @@
 import { MANAGER_ROLES } from "@/lib/auth/scopes";
 import { z } from "zod";
-import { defineEndpoint } from "@/lib/http/endpoint";
+import { defineEndpoint, definePublicRoute } from "@/lib/http/endpoint";
 import {
+  InvitationAcceptBody,
   InvitationCreateBody,
   InvitationObject,
   InvitationParams,
@@ -100,4 +101,12 @@ export const revokeInvitationEndpoint = defineEndpoint({
   params: InvitationParams,
   response: z.object({ data: InvitationObject }),
   errors: ["not_found"],
+});
+
+// An invitation's link, accepted by someone not signed in yet: the token is the credential (app/api/invitations/accept/route.ts).
+export const acceptInvitationRoute = definePublicRoute({
+  method: "POST",
+  path: "/api/invitations/accept",
+  body: InvitationAcceptBody,
+  response: z.object({ data: z.object({ id: z.string(), email: z.string() }) }),
 });

@@ -1,6 +1,12 @@
 import { z } from "zod";
-import { defineEndpoint } from "@/lib/http/endpoint";
-import { OrganizationCreateBody, OrganizationObject, OrganizationParams, OrganizationUpdateBody } from "./schemas";
+import { defineEndpoint, definePublicRoute } from "@/lib/http/endpoint";
+import {
+  OrganizationCreateBody,
+  OrganizationObject,
+  OrganizationParams,
+  OrganizationUpdateBody,
+  SetupBody,
+} from "./schemas";
 
 // /v1/organizations: the instance owner's (the first run's owner), in the console.
 // Any other member is 403, whatever their role in their own organization.
@@ -39,4 +45,17 @@ export const updateOrganizationEndpoint = defineEndpoint({
   body: OrganizationUpdateBody,
   response: z.object({ data: OrganizationObject }),
   errors: ["forbidden", "not_found"],
+});
+
+// « Créer votre organisation », before anyone can sign in (app/api/setup/route.ts).
+export const setupRoute = definePublicRoute({
+  method: "POST",
+  path: "/api/setup",
+  body: SetupBody,
+  response: z.object({
+    data: z.object({
+      organization: z.object({ id: z.string(), name: z.string(), slug: z.string(), plan: z.string() }),
+      owner: z.object({ id: z.string(), email: z.string(), instance_owner: z.boolean() }),
+    }),
+  }),
 });

@@ -5,7 +5,7 @@ import { ApiError, toErrorEnvelope } from "@/lib/http/errors";
 import { parseInput } from "@/lib/http/validation";
 import { newId } from "@/lib/ids";
 import { log } from "@/lib/log";
-import { SetupBody } from "@/lib/tenancy/schemas";
+import { setupRoute } from "@/lib/tenancy/api";
 import { setUpOrganization, setupStatus } from "@/lib/tenancy/organizations";
 
 // The console's « Créer votre organisation »: before anyone can sign in, so it is
@@ -33,7 +33,7 @@ export async function POST(request: Request) {
   const requestId = newId("req");
   try {
     assertSameOrigin(request);
-    const body = parseInput(SetupBody, await readJsonBody(request));
+    const body = parseInput(setupRoute.body, await readJsonBody(request));
     const { organization, member, firstRun } = await setUpOrganization(body, clientAddress(request.headers));
     log("info", firstRun ? "instance_set_up" : "organization_signed_up", {
       organization_id: organization.id,

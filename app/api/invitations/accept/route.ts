@@ -1,4 +1,4 @@
-import { InvitationAcceptBody } from "@/lib/members/schemas";
+import { acceptInvitationRoute } from "@/lib/members/api";
 import { acceptInvitation } from "@/lib/members/invitations";
 import { json } from "@/lib/http/handler";
 import { readJsonBody } from "@/lib/http/body";
@@ -11,7 +11,7 @@ import { newId } from "@/lib/ids";
 export async function POST(request: Request): Promise<Response> {
   const requestId = newId("req");
   try {
-    const body = parseInput(InvitationAcceptBody, await readJsonBody(request));
+    const body = parseInput(acceptInvitationRoute.body, await readJsonBody(request));
     const member = await acceptInvitation(body);
     return json({ data: { id: member.id, email: member.email } }, 201, { "x-request-id": requestId });
   } catch (error) {
