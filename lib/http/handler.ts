@@ -5,6 +5,7 @@ import { hasAnyScope, scopesForRole } from "@/lib/auth/scopes";
 import { cookieHeaderReader, sessionFromCookies } from "@/lib/auth/session-cookie";
 import { withinRequest } from "@/lib/db/changes";
 import { newId } from "@/lib/ids";
+import { log } from "@/lib/log";
 import { authenticateBearer } from "./bearer";
 import type { Endpoint } from "./endpoint";
 import { readJsonBody } from "./body";
@@ -23,7 +24,11 @@ export interface HandlerInput<P extends z.ZodType, Q extends z.ZodType, B extend
 }
 
 /** What a handler returns: a body (sent as JSON with the endpoint's status) or a ready Response. */
-export type HandlerResult = Response | { status?: number; body: unknown; headers?: Record<string, string> } | object;
+/**
+ * What a handler answers: a Response it built (a download, a stream, a redirect),
+ * or the JSON body its endpoint declares (`response`), alone or with a status and headers.
+ */
+export type HandlerResult<T = unknown> = Response | { status?: number; body: T; headers?: Record<string, string> } | T;
 
 type RouteContext = { params: Promise<Record<string, string | string[]>> };
 
@@ -93,13 +98,33 @@ function queryObject(url: URL): Record<string, string> {
   return out;
 }
 
-function toResponse(result: HandlerResult, endpoint: Endpoint): Response {
+function toResponse(result: unknown, endpoint: Endpoint): Response {
   if (result instanceof Response) return result;
-  if ("body" in result && Object.keys(result).every((k) => k === "status" || k === "body" || k === "headers")) {
-    const { status, body, headers } = result as { status?: number; body: unknown; headers?: Record<string, string> };
-    return json(body, status ?? endpoint.status ?? 200, headers);
-  }
-  return json(result, endpoint.status ?? 200);
+  const wrapped =
+    typeof result === "object" &&
+    result !== null &&
+    "body" in result &&
+    Object.keys(result).every((k) => k === "status" || k === "body" || k === "headers");
+  const { status = endpoint.status ?? 200, body, headers } = wrapped
+    ? (result as { status?: number; body: unknown; headers?: Record<string, string> })
+    : { body: result };
+  if (checkAnswers && status < 300) assertDeclaredAnswer(endpoint, body);
+  return json(body, status, headers);
+}
+
+// Test stacks (GUICHET_TEST_STACK=1) check every success against the endpoint's
+// declared response, so the OpenAPI document cannot drift from what is served:
+// the types bind what a handler returns, this binds what it computes at run time.
+const checkAnswers = process.env.GUICHET_TEST_STACK === "1";
+
+function assertDeclaredAnswer(endpoint: Endpoint, body: unknown) {
+  if (!endpoint.response) return;
+  const parsed = endpoint.response.safeParse(body);
+  if (parsed.success) return;
+  // Paths and codes only: the body itself may hold what logs must not.
+  const issues = parsed.error.issues.map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.code}`);
+  log("error", "response_not_declared", { method: endpoint.method, path: endpoint.path, issues });
+  throw new Error(`${endpoint.method} ${endpoint.path} answered what its declaration does not: ${issues.join("; ")}`);
 }
 
 /**
@@ -107,9 +132,9 @@ function toResponse(result: HandlerResult, endpoint: Endpoint): Response {
  * (session, API key or both), scopes and roles, rate limit, strict zod parsing of
  * params, query and body, Idempotency-Key on POST, and the single error envelope.
  */
-export function handle<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType>(
-  endpoint: Endpoint<P, Q, B>,
-  handler: (input: HandlerInput<P, Q, B>) => Promise<HandlerResult>,
+export function handle<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType>(
+  endpoint: Endpoint<P, Q, B, R>,
+  handler: (input: HandlerInput<P, Q, B>) => Promise<HandlerResult<z.input<R>>>,
 ) {
   return (request: Request, context: RouteContext): Promise<Response> =>
     // One read of the cache versions for the whole request (lib/db/changes.ts).

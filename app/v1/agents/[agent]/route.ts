@@ -17,5 +17,5 @@ export const PATCH = handle(updateAgentEndpoint, async ({ principal, params, bod
 // DELETE /v1/agents/{agent} — delete an agent with its documents and their bytes
 export const DELETE = handle(deleteAgentEndpoint, async ({ principal, params }) => {
   await deleteAgent(principal.organizationId, params.agent, actorOf(principal));
-  return { data: { id: params.agent, deleted: true } };
+  return { data: { id: params.agent, deleted: true as const } };
 });

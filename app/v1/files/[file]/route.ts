@@ -10,5 +10,5 @@ export const GET = handle(getFileEndpoint, async ({ principal, params }) => ({
 // DELETE /v1/files/{file} — delete a plain file (a document answers 409 file_in_use)
 export const DELETE = handle(deleteFileEndpoint, async ({ principal, params }) => {
   await deleteFile(principal.organizationId, params.file);
-  return { data: { id: params.file, deleted: true } };
+  return { data: { id: params.file, deleted: true as const } };
 });
