@@ -1,35 +1,20 @@
 import "server-only";
 import type OpenAI from "openai";
+import type { ClientToolDefinition } from "@/lib/agents/schemas";
 import { checkAgainst } from "@/lib/contracts/schema";
-import { db, isUniqueViolation, Prisma } from "@/lib/db";
-import { dispatchToolCall, type ToolEnvelope } from "@/lib/proposals/dispatch";
 import { env } from "@/lib/env";
 import type { ModelRoute } from "@/lib/models/providers";
+import { dispatchToolCall, type ToolEnvelope } from "@/lib/proposals/dispatch";
 import { trackCall } from "@/lib/runs/active-calls";
 import { openerOf } from "@/lib/runs/driver";
-import type { ClientToolDefinition } from "@/lib/agents/schemas";
-import { RunUsage, type RequiredAction, type RunFailure, type RunOutput } from "@/lib/runs/schemas";
-import { effectiveStatus, getRun, type RunRow } from "@/lib/runs/service";
-import { driverFirst } from "@/lib/db/driver";
-import { recordRunStatus } from "@/lib/webhooks/events";
-import { log } from "@/lib/log";
-import { pendingProposalOf, scheduleResumes, type HeldCall, type PendingApproval } from "./approvals";
-import {
-  announceRunEvent,
-  emitRunEvent,
-  forgetRunSeq,
-  heldEventRows,
-  heldEventsStored,
-  knownNextSeq,
-  storeRunStatusEvent,
-  toolCallCompleted,
-  type HeldRunEvent,
-} from "./events";
-import type { RunEventData, RunEventType } from "@/lib/runs/event-schemas";
-import { traceAnswer, traceModelRequest } from "@/lib/traces/record";
+import { RunUsage, type RequiredAction } from "@/lib/runs/schemas";
+import { getRun, type RunRow } from "@/lib/runs/service";
+import { traceModelRequest } from "@/lib/traces/record";
+import { pendingProposalOf, scheduleResumes, type HeldCall } from "./approvals";
+import { emitRunEvent, toolCallCompleted } from "./events";
 import { callModel, ModelFailure } from "./model-call";
-import { moveActiveRunOnDriver } from "./store";
 import { modelTools, toolMessageContent } from "./prompt";
+import { failUnexpectedly, RunState } from "./run-state";
 
 // The loop of a managed run. The model is one more untrusted caller: each tool
 // call it makes goes through the dispatcher, exactly as a client's
@@ -38,14 +23,9 @@ import { modelTools, toolMessageContent } from "./prompt";
 // run's own deadline; the run's status is read before each model call, so a
 // cancel stops it between steps (and aborts the call in flight in this process).
 //
-// A step's own cost is mostly its database writes: each is a commit, and
-// Prisma compiles each query with its values, the whole conversation included.
-// So the conversation is written at pauses and ends (in their status
-// transaction) and otherwise at most every SAVE_EVERY_MS, and the tool-call
-// events of a run nobody streams are held and stored with that write, in one
-// transaction. A streamed run's events are stored as they happen: its reader
-// shows them live. Held events are stored before a pause's or end's own event,
-// so the numbering keeps the order.
+//
+// What the run keeps between steps — its conversation, usage and held events —
+// and how it leaves `active` is ./run-state.ts.
 
 export interface LoopSettings {
   route: ModelRoute;
@@ -57,12 +37,6 @@ export interface LoopSettings {
 
 type Message = OpenAI.Chat.ChatCompletionMessageParam;
 
-const INTERNAL_FAILURE: RunFailure = {
-  code: "internal_error",
-  message: "Guichet could not go on with this run because of an internal error; nothing more will run in it.",
-  field: null,
-};
-
 const NOT_RUN_WHILE_WAITING = JSON.stringify({
   untrusted_content: null,
   error: {
@@ -73,15 +47,6 @@ const NOT_RUN_WHILE_WAITING = JSON.stringify({
   },
 });
 
-/**
- * How often a running loop writes its conversation (and a non-streamed run's events): a crash leaves the
- * run with its conversation as of a step at most this old, which nothing resumes (an active run's loop is
- * not taken over; it expires). Pauses and ends always write everything, in their status transaction.
- */
-const SAVE_EVERY_MS = 1_000;
-
-const RUN_STATUS = `SELECT "status", "expiresAt" FROM "Run" WHERE "id" = $1 AND "organizationId" = $2 LIMIT 1`;
-
 const NOT_JSON = Symbol("not JSON");
 function parseJson(text: string): unknown {
   try {
@@ -89,188 +54,6 @@ function parseJson(text: string): unknown {
   } catch {
     return NOT_JSON;
   }
-}
-
-type HeldRows = Awaited<ReturnType<typeof heldEventRows>>;
-
-class RunState {
-  readonly usage: RunUsage;
-  private held: HeldRunEvent[] = [];
-  /** When the conversation was last written: by the caller just before the loop, or by `checkpoint`. */
-  private savedAt: number;
-  constructor(
-    readonly run: RunRow,
-    readonly messages: Message[],
-    usage: RunUsage | null,
-    stored: boolean,
-  ) {
-    this.usage = usage ?? { input_tokens: 0, output_tokens: 0, model_calls: [] };
-    this.savedAt = stored ? performance.now() : -Infinity;
-  }
-
-  addUsage(call: RunUsage["model_calls"][number]): void {
-    this.usage.model_calls.push(call);
-    this.usage.input_tokens += call.input_tokens;
-    this.usage.output_tokens += call.output_tokens;
-  }
-
-  /** Stores the event now when the run streams, else with the run's next write. */
-  async record<T extends RunEventType>(type: T, data: RunEventData<T>): Promise<void> {
-    if (this.run.stream) await emitRunEvent(this.run, type, data);
-    else this.held.push({ type, data });
-  }
-
-  /**
-   * Writes the held events with `write`, in one transaction, with the number of the event that may follow
-   * them in it (when known). A number taken meanwhile by another writer (which one loop per run makes
-   * unexpected) fails the whole transaction: it is tried again numbered from the database, up to three times.
-   */
-  async withHeld<T>(write: (rows: HeldRows, nextSeq: number | undefined) => Promise<T>): Promise<T> {
-    for (let attempt = 0; ; attempt += 1) {
-      const rows = await heldEventRows(this.run, this.held);
-      try {
-        const result = await write(rows, knownNextSeq(this.run.id, rows));
-        this.held = [];
-        heldEventsStored(this.run.id, rows);
-        return result;
-      } catch (error) {
-        forgetRunSeq(this.run.id);
-        if (!isUniqueViolation(error) || attempt >= 3) throw error;
-      }
-    }
-  }
-
-  private progress() {
-    return {
-      transcript: this.messages as unknown as Prisma.InputJsonArray,
-      usage: this.usage as unknown as Prisma.InputJsonObject,
-    };
-  }
-
-  /** The run's status read again: on the driver when it can (no Prisma query machinery), else through Prisma. */
-  private async stillActive(): Promise<boolean> {
-    const state = await driverFirst<{ status: string; expiresAt: Date }>(
-      { sql: RUN_STATUS, values: [this.run.id, this.run.organizationId] },
-      () =>
-        db.run.findFirst({
-          where: { id: this.run.id, organizationId: this.run.organizationId },
-          select: { status: true, expiresAt: true },
-        }),
-    );
-    return state !== null && effectiveStatus(state) === "active";
-  }
-
-  /**
-   * Before a model call: false when the run is no longer active (cancelled, expired). The conversation
-   * so far and the held events are written at most every SAVE_EVERY_MS; in between, the run's status
-   * is only read (no commit, no conversation to compile into a query).
-   */
-  async checkpoint(): Promise<boolean> {
-    const where = {
-      id: this.run.id,
-      organizationId: this.run.organizationId,
-      status: "active",
-      expiresAt: { gt: new Date() },
-    };
-    if (performance.now() - this.savedAt < SAVE_EVERY_MS) return this.stillActive();
-    const update = () => db.run.updateMany({ where, data: this.progress() });
-    const saved = await this.withHeld(async (rows) => {
-      if (!rows.length) return update();
-      // The events are stored even when the run stopped meanwhile: their tool calls did run.
-      const [moved] = await db.$transaction([update(), db.runEvent.createMany({ data: rows })]);
-      return moved;
-    });
-    this.savedAt = performance.now();
-    return saved.count === 1;
-  }
-
-  /** Waits for the API client's outputs of its client tools (POST /v1/runs/{run}/tool_outputs resumes). */
-  async pause(action: RequiredAction): Promise<void> {
-    await this.leaveActive(
-      { status: "requires_action", requiredAction: action as unknown as Prisma.InputJsonObject },
-      "run.requires_action",
-      { required_action: action },
-    );
-  }
-
-  /** Waits for people to decide the held calls' proposals; a job resumes the run (see approvals.ts). */
-  waitForApproval(approval: PendingApproval): Promise<boolean> {
-    const proposals = approval.calls.map((call) => call.proposal_id);
-    return this.leaveActive(
-      { status: "requires_approval", pendingApproval: approval as unknown as Prisma.InputJsonObject },
-      "run.requires_approval",
-      { proposals },
-      { proposals },
-    );
-  }
-
-  /** Ends the run, unless something else ended it first (a cancel wins). */
-  async finish(
-    end: { status: "completed"; output: RunOutput } | { status: "failed"; failure: RunFailure },
-  ): Promise<void> {
-    await traceAnswer(this.run, end);
-    if (end.status === "completed")
-      await this.leaveActive({ status: "completed", output: end.output as Prisma.InputJsonObject }, "run.completed", {
-        output: end.output,
-        usage: this.usage,
-      });
-    else
-      await this.leaveActive(
-        { status: "failed", failure: end.failure as unknown as Prisma.InputJsonObject },
-        "run.failed",
-        { error: end.failure, usage: this.usage },
-        { failureCode: end.failure.code },
-      );
-  }
-
-  /** Moves the run out of `active` with its conversation and held events; false when it had already left. */
-  private async leaveActive<T extends StatusEventType>(
-    data: Prisma.RunUpdateManyMutationInput,
-    type: T,
-    event: RunEventData<T>,
-    details: StatusDetails = {},
-  ): Promise<boolean> {
-    const moved = await this.withHeld((rows, nextSeq) =>
-      moveActiveRun(this.run, { ...data, ...this.progress() }, rows, nextSeq, type, event, details),
-    );
-    if (moved) announceRunEvent(this.run.id);
-    return moved;
-  }
-}
-
-type StatusEventType = "run.requires_action" | "run.requires_approval" | "run.completed" | "run.failed";
-type StatusDetails = { failureCode?: string | null; proposals?: string[] };
-
-/**
- * One transaction moves an active run to a waiting or final status: the events its loop held, the new
- * status with `data`, the webhook event and the stream event after the held ones. False when the run was
- * no longer active (a cancel or an expiry won); the caller announces the event once this committed.
- */
-async function moveActiveRun<T extends StatusEventType>(
-  run: RunRow,
-  data: Prisma.RunUpdateManyMutationInput,
-  rows: HeldRows,
-  nextSeq: number | undefined,
-  type: T,
-  event: RunEventData<T>,
-  details: StatusDetails,
-): Promise<boolean> {
-  const onDriver = moveActiveRunOnDriver(run, data, rows, nextSeq, {
-    type,
-    data: event as unknown as Prisma.InputJsonObject,
-  });
-  if (onDriver !== null) return onDriver;
-  return db.$transaction(async (tx) => {
-    if (rows.length) await tx.runEvent.createMany({ data: rows });
-    const moved = await tx.run.updateMany({
-      where: { id: run.id, organizationId: run.organizationId, status: "active" },
-      data,
-    });
-    if (moved.count !== 1) return false;
-    await recordRunStatus(tx, run, type, details);
-    await storeRunStatusEvent(tx, run, type, event, nextSeq);
-    return true;
-  });
 }
 
 function outputViolation(schema: Record<string, unknown>, text: string): { field: string; message: string } | null {
@@ -300,41 +83,6 @@ function clientCallRefusal(tool: ClientToolDefinition, args: unknown): ToolEnvel
       field: violation.field || null,
     },
   };
-}
-
-/**
- * An error Guichet did not expect while driving a run: the run fails with a typed `internal_error` (never
- * left active behind a 500); the log names the error's kind only, never its message (it may quote data).
- */
-export async function failUnexpectedly(run: RunRow, error: unknown, state?: RunState): Promise<void> {
-  log("error", "run.loop_failed", { run: run.id, error: error instanceof Error ? error.name : "unknown" });
-  if (state) {
-    try {
-      return await state.finish({ status: "failed", failure: INTERNAL_FAILURE });
-    } catch {
-      // The conversation itself may be what the database refused: the run ends without saving it.
-    }
-  }
-  // Without the loop's state, the stored conversation is left as it is; the events it held are stored.
-  const end = (rows: HeldRows, nextSeq?: number) =>
-    moveActiveRun(
-      run,
-      { status: "failed", failure: INTERNAL_FAILURE as unknown as Prisma.InputJsonObject },
-      rows,
-      nextSeq,
-      "run.failed",
-      { error: INTERNAL_FAILURE, usage: state?.usage ?? null },
-      { failureCode: INTERNAL_FAILURE.code },
-    );
-  let ended;
-  try {
-    ended = state ? await state.withHeld(end) : await end([]);
-  } catch (error) {
-    // The held events may be what the database refused: the run ends without them.
-    if (!state) throw error;
-    ended = await end([]);
-  }
-  if (ended) announceRunEvent(run.id);
 }
 
 /**

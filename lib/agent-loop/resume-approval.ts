@@ -6,7 +6,8 @@ import { env } from "@/lib/env";
 import { trackCall } from "@/lib/runs/active-calls";
 import { effectiveStatus, runSelect } from "@/lib/runs/service";
 import { answersFor, approvalsSettled, PendingApproval } from "./approvals";
-import { driveManagedRun, failUnexpectedly } from "./loop";
+import { driveManagedRun } from "./loop";
+import { failUnexpectedly } from "./run-state";
 import { loopSettingsFor } from "./start";
 
 // The resume job of a run in requires_approval (JOBS.resumeRun). Any instance

@@ -1,9 +1,12 @@
 import "server-only";
-import type { Prisma } from "@/lib/db";
+import { db, type Prisma } from "@/lib/db";
 import { sqliteTransaction, USE_PRISMA, type DriverStatement, type SqliteTransaction } from "@/lib/db/driver";
 import type { RunRow } from "@/lib/runs/service";
 import { subscribesTo } from "@/lib/webhooks/outbox";
+import { recordRunStatus } from "@/lib/webhooks/events";
 import type { WebhookEventType } from "@/lib/webhooks/schemas";
+import type { RunEventData } from "@/lib/runs/event-schemas";
+import { heldEventRows, storeRunStatusEvent } from "./events";
 
 // A managed run's own writes — its opening, its end or pause — on SQLite's
 // connection under Prisma (lib/db/driver.ts), each in one synchronous
@@ -88,12 +91,12 @@ export function storeOpening(
 }
 
 /**
- * Moves an active run to a waiting or final status, as `moveActiveRun` in loop.ts: the events held, the
+ * moveActiveRun on SQLite's connection: the events held, the
  * status with `data`, then the status event numbered `nextSeq` (or after the run's last). False when the run
  * was no longer active. A webhook endpoint subscribed to the event needs the outbox's rows: that goes through
  * Prisma (lib/webhooks/events.ts).
  */
-export function moveActiveRunOnDriver(
+function moveActiveRunOnDriver(
   run: Pick<RunRow, "id" | "organizationId">,
   data: Record<string, unknown>,
   held: readonly EventRow[],
@@ -117,6 +120,43 @@ export function moveActiveRunOnDriver(
     insertEvents(tx, [
       { runId: run.id, seq, organizationId: run.organizationId, type: status.type, data: status.data },
     ]);
+    return true;
+  });
+}
+
+export type HeldRows = Awaited<ReturnType<typeof heldEventRows>>;
+
+export type StatusEventType = "run.requires_action" | "run.requires_approval" | "run.completed" | "run.failed";
+export type StatusDetails = { failureCode?: string | null; proposals?: string[] };
+
+/**
+ * One transaction moves an active run to a waiting or final status: the events its loop held, the new
+ * status with `data`, the webhook event and the stream event after the held ones. False when the run was
+ * no longer active (a cancel or an expiry won); the caller announces the event once this committed.
+ */
+export async function moveActiveRun<T extends StatusEventType>(
+  run: RunRow,
+  data: Prisma.RunUpdateManyMutationInput,
+  rows: HeldRows,
+  nextSeq: number | undefined,
+  type: T,
+  event: RunEventData<T>,
+  details: StatusDetails,
+): Promise<boolean> {
+  const onDriver = moveActiveRunOnDriver(run, data, rows, nextSeq, {
+    type,
+    data: event as unknown as Prisma.InputJsonObject,
+  });
+  if (onDriver !== null) return onDriver;
+  return db.$transaction(async (tx) => {
+    if (rows.length) await tx.runEvent.createMany({ data: rows });
+    const moved = await tx.run.updateMany({
+      where: { id: run.id, organizationId: run.organizationId, status: "active" },
+      data,
+    });
+    if (moved.count !== 1) return false;
+    await recordRunStatus(tx, run, type, details);
+    await storeRunStatusEvent(tx, run, type, event, nextSeq);
     return true;
   });
 }
