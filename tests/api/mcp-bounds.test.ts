@@ -3,7 +3,7 @@ import { GUICHET_BOUNDS } from "@/lib/contracts/bounds";
 import { LIVE_FACT_REASON } from "@/lib/contracts/live-facts";
 import { callTool, connectCrm, createAgent, createRun, type ConnectedCrm } from "./dispatch-fixtures";
 import { startMcpPeer, type McpPeer } from "./dispatch-mcp-peer";
-import { api, createTenant, crmFaults, testDb, type Tenant } from "./helpers";
+import { api, createTenant, crmFaults, crmState, testDb, type Tenant } from "./helpers";
 import { connectServer, reviewTool, serverTools, syncServer } from "./mcp-helpers";
 
 // Bounds everywhere and live facts, over the real protocol: a reviewed MCP tool
@@ -124,5 +124,33 @@ describe("live facts in an input enum", () => {
     expect(tool.live_fact_enums[0].reason).toContain("N'encodez pas sous forme d'enums statiques");
     // A second sync of the same values: nothing changed between these two syncs.
     expect((await syncServer(acme, id)).body.sync.live_fact_enums).toEqual([]);
+  });
+});
+
+describe("a civil date through Guichet", () => {
+  it("refuses an impossible day of CRM Acme's resume_on before any proposal, and proposes a real one", async () => {
+    const key = crm.key("suspend_invoice_delivery");
+    const contract = await api(`/v1/tools/${key}/contract`, { as: { key: acme.key } });
+    expect(contract.body.data.input_schema.properties.resume_on).toMatchObject({ type: "string", format: "date" });
+    const agent = await createAgent(acme, { tools: [key] });
+    const run = (await createRun(acme, { agent: agent.id, capabilities: "read_write" })).run.id as string;
+    const args = (day: string) => ({
+      customer_id: "C-1842",
+      invoice_ids: ["INV-1842-001"],
+      resume_on: day,
+    });
+    const proposals = () =>
+      testDb().then((db) => db.proposal.count({ where: { organizationId: acme.organizationId } }));
+    const crmBefore = JSON.stringify(await crmState());
+    const before = await proposals();
+    for (const day of ["2026-02-30", "2027-02-29", "2026-13-01"]) {
+      const envelope = await callTool(acme, run, key, args(day));
+      expect(envelope, day).toMatchObject({ ok: false, error: { code: "INVALID_ARGUMENTS", field: "/resume_on" } });
+    }
+    expect(await proposals()).toBe(before);
+    const real = await callTool(acme, run, key, args("2096-02-29"));
+    expect(real).toMatchObject({ ok: false, error: { code: "APPROVAL_REQUIRED" } });
+    expect(await proposals()).toBe(before + 1);
+    expect(JSON.stringify(await crmState())).toBe(crmBefore);
   });
 });
