@@ -151,6 +151,13 @@ describe("a civil date through Guichet", () => {
     const real = await callTool(acme, run, key, args("2096-02-29"));
     expect(real).toMatchObject({ ok: false, error: { code: "APPROVAL_REQUIRED" } });
     expect(await proposals()).toBe(before + 1);
+    const proposal = await (
+      await testDb()
+    ).proposal.findFirst({
+      where: { organizationId: acme.organizationId, runId: run },
+    });
+    // The approver reads the day as it is, never shifted by a time zone.
+    expect(proposal?.effect).toBe("Suspendre l'envoi de 1 facture du client C-1842 jusqu'au 29/02/2096.");
     expect(JSON.stringify(await crmState())).toBe(crmBefore);
   });
 });
