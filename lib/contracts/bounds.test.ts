@@ -24,11 +24,11 @@ const open = {
 describe("missingBounds", () => {
   it("names each field lacking a bound its type allows, by schema pointer", () => {
     expect(missingBounds(open)).toEqual([
-      { pointer: "/properties/name", keyword: "maxLength" },
-      { pointer: "/properties/count", keyword: "maximum" },
-      { pointer: "/properties/tags", keyword: "maxItems" },
-      { pointer: "/properties/meta", keyword: "maxProperties" },
       { pointer: "/properties/choice/anyOf/1", keyword: "minimum" },
+      { pointer: "/properties/count", keyword: "maximum" },
+      { pointer: "/properties/meta", keyword: "maxProperties" },
+      { pointer: "/properties/name", keyword: "maxLength" },
+      { pointer: "/properties/tags", keyword: "maxItems" },
     ]);
   });
 
@@ -53,6 +53,16 @@ describe("withGuichetBounds", () => {
     expect(checkAgainst(schema, tooLong, "lenient")?.field).toBe("/name");
     expect(checkAgainst(schema, { name: "x".repeat(GUICHET_BOUNDS.maxLength) }, "lenient")).toBeNull();
     expect(checkAgainst(open, tooLong, "lenient")).toBeNull();
+  });
+
+  it("lists the same bounds, in pointer order, whatever order the schema's keys were stored in", () => {
+    const reversed = JSON.parse(JSON.stringify(open), (_key, value) =>
+      value && typeof value === "object" && !Array.isArray(value)
+        ? Object.fromEntries(Object.entries(value as object).reverse())
+        : value,
+    ) as Record<string, unknown>;
+    expect(Object.keys(reversed.properties as object)[0]).toBe("choice");
+    expect(withGuichetBounds(reversed).added).toEqual(withGuichetBounds(open).added);
   });
 
   it("adds nothing to a schema that bounds every field", () => {

@@ -99,13 +99,21 @@ export function walkSchema(schema: unknown, pointer: string, visit: (node: JsonS
   }
 }
 
+/**
+ * In pointer order, so the list is the same whatever order the schema's keys
+ * were stored in (PostgreSQL's jsonb keeps its own).
+ */
+export function byPointer<T extends { pointer: string }>(list: T[]): T[] {
+  return list.sort((a, b) => (a.pointer < b.pointer ? -1 : a.pointer > b.pointer ? 1 : 0));
+}
+
 /** Every bound the schema's fields lack, with the pointer of the field in the schema. */
 export function missingBounds(schema: JsonSchema): MissingBound[] {
   const out: MissingBound[] = [];
   walkSchema(schema, "", (node, pointer) => {
     for (const keyword of lacking(node)) out.push({ pointer, keyword });
   });
-  return out;
+  return byPointer(out);
 }
 
 function copy(schema: unknown): unknown {
@@ -127,5 +135,5 @@ export function withGuichetBounds(schema: JsonSchema): { schema: JsonSchema; add
       added.push({ pointer, keyword, value });
     }
   });
-  return { schema: out, added };
+  return { schema: out, added: byPointer(added) };
 }

@@ -1,4 +1,4 @@
-import { walkSchema } from "./bounds";
+import { byPointer, walkSchema } from "./bounds";
 import type { JsonSchema } from "./types";
 
 // An input `enum` that lists live facts — ids of customers, warehouses, users,
@@ -83,5 +83,5 @@ export function liveFactEnums(schema: JsonSchema, previous?: JsonSchema | null):
         reason: LIVE_FACT_REASON,
       });
   }
-  return out;
+  return byPointer(out);
 }

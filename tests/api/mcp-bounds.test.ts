@@ -103,6 +103,59 @@ describe("live facts in an input enum", () => {
     for (const tool of await serverTools(acme, id)) expect(tool.live_fact_enums, tool.name).toEqual([]);
   });
 
+  it("flags id-shaped values and long lists at sync and at review, over the real protocol", async () => {
+    const plans = Array.from({ length: 25 }, (_, i) => `offre${String.fromCharCode(97 + i)}`);
+    const stock = await startMcpPeer({
+      extraTools: [
+        {
+          name: "reserve_stock",
+          description: "Reserve stock in a warehouse.",
+          annotations: { readOnlyHint: false },
+          inputSchema: {
+            type: "object",
+            properties: {
+              warehouse: { type: "string", enum: ["WH-1001", "WH-1002", "WH-2040"] },
+              plan: { type: "string", enum: plans },
+              unit: { type: "string", enum: ["piece", "box"] },
+            },
+            required: ["warehouse"],
+          },
+        },
+      ],
+    });
+    try {
+      const id = await connectServer(acme, { name: "Stocks", url: stock.url });
+      const sync = await syncServer(acme, id);
+      expect(sync.status).toBe(200);
+      // In pointer order, whatever order the database kept the schema's keys in.
+      const flags = [
+        {
+          pointer: "/properties/plan",
+          signals: ["many_values"],
+          value_count: 25,
+          id_examples: [],
+          reason: LIVE_FACT_REASON,
+        },
+        {
+          pointer: "/properties/warehouse",
+          signals: ["id_shaped"],
+          value_count: 3,
+          id_examples: ["WH-1001", "WH-1002", "WH-2040"],
+          reason: LIVE_FACT_REASON,
+        },
+      ];
+      expect(sync.body.sync.live_fact_enums).toEqual(flags.map((f) => ({ tool: "reserve_stock", ...f })));
+      const tool = (await serverTools(acme, id)).find((t) => t.name === "reserve_stock")!;
+      expect(tool.live_fact_enums).toEqual(flags);
+      // Every other tool of the peer lists no enum.
+      expect((await serverTools(acme, id)).filter((t) => t.live_fact_enums.length > 0).map((t) => t.name)).toEqual([
+        "reserve_stock",
+      ]);
+    } finally {
+      await stock.close();
+    }
+  });
+
   it("flags an enum whose values changed between two syncs, at sync and at review, with the seed's reason", async () => {
     const id = await connectServer(acme, { name: "CRM Acme (variantes)" });
     await crmFaults({ tool_schema_variant: 2 });
