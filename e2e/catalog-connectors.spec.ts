@@ -37,6 +37,11 @@ test("connect, sync, review a tool, and see it available in Outils", async ({ pa
   await expect(card).toContainText("À revoir");
   await expect(card).toContainText("Nouvel outil : tout est à lire");
   await expect(card.getByLabel("Schéma d’entrée")).toContainText("customer_id");
+  // customer_id has only a pattern: the contract Guichet publishes carries its own maximum length, shown here.
+  const bounds = card.getByTestId("guichet-bounds");
+  await bounds.getByText("Bornes ajoutées par Guichet (1)").click();
+  await expect(bounds).toContainText(/\/properties\/customer_id : longueur maximale 4\s?096/);
+  await expect(card.getByTestId("live-fact-enum")).toHaveCount(0);
   // The annotations say read-only: the form is pre-filled accordingly, the person decides.
   await expect(card.getByRole("checkbox", { name: /modifie des données/ })).not.toBeChecked();
   await expect(

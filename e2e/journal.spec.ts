@@ -53,7 +53,7 @@ test("a developer follows a run's steps, sees its chart and calls a tool from th
 
   const drawer = page.getByRole("dialog", { name: `Run ${runId}` });
   await expect(drawer.getByTestId("step-row")).toHaveCount(3);
-  await expect(drawer.getByRole("row", { name: /create_chart@1/ })).toContainText("OK");
+  await expect(drawer.getByRole("row", { name: /create_chart@2/ })).toContainText("OK");
   await expect(drawer.getByRole("row", { name: /INVALID_ARGUMENTS/ })).toContainText("/extra");
   const drawn = drawer.getByTestId("tool-chart");
   await expect(drawn).toContainText("Ventes par région");
@@ -82,7 +82,7 @@ test("a developer follows a run's steps, sees its chart and calls a tool from th
   );
   await drawer.getByRole("button", { name: "Appeler" }).click();
   const envelope = drawer.getByTestId("tool-envelope");
-  await expect(envelope).toContainText("Réussi (create_chart@1");
+  await expect(envelope).toContainText("Réussi (create_chart@2");
   await expect(envelope.getByTestId("tool-chart")).toContainText("Parts de marché");
   await expect(drawer.getByTestId("step-row")).toHaveCount(4);
 
@@ -97,7 +97,7 @@ test("a developer follows a run's steps, sees its chart and calls a tool from th
   await expect(
     page.getByTestId("telemetry-calls-chart").locator("svg.recharts-surface[role=application]"),
   ).toBeVisible();
-  await expect(page.getByRole("table", { name: "Appels par outil et version" })).toContainText("create_chart@1");
+  await expect(page.getByRole("table", { name: "Appels par outil et version" })).toContainText("create_chart@2");
   await shot(page, "journal-telemetry");
   expect(dialogs).toBe(0);
 });

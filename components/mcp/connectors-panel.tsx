@@ -33,6 +33,10 @@ export function ConnectorsPanel() {
     onSuccess: ({ data, sync: s }) => {
       const parts = [`${s.added.length} nouveau(x)`, `${s.changed.length} modifié(s)`, `${s.removed.length} retiré(s)`];
       toast.success(`« ${data.name} » synchronisé : ${parts.join(", ")}.`);
+      if (s.live_fact_enums.length > 0)
+        toast.warning(`${s.live_fact_enums.length} énumération(s) ressemblent à des faits vivants : voyez la revue.`, {
+          description: s.live_fact_enums[0].reason,
+        });
       refresh();
     },
     onError: (error) => {

@@ -10,6 +10,7 @@ import { Drawer } from "@/components/ui/drawer";
 import { ApiClientError } from "@/lib/client/errors";
 import type { McpServerObject, McpToolObject, McpToolUpdateBody } from "@/lib/mcp/schemas";
 import type { z } from "zod";
+import { ContractNotes } from "./contract-notes";
 import { mcpKeys, updateMcpTool, useMcpTools } from "./queries";
 import { ErrorText } from "@/components/ui/error-text";
 
@@ -96,6 +97,7 @@ function ToolCard({ serverId, tool, onChanged }: { serverId: number; tool: McpTo
         </div>
       </div>
       <p className="mt-1 text-sm text-slate-600">{tool.description || "Pas de description."}</p>
+      <ContractNotes tool={tool} />
 
       {needsReview && (
         <section className="mt-3 space-y-3" aria-label={`Changements de ${tool.name}`}>

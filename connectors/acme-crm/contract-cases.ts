@@ -1,6 +1,6 @@
 // Contract cases derived methodically from a tool's published input schema and
 // one valid example: for every field, missing / empty / too long / wrong type /
-// outside its pattern, enum or format; each string, number and array bound and
+// outside its pattern, enum or format (a civil date: an impossible day, a real one); each string, number and array bound and
 // the nearest value outside it; for discriminated unions, an unknown
 // discriminant, a missing one and each branch mixed with another's fields; an
 // undeclared field on every object. Test support, not a test file.
@@ -89,6 +89,11 @@ function stringCases(
     if (outside !== undefined) push(`outside pattern ${schema.pattern}`, outside, "invalid");
   }
   if (schema.format === "email") push("not an e-mail address", "not-an-email", "invalid");
+  if (schema.format === "date") {
+    // A civil date is a real day of the calendar, not only the YYYY-MM-DD shape.
+    push("impossible calendar date 2026-02-30", "2026-02-30", "invalid");
+    push("real calendar date 2096-02-29", "2096-02-29", "accepted");
+  }
   if (Array.isArray(schema.enum) || schema.const !== undefined)
     push("outside the allowed values", "not-an-allowed-value", "invalid");
 }

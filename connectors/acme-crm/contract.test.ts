@@ -53,6 +53,12 @@ const examples: Record<string, Record<string, unknown>[]> = {
   ],
   suspend_invoice_delivery: [
     { customer_id: "C-1842", invoice_ids: ["INV-1842-001"], idempotency_key: "contract-suspend-0001" },
+    {
+      customer_id: "C-1842",
+      invoice_ids: ["INV-1842-002"],
+      resume_on: "2096-03-01",
+      idempotency_key: "contract-suspend-0002",
+    },
   ],
   suspend_all_invoice_delivery: [{ customer_id: "C-1842", idempotency_key: "contract-suspend-all-0001" }],
   get_job_status: [{ job_id: "job_0123456789abcdef" }],
@@ -95,6 +101,8 @@ describe("the generated contract cases", () => {
     expect(labels("send_email")).toMatch(/\/to: 11 items/);
     expect(labels("send_email")).toMatch(/\/to\/0: not an e-mail address/);
     expect(labels("list_orders")).toMatch(/\/limit: exactly maximum 50/);
+    expect(labels("suspend_invoice_delivery")).toMatch(/\/resume_on: impossible calendar date 2026-02-30/);
+    expect(labels("suspend_invoice_delivery")).toMatch(/\/resume_on: real calendar date 2096-02-29/);
     for (const tool of Object.keys(examples)) {
       expect(labels(tool), tool).toMatch(/missing/);
       expect(labels(tool), tool).toMatch(/wrong type/);

@@ -24,6 +24,8 @@ const obj = (properties: Record<string, JsonSchema>, required: string[], extra: 
 const nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [{ type: "null" }, schema] });
 
 const timestamp: JsonSchema = { type: "string", format: "date-time" };
+/** A day of the calendar, not an instant: no time, no time zone. `format: date` refuses 2026-02-30. */
+const civilDate = (description: string): JsonSchema => ({ type: "string", format: "date", description });
 
 export const customerId: JsonSchema = {
   type: "string",
@@ -305,6 +307,9 @@ export const suspendInvoicesIn = obj(
   {
     customer_id: customerId,
     invoice_ids: { type: "array", minItems: 1, maxItems: 500, uniqueItems: true, items: invoiceId },
+    resume_on: civilDate(
+      "The day delivery resumes by itself (YYYY-MM-DD, a civil date: no time, no time zone), after today. Absent: suspended until resumed by hand.",
+    ),
     idempotency_key: idempotencyKey,
   },
   ["customer_id", "invoice_ids", "idempotency_key"],
@@ -317,9 +322,10 @@ export const suspendInvoicesOut = obj(
     suspended_count: { type: "integer", minimum: 0 },
     already_suspended: { type: "array", items: invoiceId },
     invoice_ids: { type: "array", items: invoiceId, minItems: 1 },
+    resume_on: nullable(civilDate("The day delivery resumes by itself; null: until resumed by hand.")),
     committed_at: timestamp,
   },
-  ["operation_id", "customer_id", "suspended_count", "already_suspended", "invoice_ids", "committed_at"],
+  ["operation_id", "customer_id", "suspended_count", "already_suspended", "invoice_ids", "resume_on", "committed_at"],
 );
 
 // ---- long operations: suspend_all_invoice_delivery, get_job_status, cancel_job ----

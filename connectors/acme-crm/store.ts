@@ -51,6 +51,8 @@ export interface Invoice {
   delivery_suspended: boolean;
   suspended_at: string | null;
   suspended_by_operation: string | null;
+  /** The civil date delivery resumes on by itself; null: until resumed by hand. */
+  resumes_on: string | null;
 }
 export interface OperationRow {
   idempotency_key: string;
@@ -76,7 +78,8 @@ CREATE TABLE IF NOT EXISTS orders (
 CREATE INDEX IF NOT EXISTS orders_by_customer ON orders (customer_id, created_at DESC, order_id DESC);
 CREATE TABLE IF NOT EXISTS invoices (
   invoice_id TEXT PRIMARY KEY, customer_id TEXT NOT NULL, amount_minor INTEGER NOT NULL, currency TEXT NOT NULL,
-  issued_at TEXT NOT NULL, delivery_suspended INTEGER NOT NULL DEFAULT 0, suspended_at TEXT, suspended_by TEXT);
+  issued_at TEXT NOT NULL, delivery_suspended INTEGER NOT NULL DEFAULT 0, suspended_at TEXT, suspended_by TEXT,
+  resumes_on TEXT);
 CREATE TABLE IF NOT EXISTS payments (
   payment_id TEXT PRIMARY KEY, customer_id TEXT NOT NULL, amount_minor INTEGER NOT NULL, currency TEXT NOT NULL,
   refunded_minor INTEGER NOT NULL DEFAULT 0, created_at TEXT NOT NULL,
@@ -140,6 +143,7 @@ interface InvoiceRow {
   delivery_suspended: number;
   suspended_at: string | null;
   suspended_by: string | null;
+  resumes_on: string | null;
 }
 interface PaymentRow {
   payment_id: string;
@@ -191,6 +195,9 @@ export class Store {
     this.db.pragma("foreign_keys = ON");
     this.db.exec(SCHEMA);
     this.db.exec(JOBS_SCHEMA);
+    // A store file written before invoices had a resume date gets the column.
+    const columns = this.db.prepare(`PRAGMA table_info(invoices)`).all() as { name: string }[];
+    if (!columns.some((c) => c.name === "resumes_on")) this.db.exec(`ALTER TABLE invoices ADD COLUMN resumes_on TEXT`);
     seed(this.db);
   }
 
@@ -336,6 +343,7 @@ function toInvoice(r: InvoiceRow): Invoice {
     delivery_suspended: r.delivery_suspended === 1,
     suspended_at: r.suspended_at,
     suspended_by_operation: r.suspended_by,
+    resumes_on: r.resumes_on,
   };
 }
 

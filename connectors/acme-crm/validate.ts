@@ -80,3 +80,36 @@ export function describeErrors(errors: ErrorObject[]): { field: string; message:
 function escapePointer(segment: string): string {
   return segment.replace(/~/g, "~0").replace(/\//g, "~1");
 }
+
+/** A real day of the calendar written YYYY-MM-DD: 2026-02-30 and 2027-02-29 are not. */
+export function isCivilDate(value: string): boolean {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  if (!match) return false;
+  const [year, month, day] = match.slice(1).map(Number);
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
+/**
+ * The service's own check of a civil date, whatever the client validated: a
+ * real calendar day, strictly after `today` (YYYY-MM-DD). A day is compared as
+ * a day: no time of day and no time zone enter it.
+ */
+export function assertCivilDateAfter(value: string, today: string, field: string): void {
+  if (!isCivilDate(value))
+    throw new ToolError(
+      "INVALID_ARGUMENTS",
+      `Arguments invalides en ${field} : ${value} n’est pas une date du calendrier`,
+      {
+        field,
+      },
+    );
+  if (value <= today)
+    throw new ToolError(
+      "INVALID_ARGUMENTS",
+      `Arguments invalides en ${field} : la date doit être postérieure au ${today}`,
+      {
+        field,
+      },
+    );
+}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { fails, ok, setUpTestCrm, state } from "./test-helpers";
+import { assertCivilDateAfter, isCivilDate } from "./validate";
 
 // The server is the authority: it refuses bad input even when the client did
 // not validate (the SDK client sends arguments as they are).
@@ -170,5 +171,30 @@ describe("server-side input validation", () => {
     );
     await ok(crm.client, "get_operation_status", { idempotency_key: "k".repeat(8) });
     await ok(crm.client, "get_operation_status", { idempotency_key: "k".repeat(200) });
+  });
+});
+
+describe("the service's own civil date check (whatever the schema validator knows of formats)", () => {
+  it("accepts real days only", () => {
+    for (const day of ["2026-02-28", "2028-02-29", "2000-02-29", "2026-12-31"])
+      expect(isCivilDate(day), day).toBe(true);
+    for (const day of [
+      "2026-02-30",
+      "2027-02-29",
+      "1900-02-29",
+      "2026-13-01",
+      "2026-04-31",
+      "2026-1-01",
+      "2026-02-28Z",
+    ])
+      expect(isCivilDate(day), day).toBe(false);
+  });
+
+  it("refuses an impossible day or one not after today with INVALID_ARGUMENTS at the field", () => {
+    for (const day of ["2026-02-30", "2026-06-01", "2026-05-31"])
+      expect(() => assertCivilDateAfter(day, "2026-06-01", "/resume_on"), day).toThrow(
+        expect.objectContaining({ code: "INVALID_ARGUMENTS", field: "/resume_on" }),
+      );
+    expect(() => assertCivilDateAfter("2026-06-02", "2026-06-01", "/resume_on")).not.toThrow();
   });
 });

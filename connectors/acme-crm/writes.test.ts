@@ -164,4 +164,33 @@ describe("suspend_invoice_delivery", () => {
     expect(err).toMatchObject({ code: "NOT_FOUND", field: "/invoice_ids/1" });
     expect((await state(crm.t.crm.baseUrl)).invoices.some((i: any) => i.delivery_suspended)).toBe(false);
   });
+
+  it("records the civil date delivery resumes on, as a day", async () => {
+    const r = await ok(crm.client, "suspend_invoice_delivery", {
+      customer_id: "C-1842",
+      invoice_ids: ids.slice(0, 1),
+      resume_on: "2096-02-29",
+      idempotency_key: key("resume"),
+    });
+    expect(crm.checkOutput("suspend_invoice_delivery", r)).toBeNull();
+    expect(r.resume_on).toBe("2096-02-29");
+    const inv = (await state(crm.t.crm.baseUrl)).invoices.find((i: any) => i.invoice_id === ids[0]);
+    expect(inv).toMatchObject({ delivery_suspended: true, resumes_on: "2096-02-29" });
+  });
+
+  it.each([
+    ["an impossible day", "2026-02-30"],
+    ["a 29 February outside a leap year", "2027-02-29"],
+    ["a timestamp instead of a day", "2096-03-01T00:00:00Z"],
+    ["a day already past", "2020-01-01"],
+  ])("refuses %s with INVALID_ARGUMENTS at /resume_on and suspends nothing", async (_label, day) => {
+    const err = await fails(crm.client, "suspend_invoice_delivery", {
+      customer_id: "C-1842",
+      invoice_ids: ids.slice(0, 2),
+      resume_on: day,
+      idempotency_key: key("bad-resume"),
+    });
+    expect(err).toMatchObject({ code: "INVALID_ARGUMENTS", field: "/resume_on" });
+    expect((await state(crm.t.crm.baseUrl)).invoices.some((i: any) => i.delivery_suspended)).toBe(false);
+  });
 });

@@ -1,4 +1,5 @@
 import { notFound, ToolError } from "./errors";
+import { assertCivilDateAfter } from "./validate";
 import { newId, runIdempotent } from "./idempotency";
 import type { Money, Store } from "./store";
 
@@ -21,6 +22,7 @@ export interface SendEmailArgs {
 export interface SuspendArgs {
   customer_id: string;
   invoice_ids: string[];
+  resume_on?: string;
   idempotency_key: string;
 }
 
@@ -99,9 +101,11 @@ export function sendEmail(store: Store, args: SendEmailArgs) {
 export function suspendInvoiceDelivery(store: Store, args: SuspendArgs) {
   // The order of the ids does not change the operation: sort them.
   const ids = [...args.invoice_ids].sort();
-  const canonical = { customer_id: args.customer_id, invoice_ids: ids };
+  const resumeOn = args.resume_on ?? null;
+  const canonical = { customer_id: args.customer_id, invoice_ids: ids, ...(resumeOn ? { resume_on: resumeOn } : {}) };
   return runIdempotent(store, "suspend_invoice_delivery", args.idempotency_key, canonical, (operationId, now) => {
     if (!store.getCustomer(args.customer_id)) throw notFound("Client", args.customer_id, "/customer_id");
+    if (resumeOn) assertCivilDateAfter(resumeOn, now.slice(0, 10), "/resume_on");
     const already: string[] = [];
     const toSuspend: string[] = [];
     args.invoice_ids.forEach((id, i) => {
@@ -114,15 +118,16 @@ export function suspendInvoiceDelivery(store: Store, args: SuspendArgs) {
       (inv.delivery_suspended ? already : toSuspend).push(id);
     });
     const upd = store.db.prepare(
-      `UPDATE invoices SET delivery_suspended = 1, suspended_at = ?, suspended_by = ? WHERE invoice_id = ?`,
+      `UPDATE invoices SET delivery_suspended = 1, suspended_at = ?, suspended_by = ?, resumes_on = ? WHERE invoice_id = ?`,
     );
-    for (const id of toSuspend) upd.run(now, operationId, id);
+    for (const id of toSuspend) upd.run(now, operationId, resumeOn, id);
     return {
       operation_id: operationId,
       customer_id: args.customer_id,
       suspended_count: toSuspend.length,
       already_suspended: already.sort(),
       invoice_ids: ids,
+      resume_on: resumeOn,
       committed_at: now,
     };
   });

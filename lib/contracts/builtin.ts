@@ -48,6 +48,31 @@ const native = (key: keyof typeof nativeExecutors) => ({
   output: nativeExecutors[key].contract.outputSchema,
 });
 
+/**
+ * The schemas of a published version with bounds added at schema pointers: the
+ * next version of a tool whose fields lacked the bounds their type allows (the
+ * contracts lock test walks every field of the versions new runs get).
+ */
+function bounded(
+  schemas: { input: JsonSchema; output: JsonSchema },
+  bounds: Record<string, Record<string, number>>,
+): { input: JsonSchema; output: JsonSchema } {
+  const input = JSON.parse(JSON.stringify(schemas.input)) as JsonSchema;
+  for (const [pointer, keywords] of Object.entries(bounds)) {
+    let node = input as Record<string, unknown>;
+    for (const segment of pointer.split("/").slice(1)) node = node[segment] as Record<string, unknown>;
+    if (!node || typeof node !== "object") throw new Error(`No schema at ${pointer}`);
+    Object.assign(node, keywords);
+  }
+  return { input, output: schemas.output };
+}
+
+// Chart values and compared values are numbers a JavaScript number holds exactly.
+const finite = { minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER };
+/** `file_` and 26 characters; `op_` and 26 characters. */
+const fileIdLength = { maxLength: 31 };
+const operationIdLength = { maxLength: 29 };
+
 export const builtinContracts: readonly BuiltinContractEntry[] = Object.freeze(
   [
     readContract("calculate", 1, "native", native("calculate"), { timeout_ms: 2_000, max_argument_bytes: 4_096 }),
@@ -89,6 +114,52 @@ export const builtinContracts: readonly BuiltinContractEntry[] = Object.freeze(
       timeout_ms: 15_000,
       max_argument_bytes: 256,
     }),
+    // Version 2 of the tools whose version 1 left a field unbounded; version 1 stays for the runs that started on it.
+    readContract(
+      "create_chart",
+      2,
+      "native",
+      bounded(native("create_chart"), {
+        "/properties/series/items/properties/points/items/properties/x/anyOf/1": finite,
+        "/properties/series/items/properties/points/items/properties/y": finite,
+      }),
+      { timeout_ms: 2_000, max_argument_bytes: 262_144 },
+    ),
+    readContract(
+      "inspect_file",
+      2,
+      "native",
+      bounded(fileToolSchemas.inspect_file, { "/properties/file_id": fileIdLength }),
+      { timeout_ms: 10_000, max_argument_bytes: 512 },
+    ),
+    readContract(
+      "read_uploaded_file",
+      2,
+      "native",
+      bounded(fileToolSchemas.read_uploaded_file, { "/properties/file_id": fileIdLength }),
+      { timeout_ms: 10_000, max_argument_bytes: 1_024 },
+    ),
+    readContract(
+      "search_text",
+      2,
+      "native",
+      bounded(fileToolSchemas.search_text, { "/properties/file_ids/items": fileIdLength }),
+      { timeout_ms: 10_000, max_argument_bytes: 4_096 },
+    ),
+    readContract(
+      "query_table",
+      2,
+      "data",
+      bounded(dataToolSchemas.query_table, { "/properties/where/items/properties/value": finite }),
+      { timeout_ms: 10_000, max_argument_bytes: 16_384 },
+    ),
+    readContract(
+      "get_operation",
+      2,
+      "native",
+      bounded(operationToolSchemas.get_operation, { "/properties/operation_id": operationIdLength }),
+      { timeout_ms: 15_000, max_argument_bytes: 256 },
+    ),
   ].map((contract) => Object.freeze({ contract, retired: false })),
 );
 

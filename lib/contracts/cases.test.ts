@@ -84,4 +84,22 @@ describe("contractCases", () => {
       expect.arrayContaining(["/destination with an unknown kind", "/destination mixing in city from the new branch"]),
     );
   });
+
+  it("tries an impossible calendar date and a real one on a civil date, in both validators", () => {
+    for (const mode of ["strict", "lenient"] as const) {
+      // A schema object per mode: compiled functions are cached by schema object.
+      const schema = {
+        type: "object",
+        properties: { resume_on: { type: "string", format: "date" } },
+        required: ["resume_on"],
+        additionalProperties: false,
+      };
+      const cases = verify(schema, { resume_on: "2026-03-01" }, mode);
+      expect(cases.filter((c) => c.name.includes("calendar date")).map((c) => [c.arguments, c.expect])).toEqual([
+        [{ resume_on: "2026-02-30" }, "refused"],
+        [{ resume_on: "2028-02-29" }, "accepted"],
+      ]);
+      expect(checkAgainst(schema, { resume_on: "2027-02-29" }, mode)?.field).toBe("/resume_on");
+    }
+  });
 });

@@ -1,7 +1,8 @@
 import type { JsonSchema } from "./types";
 
 // Contract test cases generated from an input schema, methodically:
-// for each field, missing / empty / too long / wrong primitive; for numbers
+// for each field, missing / empty / too long / wrong primitive; for a civil
+// date an impossible day and a real one; for numbers
 // the exact bounds and the nearest values outside; for arrays the item counts
 // around their bounds and duplicates; for enums and constants a value outside;
 // for discriminated unions the branches mixed and an unknown discriminant; and
@@ -72,6 +73,13 @@ function wrongPrimitive(schema: JsonSchema): Json | undefined {
   return undefined;
 }
 
+/** The nearest number past `bound` by `step` that a JavaScript number tells apart from it (large bounds need a larger step). */
+function beyond(bound: number, step: number): number {
+  let delta = step;
+  while (bound + delta === bound) delta *= 2;
+  return bound + delta;
+}
+
 function unconstrainedString(schema: JsonSchema): boolean {
   return !("pattern" in schema) && !("format" in schema) && !("enum" in schema) && !("const" in schema);
 }
@@ -100,16 +108,21 @@ function fieldCases(
     }
     if (Array.isArray(schema.enum)) put("outside the enum", "not-in-enum", "refused");
     if (typeof schema.const === "string") put("other than the constant", `${schema.const}-other`, "refused");
+    if (schema.format === "date") {
+      // A civil date is a real day of the calendar, not only the YYYY-MM-DD shape.
+      put("an impossible calendar date", "2026-02-30", "refused");
+      put("a real calendar date", "2028-02-29", "accepted");
+    }
   }
   if (types.includes("number") || types.includes("integer")) {
     const step = types.includes("integer") ? 1 : 0.001;
     if (typeof schema.minimum === "number") {
       put("at its minimum", schema.minimum, "accepted");
-      put("just below its minimum", schema.minimum - step, "refused");
+      put("just below its minimum", beyond(schema.minimum, -step), "refused");
     }
     if (typeof schema.maximum === "number") {
       put("at its maximum", schema.maximum, "accepted");
-      put("just above its maximum", schema.maximum + step, "refused");
+      put("just above its maximum", beyond(schema.maximum, step), "refused");
     }
     if (types.includes("integer") && !types.includes("number"))
       put("not an integer", (typeof example === "number" ? example : 1) + 0.5, "refused");

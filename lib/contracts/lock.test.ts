@@ -1,8 +1,10 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { builtinContracts } from "./builtin";
-import { buildContractsLock, contractFingerprint, type ContractsLock } from "./lock";
+import { missingBounds } from "./bounds";
+import { builtinContracts, currentBuiltinContract } from "./builtin";
+import { liveFactEnums } from "./live-facts";
+import { buildContractsLock, contractFingerprint, REFERENCE_PREFIX, type ContractsLock } from "./lock";
 import { referenceContracts } from "./reference";
 import type { Contract } from "./types";
 
@@ -68,5 +70,33 @@ describe("contracts.lock.json", () => {
     };
     const snapshot = buildContractsLock([...reference, unknownWrite]);
     expect(snapshot.roles.read_write.find((t) => t.tool === "crm_acme.delete_everything")?.approval).toBeNull();
+  });
+});
+
+/** Every contract a new run may get: the current version of each built-in tool, and CRM Acme's tools as Guichet publishes them. */
+function publishedContracts(): Contract[] {
+  const builtins = [...new Set(builtinContracts.map((e) => e.contract.key))].map((key) => currentBuiltinContract(key)!);
+  return [...builtins, ...reference];
+}
+
+const nameOf = (c: Contract) => (c.mcp ? `${REFERENCE_PREFIX}${c.mcp.tool}` : c.key);
+
+describe("bounds on every published field", () => {
+  it("leaves no input field without the bound its type allows (maxLength, minimum and maximum, maxItems, maxProperties)", () => {
+    const contracts = publishedContracts();
+    expect(contracts.length).toBe(new Set(builtinContracts.map((e) => e.contract.key)).size + reference.length);
+    const unbounded = contracts.flatMap((c) =>
+      missingBounds(c.input_schema).map((m) => `${nameOf(c)}@${c.version} ${m.pointer || "/"} lacks ${m.keyword}`),
+    );
+    expect(unbounded).toEqual([]);
+  });
+
+  it("enumerates no live fact in a built-in contract (ids are resolved by a read tool, not listed)", () => {
+    const flagged = builtinContracts.flatMap(({ contract }) =>
+      [contract.input_schema, contract.output_schema].flatMap((schema) =>
+        liveFactEnums(schema).map((f) => `${contract.key}@${contract.version} ${f.pointer} ${f.signals.join("+")}`),
+      ),
+    );
+    expect(flagged).toEqual([]);
   });
 });

@@ -6,6 +6,7 @@ import { canonicalJson, plainJson } from "@/lib/canonical";
 import { mcpToolTimeoutMs } from "@/lib/mcp/schemas";
 import { declaredView } from "./result-view";
 import { StoredContract } from "./schemas";
+import { withGuichetBounds } from "./bounds";
 import { assertCompiles, closeObjects } from "./schema";
 import type { Contract, JsonSchema, LongRunning } from "./types";
 
@@ -13,9 +14,11 @@ import type { Contract, JsonSchema, LongRunning } from "./types";
 // server says now: a re-sync that changes a schema leaves the published
 // versions alone, and only the next review publishes a new one.
 //
-// The server's schemas are taken as reviewed, with two changes: open objects of
-// the input schema are closed (an invented field is refused, not forwarded),
-// and a tool without an output schema answers one bounded `text` field. The
+// The server's schemas are taken as reviewed, with three changes: open objects
+// of the input schema are closed (an invented field is refused, not forwarded),
+// every input field without a bound its type allows gets Guichet's (lib/contracts/
+// bounds.ts, shown to the reviewer), and a tool without an output schema
+// answers one bounded `text` field. The
 // operational fields are derived from the reviewed state: the effect is the
 // reviewer's `writes_data`; a write with an `idempotency_key` field retries as
 // `idempotent`, with the server's status tool; `commit_x` pairs with
@@ -87,13 +90,18 @@ function longRunningOf(serverId: number, output: JsonSchema, siblings: ReviewedM
   return null;
 }
 
+/** The input schema an MCP tool's contract publishes, and the bounds Guichet added to it. */
+export function boundedMcpInput(inputSchema: JsonSchema): ReturnType<typeof withGuichetBounds> {
+  return withGuichetBounds(closeObjects(withoutDialect(inputSchema)) as JsonSchema);
+}
+
 /** The contract (without its version number) a reviewed MCP tool gets. */
 export function deriveMcpContract(
   serverId: number,
   tool: ReviewedMcpTool,
   siblings: ReviewedMcpTool[],
 ): Omit<Contract, "version"> {
-  const input = closeObjects(withoutDialect(tool.inputSchema)) as JsonSchema;
+  const input = boundedMcpInput(tool.inputSchema).schema;
   const output = tool.outputSchema ? withoutDialect(tool.outputSchema) : TEXT_OUTPUT_SCHEMA;
   const props = propertiesOf(input);
   const write = tool.writesData;

@@ -102,6 +102,24 @@ const ShapeChangeObject = z.object({
   after: z.unknown(),
 });
 
+const GuichetBoundObject = z.object({
+  /** JSON pointer into the input schema of the field the bound applies to. */
+  pointer: z.string(),
+  keyword: z.enum(["maxLength", "minimum", "maximum", "maxItems", "maxProperties"]),
+  value: z.number(),
+});
+
+export const LiveFactEnumObject = z.object({
+  /** JSON pointer into the input schema of the enum. */
+  pointer: z.string(),
+  /** many_values: more than 20; id_shaped: values like uuids, prefix_123 or long digits; changed_between_syncs: not the values of the previous sync (or of the last review). */
+  signals: z.array(z.enum(["many_values", "id_shaped", "changed_between_syncs"])),
+  value_count: z.number().int(),
+  id_examples: z.array(z.string()),
+  /** Why it matters, in the doctrine's words (French). */
+  reason: z.string(),
+});
+
 export const McpToolObject = z.object({
   name: z.string(),
   key: z.string(),
@@ -123,6 +141,10 @@ export const McpToolObject = z.object({
   reason: CatalogEntryObject.shape.reason,
   /** Since the last review (all fields for a tool never reviewed); empty when reviewed as is. */
   changes: z.array(ShapeChangeObject),
+  /** Bounds the server's input schema lacks and Guichet adds to the published contract (its defaults); empty when the schema bounds every field. */
+  guichet_bounds: z.array(GuichetBoundObject),
+  /** Input enums that look like live facts (ids that age), for the reviewer to question. */
+  live_fact_enums: z.array(LiveFactEnumObject),
   reviewed_at: z.string().nullable(),
   reviewed_by: z.string().nullable(),
   removed_at: z.string().nullable(),
@@ -136,4 +158,6 @@ export const SyncSummaryObject = z.object({
   changed: z.array(z.string()),
   removed: z.array(z.string()),
   unchanged: z.array(z.string()),
+  /** Input enums of the listed tools that look like live facts, compared with each tool's previous sync. */
+  live_fact_enums: z.array(LiveFactEnumObject.extend({ tool: z.string() })),
 });

@@ -2,6 +2,8 @@ import "server-only";
 import { recordAudit, type AuditActor } from "@/lib/audit/record";
 import { db, Prisma } from "@/lib/db";
 import { ApiError } from "@/lib/http/errors";
+import { liveFactEnums, type LiveFactEnum } from "@/lib/contracts/live-facts";
+import type { JsonSchema } from "@/lib/contracts/types";
 import { toolFingerprint, suggestedWritesData } from "./fingerprint";
 import { privateOriginsFor } from "@/lib/net/origin-grants";
 import { listRemoteTools, McpFailure, type RemoteTool } from "./remote";
@@ -16,6 +18,8 @@ export interface SyncSummary {
   changed: string[];
   removed: string[];
   unchanged: string[];
+  /** Input enums that look like live facts, each tool compared with what its previous sync recorded. */
+  live_fact_enums: (LiveFactEnum & { tool: string })[];
 }
 
 type Json = Prisma.InputJsonValue;
@@ -63,12 +67,12 @@ export async function syncServer(
     });
   }
 
-  const summary: SyncSummary = { added: [], changed: [], removed: [], unchanged: [] };
+  const summary: SyncSummary = { added: [], changed: [], removed: [], unchanged: [], live_fact_enums: [] };
   const now = new Date();
   const updated = await db.$transaction(async (tx) => {
     const stored = await tx.mcpTool.findMany({
       where: { serverId: server.id, organizationId },
-      select: { id: true, name: true, fingerprint: true, removedAt: true },
+      select: { id: true, name: true, fingerprint: true, removedAt: true, inputSchema: true },
     });
     const byName = new Map(stored.map((tool) => [tool.name, tool]));
     for (const tool of remote) {
@@ -81,6 +85,8 @@ export async function syncServer(
         fingerprint: shape.fingerprint,
       };
       const existing = byName.get(tool.name);
+      for (const flag of liveFactEnums(tool.inputSchema, existing ? (existing.inputSchema as JsonSchema) : null))
+        summary.live_fact_enums.push({ tool: tool.name, ...flag });
       if (!existing) {
         // New: unavailable until a person reviews it; "writes data" starts from the (untrusted) hint.
         await tx.mcpTool.create({

@@ -10,6 +10,8 @@ import type { McpToolObject, McpToolUpdateBody } from "./api";
 import { mcpToolTimeoutMs } from "./schemas";
 import { shapeChanges, suggestedWritesData, type ReviewedShape } from "./fingerprint";
 import { reviewReplay } from "@/lib/traces/review";
+import { boundedMcpInput } from "@/lib/contracts/mcp";
+import { liveFactEnums } from "@/lib/contracts/live-facts";
 import { connectorTarget, findServer } from "./servers";
 
 // The tools of one server as a reviewer sees them, and the review itself: a
@@ -62,11 +64,13 @@ export function serializeTool(server: ServerState, tool: ToolRow): McpToolObject
   const annotations = JsonObject.nullable()
     .catch(null)
     .parse(tool.annotations ?? null);
+  const input = JsonObject.catch({}).parse(tool.inputSchema);
+  const reviewedInput = snapshot.success ? JsonObject.nullable().catch(null).parse(snapshot.data.input_schema) : null;
   return {
     name: tool.name,
     key: mcpToolKey(server.id, tool.name),
     description: tool.description,
-    input_schema: JsonObject.catch({}).parse(tool.inputSchema),
+    input_schema: input,
     output_schema: JsonObject.nullable()
       .catch(null)
       .parse(tool.outputSchema ?? null),
@@ -83,6 +87,8 @@ export function serializeTool(server: ServerState, tool: ToolRow): McpToolObject
     changes: reviewed
       ? []
       : shapeChanges(snapshot.success ? (snapshot.data as ReviewedShape) : null, currentShape(tool)),
+    guichet_bounds: boundedMcpInput(input).added,
+    live_fact_enums: liveFactEnums(input, reviewedInput),
     reviewed_at: isoOffsetOrNull(tool.reviewedAt),
     reviewed_by: tool.reviewedById,
     removed_at: isoOffsetOrNull(tool.removedAt),

@@ -28,7 +28,14 @@ const RefundPayment = z.strictObject({
 const SuspendInvoiceDelivery = z.strictObject({
   customer_id: z.string(),
   invoice_ids: z.array(z.string()).min(1),
+  resume_on: z.string().optional(),
 });
+
+/** A civil date (YYYY-MM-DD) as French readers write it, with no time zone to shift it: 2096-02-29 → 29/02/2096. */
+function frenchDay(day: string): string {
+  const [year, month, date] = day.split("-");
+  return `${date}/${month}/${year}`;
+}
 
 const SuspendAllInvoiceDelivery = z.strictObject({ customer_id: z.string() });
 
@@ -85,15 +92,16 @@ const describers: Record<string, Describer> = {
     if (!parsed.success) return null;
     // The order of the invoices does not change the operation: one order, one hash.
     const invoices = [...new Set(parsed.data.invoice_ids)].sort();
+    const until = parsed.data.resume_on ? ` jusqu'au ${frenchDay(parsed.data.resume_on)}` : "";
     return {
       arguments: { ...args, invoice_ids: invoices },
       target: { type: "customer", id: parsed.data.customer_id, version: null },
-      effect: `Suspendre l'envoi de ${invoices.length} facture${invoices.length > 1 ? "s" : ""} du client ${parsed.data.customer_id}.`,
+      effect: `Suspendre l'envoi de ${invoices.length} facture${invoices.length > 1 ? "s" : ""} du client ${parsed.data.customer_id}${until}.`,
       changes: invoices.map((id) => ({
         field: `invoices/${id}/delivery`,
         label: `Envoi de la facture ${id}`,
         before: null,
-        after: "suspendu",
+        after: `suspendu${until}`,
       })),
       recipients: null,
       amount: null,

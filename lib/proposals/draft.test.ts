@@ -122,6 +122,15 @@ describe("a proposal from the arguments of a tool without preview", () => {
     expect(a.recordsAffected).toBe(2);
     expect(a.argumentsSha256).toBe(b.argumentsSha256);
     expect(a.changes.map((c) => c.field)).toEqual(["invoices/INV-1842-001/delivery", "invoices/INV-1842-003/delivery"]);
+    expect(a.effect).toBe("Suspendre l'envoi de 2 factures du client C-1842.");
+    // The civil date the suspension ends is shown as the day it is, never shifted by a time zone.
+    const until = draftFromArguments(suspend, {
+      customer_id: "C-1842",
+      invoice_ids: ["INV-1842-001"],
+      resume_on: "2096-02-29",
+    });
+    expect(until.effect).toBe("Suspendre l'envoi de 1 facture du client C-1842 jusqu'au 29/02/2096.");
+    expect(until.changes[0].after).toBe("suspendu jusqu'au 29/02/2096");
   });
 
   it("describes the long jobs in French: a suspension of every invoice, and cancelling a job", () => {

@@ -2,14 +2,19 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  type CallToolResult,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
 
 // A small real MCP server that misbehaves on purpose, for what CRM Acme does
 // not do: a result with fields its schema does not declare (a secret, an
 // internal score, at the top level and nested), a result that breaks its schema, a tool without an output
 // schema, a read that fails transiently before it succeeds, and a refusal told in a text block only.
 
-const tools = [
+const tools: Tool[] = [
   {
     name: "get_profile",
     description: "Read a profile.",
@@ -74,7 +79,9 @@ export interface McpPeer {
   close(): Promise<void>;
 }
 
-export async function startMcpPeer(): Promise<McpPeer> {
+/** `extraTools`: more tools to list, for a suite that needs a shape of its own (they answer like an unknown tool). */
+export async function startMcpPeer(options: { extraTools?: Tool[] } = {}): Promise<McpPeer> {
+  const listed: Tool[] = [...tools, ...(options.extraTools ?? [])];
   const calls: Record<string, number> = {};
   function answer(name: string): CallToolResult {
     calls[name] = (calls[name] ?? 0) + 1;
@@ -115,7 +122,7 @@ export async function startMcpPeer(): Promise<McpPeer> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const mcp = new Server({ name: "peer", version: "1.0.0" }, { capabilities: { tools: {} } });
-    mcp.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
+    mcp.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
     mcp.setRequestHandler(CallToolRequestSchema, async (request) => answer(request.params.name));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on("close", () => {

@@ -34,7 +34,7 @@ describe("GET /v1/telemetry", () => {
       [
         { tool: "calculate", version: 1, calls: 5, errors: 2 },
         { tool: "", version: 0, calls: 1, errors: 1 },
-        { tool: "create_chart", version: 1, calls: 1, errors: 1 },
+        { tool: "create_chart", version: 2, calls: 1, errors: 1 },
       ].sort((a, b) => b.calls - a.calls || a.tool.localeCompare(b.tool)),
     );
     expect(data.errors_by_code).toEqual(
@@ -47,7 +47,7 @@ describe("GET /v1/telemetry", () => {
       expect.arrayContaining([
         { tool: "calculate", version: 1, code: "INVALID_ARGUMENTS", field: "/expression", count: 1 },
         { tool: "calculate", version: 1, code: "INVALID_ARGUMENTS", field: "/extra", count: 1 },
-        { tool: "create_chart", version: 1, code: "INVALID_ARGUMENTS", field: "/type", count: 1 },
+        { tool: "create_chart", version: 2, code: "INVALID_ARGUMENTS", field: "/type", count: 1 },
         { tool: "", version: 0, code: "UNKNOWN_TOOL", field: "", count: 1 },
       ]),
     );

@@ -185,6 +185,7 @@ describe("sync and review over the real protocol", () => {
       changed: [],
       removed: [],
       unchanged: [],
+      live_fact_enums: [],
     });
     expect(sync.body.data).toMatchObject({
       tool_count: 11,
