@@ -24,7 +24,7 @@ import {
 } from "./arguments";
 import { executorFor, searchSettings } from "./availability";
 import { findEngineDirective } from "./directives";
-import { ExecutionFailure, executeUnderContract } from "./execution";
+import { cutsInFlight, ExecutionFailure, executeUnderContract } from "./execution";
 import { recordCall } from "./record";
 import { argumentsSchemaFor, writePath, type WriteOutcome } from "./write-path";
 
@@ -218,6 +218,7 @@ export async function dispatchToolCall(request: ToolCallRequest): Promise<ToolEn
     const agentId = await admitCall(run);
     const contract = await resolveCall(run, request.tool, request.arguments);
     state.contract = contract;
+    if (!cutsInFlight(contract)) tracked.notInterruptible();
     const executor = await executorFor(run.organizationId, contract);
     validateArguments(contract, request.arguments);
     const context = operatorSettings(
