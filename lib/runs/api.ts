@@ -140,7 +140,10 @@ export const cancelRunEndpoint = defineEndpoint({
   response: z.object({
     data: RunObject,
     cancellation: z.object({
-      stopped_calls: z.number().int().meta({ description: "Calls in flight cut at once (their contract says `abort`)." }),
+      stopped_calls: z
+        .number()
+        .int()
+        .meta({ description: "Calls in flight cut at once (their contract says `abort`)." }),
       uninterruptible_calls: z.number().int().meta({
         description:
           "Calls in flight whose contract is not interruptible once sent: they run to the service's answer, which is recorded.",

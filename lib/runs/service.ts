@@ -185,10 +185,7 @@ export async function listRuns(organizationId: string, query: RunListQuery, tx: 
  * flight are aborted. Cancelling a cancelled run is a no-op; a run that already
  * ended otherwise (expired, completed) cannot be cancelled.
  */
-export async function cancelRun(
-  organizationId: string,
-  runId: string,
-): Promise<{ run: RunRow; calls: AbortedCalls }> {
+export async function cancelRun(organizationId: string, runId: string): Promise<{ run: RunRow; calls: AbortedCalls }> {
   const run = await getRun(organizationId, runId);
   const status = effectiveStatus(run);
   if (status === "cancelled") return { run, calls: { stopped: 0, uninterruptible: 0 } };
