@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 
@@ -19,6 +19,13 @@ describe("the two Prisma variants", () => {
   it("have the same migrations, in the same order", () => {
     expect(migrations("sqlite")).toEqual(migrations("postgresql"));
     expect(migrations("sqlite").length).toBeGreaterThan(0);
+  });
+
+  it.each(providers)("%s: keeps one schema snapshot, beside the migrations, none inside them", (provider) => {
+    const copies = migrations(provider).filter((name) =>
+      existsSync(path.join("prisma", provider, "migrations", name, "schema.prisma")),
+    );
+    expect(copies).toEqual([]);
   });
 
   // The migrations are written by diffing this snapshot against the schema

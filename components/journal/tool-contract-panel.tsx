@@ -15,6 +15,11 @@ const retryWords: Record<ContractObject["retry"], string> = {
   idempotent: "écriture protégée par une clé d’idempotence et un outil d’état",
   never: "jamais répétée",
 };
+const cancellationWords: Record<ContractObject["cancellation"], string> = {
+  abort: "interrompue avec le run",
+  not_interruptible: "non interruptible une fois envoyée : Guichet attend et enregistre la réponse du service",
+  cancel_tool: "travail long : son annulation demande au service de l’arrêter, par son outil d’annulation",
+};
 
 export function ToolContractPanel({ toolKey }: { toolKey: string }) {
   const [version, setVersion] = useState<number | undefined>();
@@ -66,7 +71,7 @@ export function ToolContractPanel({ toolKey }: { toolKey: string }) {
         <dt className="text-slate-500">Arguments</dt>
         <dd>{c.max_argument_bytes.toLocaleString("fr-FR")} octets au plus</dd>
         <dt className="text-slate-500">Annulation</dt>
-        <dd>{c.cancellation === "abort" ? "interrompue avec le run" : "non interruptible une fois acceptée"}</dd>
+        <dd>{cancellationWords[c.cancellation]}</dd>
         {c.idempotency && (
           <>
             <dt className="text-slate-500">Idempotence</dt>

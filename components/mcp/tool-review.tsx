@@ -173,9 +173,11 @@ function ToolCard({ serverId, tool, onChanged }: { serverId: number; tool: McpTo
 /** The recorded calls of the tool (traced runs) checked against the version under review, before anyone approves it. */
 function ReplaySummary({ replay }: { replay: NonNullable<McpToolObject["replay"]> }) {
   const first = replay.now_refused.slice(0, 3);
+  const moved = replay.effects_changed.slice(0, 3);
+  const warn = replay.refused > 0 || replay.effects_changed.length > 0;
   return (
     <div
-      className={`rounded-md border px-3 py-2 text-sm ${replay.refused > 0 ? "border-amber-300 bg-amber-50" : "border-slate-200"}`}
+      className={`rounded-md border px-3 py-2 text-sm ${warn ? "border-amber-300 bg-amber-50" : "border-slate-200"}`}
       data-testid="replay-summary"
     >
       <p className="font-medium">
@@ -193,6 +195,34 @@ function ReplaySummary({ replay }: { replay: NonNullable<McpToolObject["replay"]
           ))}
         </ul>
       )}
+      {moved.length > 0 && (
+        <>
+          <p className="mt-1 font-medium">
+            {`${replay.effects_changed.length} appel(s) enregistré(s) n’auraient plus le même effet ou la même approbation :`}
+          </p>
+          <ul className="mt-1 list-disc pl-5 text-xs">
+            {moved.map((change) => (
+              <li key={change.trace}>
+                {change.changed.includes("effect") && `${effectWords(change.recorded)} → ${effectWords(change.now)}`}
+                {change.changed.length === 2 && " ; "}
+                {change.changed.includes("approval") &&
+                  `approbation : ${approvalWords(change.recorded.approval)} → ${approvalWords(change.now.approval)}`}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
     </div>
   );
+}
+
+type ReplayEffects = NonNullable<McpToolObject["replay"]>["effects_changed"][number]["now"];
+
+const effectWords = (effects: ReplayEffects) => (effects.effect === "write" ? "écriture" : "lecture");
+
+function approvalWords(approval: ReplayEffects["approval"]): string {
+  if (approval === null) return "aucune";
+  if (approval.decision === "allow") return "sans décision";
+  if (approval.decision === "deny") return "refusée";
+  return `${approval.approvals_required} personne(s)`;
 }

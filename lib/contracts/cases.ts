@@ -5,7 +5,8 @@ import type { JsonSchema } from "./types";
 // date an impossible day and a real one; for numbers
 // the exact bounds and the nearest values outside; for arrays the item counts
 // around their bounds and duplicates; for enums and constants a value outside;
-// for discriminated unions the branches mixed and an unknown discriminant; and
+// for discriminated unions the branches mixed, an unknown discriminant and the
+// fields of the branch the example takes; and
 // an invented field at every object level. Each case starts from a valid
 // example and changes one thing.
 
@@ -190,6 +191,8 @@ function unionCases(schema: JsonSchema, example: Json, path: string[], out: Cont
   const pointer = `/${path.map(escape).join("/")}`;
   const current = (example as Record<string, Json>)[tag];
   const chosen = branches.find((b) => (b.properties as Record<string, JsonSchema>)[tag].const === current);
+  // The fields of the branch the example takes, like any object's (each branch is reached by an example of it).
+  if (chosen) objectCases(chosen, example, path, out, root);
   out.push({
     name: `${pointer} with an unknown ${tag}`,
     arguments: setAt(root, [...path, tag], "unknown-variant"),

@@ -22,7 +22,8 @@ import type { Contract, JsonSchema, LongRunning } from "./types";
 // operational fields are derived from the reviewed state: the effect is the
 // reviewer's `writes_data`; a write with an `idempotency_key` field retries as
 // `idempotent`, with the server's status tool; `commit_x` pairs with
-// `preview_x`; `expected_version` makes the target's version pointer.
+// `preview_x`; `expected_version` makes the target's version pointer; a
+// long write with a cancel tool declares `cancel_tool` cancellation.
 
 export const TEXT_OUTPUT_SCHEMA: JsonSchema = {
   type: "object",
@@ -140,7 +141,8 @@ export function deriveMcpContract(
     timeout_ms: mcpToolTimeoutMs({ writesData: write, timeoutMs: tool.timeoutMs ?? null }),
     max_argument_bytes: 32_768,
     result_view: declaredView(output),
-    cancellation: write ? "not_interruptible" : "abort",
+    // A read stops with its run; a write, once sent, is the service's — unless it is a job the service can be asked to stop.
+    cancellation: !write ? "abort" : longRunning?.cancel_tool ? "cancel_tool" : "not_interruptible",
     mcp: { server_id: serverId, tool: tool.name },
     ...(longRunning ? { long_running: longRunning } : {}),
   };

@@ -22,7 +22,7 @@ export const ContractObject = z.object({
   timeout_ms: z.number().int(),
   max_argument_bytes: z.number().int(),
   result_view: z.array(z.string()),
-  cancellation: z.enum(["abort", "not_interruptible"]),
+  cancellation: z.enum(["abort", "not_interruptible", "cancel_tool"]),
   mcp: z.object({ server_id: z.number().int(), tool: z.string() }).nullable(),
   /** A write the service accepts at once and finishes later (absent for every other tool). */
   long_running: z

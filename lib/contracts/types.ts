@@ -7,7 +7,15 @@ export type JsonSchema = Record<string, unknown>;
 export type ToolEffect = "read" | "write";
 /** safe: a read that may be repeated; idempotent: a write protected by an idempotency key and a status tool; never: not repeated. */
 export type RetryClass = "safe" | "idempotent" | "never";
-export type Cancellation = "abort" | "not_interruptible";
+/**
+ * What cancelling does to a call of this tool, and what the executor does about it:
+ * abort — the call stops with its run (or its caller) even in flight;
+ * not_interruptible — once sent, the service has it: cancelling the run does not cut the call, Guichet waits
+ * for the answer (within the timeout) and records it, and an operation's cancel says `not_interruptible`;
+ * cancel_tool — a long operation the service accepted: cancelling it calls the contract's
+ * `long_running.cancel_tool` at the service, which stops the job if it is still running.
+ */
+export type Cancellation = "abort" | "not_interruptible" | "cancel_tool";
 export type ToolKind = "native" | "data" | "mcp";
 
 export interface ContractTarget {

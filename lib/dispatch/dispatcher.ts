@@ -24,7 +24,7 @@ import {
 } from "./arguments";
 import { executorFor, searchSettings } from "./availability";
 import { findEngineDirective } from "./directives";
-import { ExecutionFailure, executeUnderContract } from "./execution";
+import { cutsInFlight, ExecutionFailure, executeUnderContract } from "./execution";
 import { recordCall } from "./record";
 import { argumentsSchemaFor, writePath, type WriteOutcome } from "./write-path";
 
@@ -218,6 +218,7 @@ export async function dispatchToolCall(request: ToolCallRequest): Promise<ToolEn
     const agentId = await admitCall(run);
     const contract = await resolveCall(run, request.tool, request.arguments);
     state.contract = contract;
+    if (!cutsInFlight(contract)) tracked.notInterruptible();
     const executor = await executorFor(run.organizationId, contract);
     validateArguments(contract, request.arguments);
     const context = operatorSettings(
@@ -293,8 +294,20 @@ export async function dispatchToolCall(request: ToolCallRequest): Promise<ToolEn
       arguments: request.arguments,
       error: envelope.ok ? null : envelope.error,
       result: viewed,
+      proposalId: proposalOf(envelope),
     });
   return envelope;
+}
+
+/** The proposal a call made (candidate write, preview) or committed, as its envelope names it. */
+function proposalOf(envelope: ToolEnvelope): string | null {
+  if (!envelope.ok) return envelope.error.proposal_id ?? null;
+  const { proposal_id: committed, proposal: previewed } = envelope.evidence as {
+    proposal_id?: unknown;
+    proposal?: { id?: unknown } | null;
+  };
+  if (typeof committed === "string") return committed;
+  return typeof previewed?.id === "string" ? previewed.id : null;
 }
 
 function errorBody(error: ToolError): ToolEnvelopeError {

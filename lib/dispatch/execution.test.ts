@@ -114,6 +114,45 @@ describe("executeUnderContract", () => {
     expect(failure.error.code).toBe("CANCELLED");
   });
 
+  it("lets a call declared not interruptible run to its answer when the run is cancelled", async () => {
+    for (const cancellation of ["not_interruptible", "cancel_tool"] as const) {
+      const controller = new AbortController();
+      let seen: AbortSignal | undefined;
+      const slow: Executor = {
+        execute: (_args, ctx) => {
+          seen = ctx.signal;
+          return new Promise((resolve) => setTimeout(() => resolve({ sent: true }), 80));
+        },
+      };
+      setTimeout(() => controller.abort(), 20);
+      const outcome = await executeUnderContract(
+        contract({ effect: "write", retry: "idempotent", cancellation, timeout_ms: 5_000 }),
+        slow,
+        {},
+        context(controller.signal),
+        inAMinute(),
+      );
+      expect({ cancellation, outcome }).toEqual({ cancellation, outcome: { result: { sent: true }, retries: 0 } });
+      // The executor never saw the run's cancel: its request to the service was not cut.
+      expect(controller.signal.aborted).toBe(true);
+      expect(seen!.aborted).toBe(false);
+    }
+  });
+
+  it("still bounds a call declared not interruptible by its timeout", async () => {
+    const hanging: Executor = { execute: () => new Promise(() => undefined) };
+    const failure = await failureOf(
+      executeUnderContract(
+        contract({ effect: "write", retry: "idempotent", cancellation: "not_interruptible", timeout_ms: 50 }),
+        hanging,
+        {},
+        context(AbortSignal.abort()),
+        inAMinute(),
+      ),
+    );
+    expect(failure.error.code).toBe("TIMEOUT");
+  });
+
   it("hides the text of an unexpected exception", async () => {
     const buggy: Executor = {
       execute: async () => {

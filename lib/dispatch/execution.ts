@@ -4,7 +4,11 @@ import { asToolError, ToolError, type ExecutionContext, type Executor } from "@/
 // Runs one executor under its contract's rules: a timeout per attempt, never
 // past the run's deadline, and retries decided by the contract's retry class —
 // not by an HTTP library. Only `safe` reads are repeated, and only on failures
-// the executor marked retryable; writes and `never` tools run once.
+// the executor marked retryable; writes and `never` tools run once. The
+// contract's `cancellation` decides whether the caller's signal (the run
+// cancelled, an MCP client gone) cuts an attempt in flight: only `abort` tools
+// are cut; a call the service has once sent cannot be taken back, so Guichet
+// waits for its answer (within the timeout) rather than invent an unknown outcome.
 
 export const MAX_ATTEMPTS = 3;
 const BASE_BACKOFF_MS = 100;
@@ -39,6 +43,11 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/** Whether a cancel reaches a call of this contract in flight (see the header). */
+export function cutsInFlight(contract: Pick<Contract, "cancellation">): boolean {
+  return contract.cancellation === "abort";
+}
+
 /** One attempt, bounded by `timeoutMs` even if the executor ignores its signal. */
 async function attempt(
   executor: Executor,
@@ -46,9 +55,10 @@ async function attempt(
   ctx: ExecutionContext,
   timeoutMs: number,
   deadlineIsRun: boolean,
+  interruptible: boolean,
 ): Promise<unknown> {
   const deadline = new AbortController();
-  const signal = AbortSignal.any([deadline.signal, ctx.signal]);
+  const signal = interruptible ? AbortSignal.any([deadline.signal, ctx.signal]) : deadline.signal;
   let timer: NodeJS.Timeout | undefined;
   const stopped = new Promise<never>((_, reject) => {
     timer = setTimeout(() => deadline.abort(), timeoutMs);
@@ -67,7 +77,7 @@ async function attempt(
         { retryable: !deadlineIsRun },
       );
     }
-    if (ctx.signal.aborted) throw new ToolError("CANCELLED", "The tool call was cancelled.");
+    if (interruptible && ctx.signal.aborted) throw new ToolError("CANCELLED", "The tool call was cancelled.");
     throw asToolError(error);
   } finally {
     clearTimeout(timer);
@@ -88,7 +98,15 @@ export async function executeUnderContract(
     if (remaining <= 0) throw new ExecutionFailure(new ToolError("TIMEOUT", "The run's deadline has passed."), retries);
     const timeoutMs = Math.min(contract.timeout_ms, remaining);
     try {
-      return { result: await attempt(executor, args, ctx, timeoutMs, timeoutMs < contract.timeout_ms), retries };
+      const result = await attempt(
+        executor,
+        args,
+        ctx,
+        timeoutMs,
+        timeoutMs < contract.timeout_ms,
+        cutsInFlight(contract),
+      );
+      return { result, retries };
     } catch (error) {
       const failure = asToolError(error);
       const backoff = BASE_BACKOFF_MS * 2 ** retries + Math.floor(Math.random() * 50);

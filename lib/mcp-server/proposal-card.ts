@@ -37,7 +37,7 @@ export async function proposalCard(
     recipients: (row.recipients as string[] | null) ?? null,
     amount:
       row.amountValueMinor !== null && row.amountCurrency
-        ? { value_minor: row.amountValueMinor, currency: row.amountCurrency }
+        ? { value_minor: Number(row.amountValueMinor), currency: row.amountCurrency }
         : null,
     irreversible: row.irreversible,
     approvals_required: storedPolicy(row).approvals_required,

@@ -155,9 +155,11 @@ export async function serviceContext(operation: OperationRow): Promise<Execution
 }
 
 /**
- * Cancels a long operation at the service with its cancel tool (under a key of
- * Guichet's own), then reads the job's state: cancelled is `stopped`, another
- * final state `already_finished`, still running `not_interruptible`.
+ * Cancels a long operation as its contract declares. Only a `cancel_tool`
+ * contract is cancelled at the service, with its cancel tool (under a key of
+ * Guichet's own), then the job's state is read: cancelled is `stopped`, another
+ * final state `already_finished`, still running `not_interruptible`. Any other
+ * declaration is `not_interruptible` and nothing is called.
  */
 export async function cancelLongOperation(
   operation: OperationRow,
@@ -165,7 +167,7 @@ export async function cancelLongOperation(
 ): Promise<{ operation: OperationRow; outcome: "stopped" | "already_finished" | "not_interruptible" }> {
   const contract = await contractOf(operation);
   const jobId = jobIdOf(operation, contract);
-  const cancel = contract.long_running?.cancel_tool;
+  const cancel = contract.cancellation === "cancel_tool" ? contract.long_running?.cancel_tool : null;
   if (!contract.long_running || !jobId || !cancel) return { operation, outcome: "not_interruptible" };
   const cancelContract = await getToolContract(operation.organizationId, cancel, undefined);
   const keyField = cancelContract.idempotency?.key_field;

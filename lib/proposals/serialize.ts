@@ -38,7 +38,7 @@ export function serializeProposal(row: ProposalRow, context: ProposalContext, no
     recipients: (row.recipients as string[] | null) ?? null,
     amount:
       row.amountValueMinor !== null && row.amountCurrency
-        ? { value_minor: row.amountValueMinor, currency: row.amountCurrency }
+        ? { value_minor: Number(row.amountValueMinor), currency: row.amountCurrency }
         : null,
     environment: row.environment,
     records_affected: row.recordsAffected,

@@ -1,29 +1,57 @@
 // Tool calls in flight in this process, by run, so that cancelling a run stops
 // them at once. Another instance's calls stop at their next check of the run's
-// status (each call reads it before executing); a request already accepted by
-// a remote service cannot be taken back — the contract's `cancellation` says so.
+// status (each call reads it before executing). A call whose contract declares
+// it not interruptible once sent is still signalled (what it has not sent yet
+// stops), but its request to the service runs to its answer: the run's cancel
+// counts it apart (lib/dispatch/execution.ts reads the contract's `cancellation`).
 
-const inFlight = new Map<string, Set<AbortController>>();
+interface CallInFlight {
+  controller: AbortController;
+  interruptible: boolean;
+}
 
-export function trackCall(runId: string): { signal: AbortSignal; done: () => void } {
-  const controller = new AbortController();
-  const set = inFlight.get(runId) ?? new Set<AbortController>();
-  set.add(controller);
+const inFlight = new Map<string, Set<CallInFlight>>();
+
+export interface TrackedCall {
+  signal: AbortSignal;
+  /** The call's contract says a cancel does not cut it once sent. */
+  notInterruptible: () => void;
+  done: () => void;
+}
+
+export function trackCall(runId: string): TrackedCall {
+  const call: CallInFlight = { controller: new AbortController(), interruptible: true };
+  const set = inFlight.get(runId) ?? new Set<CallInFlight>();
+  set.add(call);
   inFlight.set(runId, set);
   return {
-    signal: controller.signal,
+    signal: call.controller.signal,
+    notInterruptible: () => {
+      call.interruptible = false;
+    },
     done: () => {
-      set.delete(controller);
+      set.delete(call);
       if (set.size === 0) inFlight.delete(runId);
     },
   };
 }
 
-/** Aborts this process's calls of the run; returns how many were stopped. */
-export function abortRunCalls(runId: string): number {
+export interface AbortedCalls {
+  /** Calls cut at once. */
+  stopped: number;
+  /** Calls whose contract is not interruptible: they finish with the service's answer, which is recorded. */
+  uninterruptible: number;
+}
+
+/** Signals this process's calls of the run; answers how many were cut and how many run to their answer. */
+export function abortRunCalls(runId: string): AbortedCalls {
   const set = inFlight.get(runId);
-  if (!set) return 0;
-  for (const controller of set) controller.abort();
+  if (!set) return { stopped: 0, uninterruptible: 0 };
+  let uninterruptible = 0;
+  for (const call of set) {
+    if (!call.interruptible) uninterruptible++;
+    call.controller.abort();
+  }
   inFlight.delete(runId);
-  return set.size;
+  return { stopped: set.size - uninterruptible, uninterruptible };
 }

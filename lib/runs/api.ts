@@ -133,13 +133,23 @@ export const cancelRunEndpoint = defineEndpoint({
   method: "POST",
   path: "/v1/runs/{run}/cancel",
   tag: "Runs",
-  summary: "Cancel a run: no further tool call is accepted and calls in flight are aborted",
+  summary: "Cancel a run: no further tool call is accepted; calls in flight stop as their contracts declare",
   auth: "both",
   scopes: ["runs:write"],
   params: RunParams,
   response: z.object({
     data: RunObject,
-    cancellation: z.object({ stopped_calls: z.number().int(), note: z.string() }),
+    cancellation: z.object({
+      stopped_calls: z
+        .number()
+        .int()
+        .meta({ description: "Calls in flight cut at once (their contract says `abort`)." }),
+      uninterruptible_calls: z.number().int().meta({
+        description:
+          "Calls in flight whose contract is not interruptible once sent: they run to the service's answer, which is recorded.",
+      }),
+      note: z.string(),
+    }),
   }),
   errors: ["not_found", "conflict"],
 });

@@ -7,7 +7,7 @@ import { ApiError, notFound } from "@/lib/http/errors";
 import { afterCursor } from "@/lib/http/validation";
 import { newId } from "@/lib/ids";
 import { isTraced, traceCatalog } from "@/lib/traces/record";
-import { abortRunCalls } from "./active-calls";
+import { abortRunCalls, type AbortedCalls } from "./active-calls";
 import { resolveCapabilitySet, type RunWarning } from "./capabilities";
 import { effectiveStatus, liveRunStatuses, runSelect, type RunRow } from "./model";
 import { RunMessage, type RunCreateBody, type RunListQuery } from "./schemas";
@@ -185,10 +185,10 @@ export async function listRuns(organizationId: string, query: RunListQuery, tx: 
  * flight are aborted. Cancelling a cancelled run is a no-op; a run that already
  * ended otherwise (expired, completed) cannot be cancelled.
  */
-export async function cancelRun(organizationId: string, runId: string): Promise<{ run: RunRow; stoppedCalls: number }> {
+export async function cancelRun(organizationId: string, runId: string): Promise<{ run: RunRow; calls: AbortedCalls }> {
   const run = await getRun(organizationId, runId);
   const status = effectiveStatus(run);
-  if (status === "cancelled") return { run, stoppedCalls: 0 };
+  if (status === "cancelled") return { run, calls: { stopped: 0, uninterruptible: 0 } };
   if (!(liveRunStatuses as readonly string[]).includes(status))
     throw new ApiError("conflict", `This run is ${status}: there is nothing left to cancel.`, { reason: { status } });
   const updated = await db.run.updateMany({
@@ -196,5 +196,5 @@ export async function cancelRun(organizationId: string, runId: string): Promise<
     data: { status: "cancelled", requiredAction: Prisma.DbNull, pendingApproval: Prisma.DbNull },
   });
   if (updated.count === 0) return cancelRun(organizationId, runId);
-  return { run: await getRun(organizationId, runId), stoppedCalls: abortRunCalls(run.id) };
+  return { run: await getRun(organizationId, runId), calls: abortRunCalls(run.id) };
 }

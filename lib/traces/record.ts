@@ -6,6 +6,7 @@ import { db, Prisma, type DbOrTx } from "@/lib/db";
 import { newId } from "@/lib/ids";
 import { log } from "@/lib/log";
 import type { CapabilityEntry } from "@/lib/runs/model";
+import { StoredPolicyFacts, type RecordedPolicy } from "./effects";
 import { redact } from "./redact";
 
 // The trace of a run whose agent opted in (`trace: "redacted"`): one row per
@@ -91,9 +92,51 @@ export interface TracedCall {
   /** The error of a refused or failed call; null when it succeeded. */
   error: { code: string; field: string | null; message: string } | null;
   result: unknown;
+  /** The proposal the call made (a write's candidate, a preview) or committed, when there is one. */
+  proposalId: string | null;
 }
 
-/** One tool call: redacted arguments, the validation decision, the outcome and the redacted result. */
+/**
+ * What the policy asked of the proposal a call made or committed: the rule, the
+ * decision, the approvals, and the facts it was decided on — what replay
+ * evaluates again after a change (./effects.ts). None of it is a payload value.
+ */
+async function proposalPolicy(organizationId: string, proposalId: string | null): Promise<RecordedPolicy | null> {
+  if (!proposalId) return null;
+  const row = await db.proposal.findFirst({
+    where: { id: proposalId, organizationId },
+    select: {
+      tool: true,
+      policy: true,
+      environment: true,
+      recordsAffected: true,
+      irreversible: true,
+      amountValueMinor: true,
+      amountCurrency: true,
+    },
+  });
+  const stored = row ? StoredPolicyFacts.safeParse(row.policy) : null;
+  if (!row || !stored?.success) return null;
+  return {
+    tool: row.tool,
+    rule: stored.data.rule,
+    decision: stored.data.decision,
+    approvals_required: stored.data.approvals_required,
+    facts: {
+      environment: row.environment,
+      action: stored.data.action,
+      amount:
+        row.amountValueMinor !== null && row.amountCurrency !== null
+          ? { value_minor: Number(row.amountValueMinor), currency: row.amountCurrency }
+          : null,
+      records_affected: row.recordsAffected,
+      irreversible: row.irreversible,
+      external_message: stored.data.external_message,
+    },
+  };
+}
+
+/** One tool call: redacted arguments, the validation decision, the outcome, the redacted result, its effect and policy. */
 export async function traceCall(call: TracedCall): Promise<void> {
   const { contract, error } = call;
   const args = redact(call.arguments, contract?.input_schema);
@@ -114,6 +157,8 @@ export async function traceCall(call: TracedCall): Promise<void> {
         : { ok: true },
       result: result?.value ?? null,
       result_redactions: result?.redactions ?? [],
+      effect: contract?.effect ?? null,
+      policy: await proposalPolicy(call.run.organizationId, call.proposalId),
     },
   });
 }

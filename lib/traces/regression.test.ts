@@ -6,6 +6,9 @@ import { REFERENCE_PREFIX } from "@/lib/contracts/lock";
 import { referenceContracts } from "@/lib/contracts/reference";
 import type { Contract } from "@/lib/contracts/types";
 import { CommittedTrace, TRACES_DIR } from "@/tests/traces/format";
+import { defaultPolicyRules } from "@/lib/policies/defaults";
+import { PolicyRules, type PolicyRule } from "@/lib/policies/rules";
+import type { CallEffects } from "./effects";
 import { findLeaks } from "./redact";
 import { checkRecordedCalls } from "./replay";
 
@@ -39,8 +42,21 @@ function currentContracts(reference: Contract[]): Map<string, Contract> {
   return current;
 }
 
-/** One line per known-good call the current contracts would refuse (or whose tool is gone). */
-function regressions(file: string, trace: CommittedTrace, contracts: Map<string, Contract>): string[] {
+/** The table every organization starts with: the committed traces were recorded under it. */
+const defaultPolicy = { version: 0, rules: PolicyRules.parse(defaultPolicyRules) };
+
+function describeEffects({ effect, approval }: CallEffects): string {
+  const need = approval ? `${approval.decision}×${approval.approvals_required}` : "no approval";
+  return `${effect}, ${need}`;
+}
+
+/** One line per known-good call the current contracts would refuse, or run with another effect or approval need (or whose tool is gone). */
+function regressions(
+  file: string,
+  trace: CommittedTrace,
+  contracts: Map<string, Contract>,
+  policy: { version: number; rules: readonly PolicyRule[] } = defaultPolicy,
+): string[] {
   const calls = trace.events.filter((event) => event.kind === "call" && event.valid === true);
   const failures: string[] = [];
   for (const tool of [...new Set(calls.map((call) => call.tool ?? "(no tool)"))]) {
@@ -53,17 +69,36 @@ function regressions(file: string, trace: CommittedTrace, contracts: Map<string,
     const report = checkRecordedCalls(
       contract,
       mine.map((call) => ({ trace: call.id, run: String(call.run), payload: call.payload })),
+      policy,
+      (name) => contracts.get(name)?.key ?? name,
     );
     for (const refused of report.now_refused)
       failures.push(
         `${file}: ${refused.trace} — ${tool}@${contract.version} now refuses it: ${refused.code} at ${refused.field ?? "/"}` +
           `${refused.redacted ? " (a redacted value)" : ""}: ${refused.message}`,
       );
+    for (const moved of report.effects_changed)
+      failures.push(
+        `${file}: ${moved.trace} — ${tool}@${contract.version} changes its ${moved.changed.join(" and ")}: ` +
+          `${describeEffects(moved.recorded)} → ${describeEffects(moved.now)}`,
+      );
   }
   return failures;
 }
 
 let contracts: Map<string, Contract>;
+
+interface ModelRequest {
+  messages: number;
+  tools: number;
+  tools_sha256: string;
+}
+
+/** The proposal a recorded call made or committed: its policy's, else its arguments' proposal_id. */
+function proposalOf(payload: unknown): string | null {
+  const call = payload as { arguments?: { proposal_id?: unknown } };
+  return typeof call.arguments?.proposal_id === "string" ? call.arguments.proposal_id : null;
+}
 
 beforeAll(async () => {
   contracts = currentContracts(await referenceContracts());
@@ -133,6 +168,125 @@ describe("the committed traces of the demo scenarios", () => {
     expect(regressions(name, trace, withoutGetOperation)).toEqual([
       expect.stringMatching(
         /^address-change\.json: address-change#\d+ call get_operation, which the catalog no longer has\.$/,
+      ),
+    ]);
+  });
+
+  it("record each call's effect, and the policy of each proposal a call made or committed", () => {
+    for (const { name, trace } of traces) {
+      for (const call of trace.events.filter((e) => e.kind === "call")) {
+        const payload = call.payload as { effect?: unknown; policy?: { tool: string } | null };
+        expect({ call: call.id, effect: payload.effect }).toEqual({ call: call.id, effect: expect.any(String) });
+        const proposal = trace.events.find(
+          (e) => e.kind === "approval" && (e.payload as { proposal: string }).proposal === proposalOf(call.payload),
+        );
+        // A call that made or committed an approved proposal carries the policy that asked for the approval.
+        if (proposal)
+          expect({ name, call: call.id, tool: payload.policy?.tool }).toEqual({
+            name,
+            call: call.id,
+            tool: proposal.tool,
+          });
+      }
+    }
+  });
+
+  it("record a managed run's model requests, its approval and its answer, in order", () => {
+    const { trace } = traces.find((t) => t.name === "managed-address-change.json")!;
+    const kinds = trace.events.map((e) => e.kind);
+    expect(kinds[0]).toBe("catalog");
+    expect(kinds[1]).toBe("model_request");
+    expect(kinds.at(-1)).toBe("answer");
+    const catalogSize = (trace.events[0].payload as { tools: unknown[] }).tools.length;
+    const requests = trace.events.filter((e) => e.kind === "model_request").map((e) => e.payload as ModelRequest);
+    expect(requests.length).toBeGreaterThanOrEqual(2);
+    for (const [index, request] of requests.entries()) {
+      // Counts and a hash, never the messages' text: the conversation only grows, the tool list stays the run's.
+      expect(Object.keys(request).sort()).toEqual(["messages", "tools", "tools_sha256"]);
+      expect(request.tools_sha256).toMatch(/^[0-9a-f]{64}$/);
+      expect(request.tools_sha256).toBe(requests[0].tools_sha256);
+      expect(request.tools).toBeLessThanOrEqual(catalogSize);
+      if (index > 0) expect(request.messages).toBeGreaterThan(requests[index - 1].messages);
+    }
+    const approval = trace.events.find((e) => e.kind === "approval")!;
+    expect(approval).toMatchObject({
+      tool: "crm_acme.commit_address_change",
+      payload: { decision: "approve", role: "approver", text: null },
+    });
+    const commitIndex = trace.events.findIndex(
+      (e) => e.kind === "call" && proposalOf(e.payload) === (approval.payload as { proposal: string }).proposal,
+    );
+    expect(commitIndex).toBeGreaterThan(trace.events.indexOf(approval));
+    expect(trace.events[commitIndex]).toMatchObject({
+      tool: "crm_acme.commit_address_change",
+      payload: { outcome: { ok: true } },
+    });
+    const answer = trace.events.at(-1)!.payload as { status: string; output: { text: string } };
+    expect(answer.status).toBe("completed");
+    expect(answer.output.text.length).toBeGreaterThan(0);
+    // The API scenarios have no model: no model request, no answer; each approval comes before its commit.
+    for (const { name, trace: other } of traces.filter((t) => t.name !== "managed-address-change.json")) {
+      expect({ name, kinds: other.events.filter((e) => e.kind === "model_request" || e.kind === "answer") }).toEqual({
+        name,
+        kinds: [],
+      });
+      for (const decision of other.events.filter((e) => e.kind === "approval")) {
+        const proposal = (decision.payload as { proposal: string }).proposal;
+        const committed = other.events.findIndex(
+          (e) =>
+            e.kind === "call" &&
+            (e.payload as { arguments: { proposal_id?: string } }).arguments?.proposal_id === proposal,
+        );
+        expect({ name, proposal, after: committed > other.events.indexOf(decision) }).toEqual({
+          name,
+          proposal,
+          after: true,
+        });
+      }
+    }
+  });
+
+  it("would fail on a policy change that moves an approval need, naming the calls and what changed", () => {
+    const { name, trace } = traces.find((t) => t.name === "customer-care-writes.json")!;
+    expect(regressions(name, trace, contracts)).toEqual([]);
+    // Every refund now needs two people.
+    const stricter = {
+      version: 1,
+      rules: PolicyRules.parse(
+        defaultPolicyRules.map((rule) => (rule.id === "payments" ? { ...rule, approvals_required: 2 } : rule)),
+      ),
+    };
+    const refunds = trace.events.filter((e) => e.kind === "call" && e.tool === "crm_acme.refund_payment");
+    expect(refunds.length).toBe(2);
+    expect(regressions(name, trace, contracts, stricter)).toEqual(
+      refunds.map(
+        (e) =>
+          `customer-care-writes.json: ${e.id} — crm_acme.refund_payment@${contracts.get("crm_acme.refund_payment")!.version} changes its approval: write, require_approval×1 → write, require_approval×2`,
+      ),
+    );
+  });
+
+  it("would fail on a schema change that turns a write into a read, or a read into a write", () => {
+    const { name, trace } = traces.find((t) => t.name === "customer-care-writes.json")!;
+    const email = contracts.get("crm_acme.send_email")!;
+    const lookup = contracts.get("crm_acme.get_customer")!;
+    const changed = new Map([
+      ...contracts,
+      ["crm_acme.send_email", { ...email, version: 2, effect: "read" as const }],
+      ["crm_acme.get_customer", { ...lookup, version: 2, effect: "write" as const }],
+    ]);
+    // A send_email read would also refuse its recorded arguments; the effect lines are the point here.
+    const failures = regressions(name, trace, changed).filter((line) => line.includes(" changes its "));
+    const emails = trace.events.filter((e) => e.kind === "call" && e.tool === "crm_acme.send_email");
+    const lookups = trace.events.filter((e) => e.kind === "call" && e.tool === "crm_acme.get_customer");
+    expect(failures).toEqual([
+      ...lookups.map(
+        (e) =>
+          `customer-care-writes.json: ${e.id} — crm_acme.get_customer@2 changes its effect and approval: read, no approval → write, require_approval×1`,
+      ),
+      ...emails.map(
+        (e) =>
+          `customer-care-writes.json: ${e.id} — crm_acme.send_email@2 changes its effect and approval: write, require_approval×1 → read, no approval`,
       ),
     ]);
   });

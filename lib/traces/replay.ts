@@ -5,13 +5,21 @@ import type { Contract } from "@/lib/contracts/types";
 import { db, type DbOrTx } from "@/lib/db";
 import { asToolError } from "@/lib/executors";
 import { notFound } from "@/lib/http/errors";
+import { currentPolicy } from "@/lib/policies/service";
+import type { PolicyRule } from "@/lib/policies/rules";
 import { validateArguments } from "@/lib/proposals/dispatch";
+import { effectChanges } from "./effects";
 import type { ReplayRefusal, ReplayReport } from "./schemas";
+
+type PolicyTableRules = { version: number; rules: readonly PolicyRule[] };
 
 // Replay: the recorded calls of a tool that passed validation when they were
 // made, run again through the dispatcher's own validation (validateArguments)
-// of another contract version. Nothing executes and nothing is written: the
-// question is only "would this version still accept what agents really sent?".
+// of another contract version, and judged again for their effects: the
+// version's effect and the policy table on the recorded facts (./effects.ts).
+// Nothing executes and nothing is written: the questions are "would this
+// version still accept what agents really sent?" and "would it still do, and
+// ask, the same?".
 // Arguments are the trace's redacted copies; placeholders keep the shape of
 // what they replace (./redact.ts), and a refusal on a redacted value says so.
 
@@ -39,7 +47,12 @@ export interface RecordedCall {
  * report of the replay endpoint, the CLI and the review, and of the regression
  * suite that replays the committed traces (tests/traces/) against the current contracts.
  */
-export function checkRecordedCalls(contract: Contract, calls: readonly RecordedCall[]): ReplayReport {
+export function checkRecordedCalls(
+  contract: Contract,
+  calls: readonly RecordedCall[],
+  policy: PolicyTableRules,
+  policyKey?: (tool: string) => string,
+): ReplayReport {
   const refusals: ReplayRefusal[] = [];
   for (const call of calls) {
     const recorded = Recorded.safeParse(call.payload);
@@ -59,6 +72,12 @@ export function checkRecordedCalls(contract: Contract, calls: readonly RecordedC
       });
     }
   }
+  const effects = effectChanges(
+    contract,
+    calls.map((call) => ({ trace: call.trace, run: call.run, payload: call.payload })),
+    policy,
+    policyKey,
+  );
   return {
     tool: contract.key,
     version: contract.version,
@@ -66,6 +85,8 @@ export function checkRecordedCalls(contract: Contract, calls: readonly RecordedC
     still_valid: calls.length - refusals.length,
     refused: refusals.length,
     now_refused: refusals.slice(0, LISTED_REFUSALS),
+    effects_checked: effects.checked,
+    effects_changed: effects.changes.slice(0, LISTED_REFUSALS),
   };
 }
 
@@ -79,6 +100,7 @@ export async function replayCalls(organizationId: string, contract: Contract, tx
   return checkRecordedCalls(
     contract,
     rows.reverse().map((row) => ({ trace: row.id, run: row.runId, payload: row.payload })),
+    await currentPolicy(organizationId, tx),
   );
 }
 

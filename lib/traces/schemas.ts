@@ -27,6 +27,22 @@ export const ReplayRefusal = z.object({
 });
 export type ReplayRefusal = z.infer<typeof ReplayRefusal>;
 
+const CallEffects = z.object({
+  effect: z.enum(["read", "write"]),
+  approval: z
+    .object({ decision: z.enum(["allow", "require_approval", "deny"]), approvals_required: z.number().int() })
+    .nullable()
+    .meta({ description: "What a person must decide before the write runs; null for a read that made no proposal." }),
+});
+
+export const EffectChange = z.object({
+  trace: z.string(),
+  run: z.string(),
+  changed: z.array(z.enum(["effect", "approval"])).meta({ description: "Which of the two moved." }),
+  recorded: CallEffects,
+  now: CallEffects,
+});
+
 export const ReplayReport = z.object({
   tool: z.string(),
   version: z.number().int().nullable().meta({ description: "null: the version under review, not published yet." }),
@@ -37,5 +53,13 @@ export const ReplayReport = z.object({
   still_valid: z.number().int(),
   refused: z.number().int().meta({ description: "How many of the checked calls this version would refuse." }),
   now_refused: z.array(ReplayRefusal).meta({ description: "The refused calls, oldest first (at most 100)." }),
+  effects_checked: z.number().int().meta({
+    description:
+      "Recorded calls that kept their effect and approval need (calls recorded before these were are left out).",
+  }),
+  effects_changed: z.array(EffectChange).meta({
+    description:
+      "Calls this version (with the organization's current policy) would run with another effect or approval need, oldest first (at most 100).",
+  }),
 });
 export type ReplayReport = z.infer<typeof ReplayReport>;

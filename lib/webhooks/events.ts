@@ -41,7 +41,7 @@ export function proposalData(proposal: ProposalFields, status: string): EventDat
     effect: proposal.effect,
     amount:
       proposal.amountValueMinor !== null && proposal.amountCurrency
-        ? { value_minor: proposal.amountValueMinor, currency: proposal.amountCurrency }
+        ? { value_minor: Number(proposal.amountValueMinor), currency: proposal.amountCurrency }
         : null,
     recipients_count: Array.isArray(proposal.recipients) ? proposal.recipients.length : null,
     records_affected: proposal.recordsAffected,

@@ -56,9 +56,12 @@ describe("a write the service accepts and finishes later", () => {
       status_tool: crm.key("get_job_status"),
       cancel_tool: crm.key("cancel_job"),
     });
+    // Its contract says what its cancel does: the service is asked to stop the job.
+    expect(contract.cancellation).toBe("cancel_tool");
     const plain = (await api(`/v1/tools/${crm.key("suspend_invoice_delivery")}/contract`, { as: { key: tenant.key } }))
       .body.data;
     expect(plain.long_running).toBeUndefined();
+    expect(plain.cancellation).toBe("not_interruptible");
   });
 
   it("answers running at once; get_operation follows the job at the service until it succeeds", async () => {

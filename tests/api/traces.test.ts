@@ -10,6 +10,7 @@ import {
   type ConnectedCrm,
 } from "./dispatch-fixtures";
 import { api, createTenant, crmFaults, testDb, type Tenant } from "./helpers";
+import { approveOk } from "./proposals-helpers";
 
 // Traces and replay: tracing is off unless an owner or admin turns it on; a
 // traced run records its catalog and each call (redacted); replay checks the
@@ -159,6 +160,8 @@ describe("a traced run and replay", () => {
       still_valid: 3,
       refused: 0,
       now_refused: [],
+      effects_checked: 3,
+      effects_changed: [],
     });
   });
 
@@ -261,5 +264,73 @@ describe("a traced run and replay", () => {
     expect(await db.traceEvent.count({ where: { runId } })).toBe(5);
     await db.run.delete({ where: { id: runId } });
     expect(await db.traceEvent.count({ where: { runId } })).toBe(0);
+  });
+});
+
+describe("replay of effects after a policy change", () => {
+  it("records each call's effect and policy, and names the calls whose approval need a new policy moves", async () => {
+    const email = crm.key("send_email");
+    const created = await api("/v1/agents", {
+      json: { name: "Traced mailer", tools: [email], trace: "redacted" },
+      as: await acme.as("admin"),
+    });
+    expect(created.status).toBe(201);
+    const runId = (await createRun(acme, { agent: created.body.data.id, capabilities: "read_write" })).run.id;
+    const proposed = await callTool(acme, runId, email, {
+      to: ["camille.martin@example.com"],
+      subject: "Votre commande",
+      body: "Bonjour, votre commande est partie.",
+    });
+    expect(proposed.error.code).toBe("APPROVAL_REQUIRED");
+    const proposal = proposed.error.proposal_id as string;
+    await approveOk(acme, proposal, "approver");
+    expect((await callTool(acme, runId, email, { proposal_id: proposal })).ok).toBe(true);
+    const calls = (await traceRows(runId)).filter((row) => row.kind === "call");
+    const recordedPolicy = {
+      tool: email,
+      rule: "external-messages",
+      decision: "require_approval",
+      approvals_required: 1,
+    };
+    for (const call of calls) expect(call.payload).toMatchObject({ effect: "write", policy: recordedPolicy });
+    expect((await traceRows(runId)).map((row) => row.kind)).toEqual(["catalog", "call", "approval", "call"]);
+
+    const unchanged = await replay(acme, email, { version: 1 });
+    expect(unchanged.body.data).toMatchObject({ checked: 2, refused: 0, effects_checked: 2, effects_changed: [] });
+
+    // A stricter policy: e-mails now need two people. Nothing about the inputs changed, and replay says what did.
+    const current = (await api("/v1/policies", { as: { key: acme.key } })).body.data;
+    const rule = {
+      id: "mails-two-people",
+      match: { tools: [email] },
+      decision: "require_approval",
+      approvals_required: 2,
+      approver_roles: ["owner", "admin", "approver"],
+      ttl_seconds: 3600,
+    };
+    const put = await api("/v1/policies", {
+      method: "PUT",
+      json: { rules: [rule, ...current.rules], base_version: current.version },
+      as: await acme.as("admin"),
+    });
+    expect(put.status).toBe(200);
+    const moved = await replay(acme, email, { version: 1 });
+    expect(moved.status).toBe(200);
+    expect(moved.body.data).toMatchObject({ checked: 2, still_valid: 2, refused: 0, effects_checked: 2 });
+    expect(moved.body.data.effects_changed).toEqual(
+      calls.map((call) => ({
+        trace: call.id,
+        run: runId,
+        changed: ["approval"],
+        recorded: { effect: "write", approval: { decision: "require_approval", approvals_required: 1 } },
+        now: { effect: "write", approval: { decision: "require_approval", approvals_required: 2 } },
+      })),
+    );
+    const restored = await api("/v1/policies", {
+      method: "PUT",
+      json: { rules: current.rules, base_version: put.body.data.version },
+      as: await acme.as("admin"),
+    });
+    expect(restored.status).toBe(200);
   });
 });

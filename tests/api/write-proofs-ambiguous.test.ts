@@ -110,24 +110,20 @@ describe("a write that times out, the status says not_found, and the write lands
 });
 
 describe("a run cancelled while its commit is in flight", () => {
-  it("asks the status rather than calling it failed, and sends nothing again", async () => {
+  it("does not cut a write its contract declares not interruptible: the answer is awaited and recorded, nothing is sent again", async () => {
     const run = await setup.run();
     const proposal = await approvedAddressChange(setup, run, "ADDR-2");
     await holdWrites(true);
     const pending = commit(setup, run, "commit_address_change", proposal.id);
     await until(async () => (await crmHeldWrites()) === 1, "the write to reach CRM Acme");
     const cancelled = await api(`/v1/runs/${run}/cancel`, { method: "POST", as: { key: setup.tenant.key } });
-    expect(cancelled.body.cancellation.stopped_calls).toBe(1);
-    const envelope = await pending;
-    expect(envelope.error).toMatchObject({ code: "OUTCOME_UNKNOWN", proposal_id: proposal.id });
-    const operation = await operationOf(proposal.id);
-    expect(operation).toMatchObject({ status: "unknown" });
-    expect((operation!.error as { trail: { step: string; outcome: string }[] }).trail).toEqual([
-      expect.objectContaining({ step: "commit", outcome: expect.stringContaining("CANCELLED") }),
-      expect.objectContaining({ step: "status" }),
-    ]);
+    expect(cancelled.body.cancellation).toMatchObject({ stopped_calls: 0, uninterruptible_calls: 1 });
     await holdWrites(false);
-    await until(async () => (await crmOperationsOf(run)).length === 1, "the held write to land");
+    const envelope = await pending;
+    expect(envelope).toMatchObject({ ok: true, evidence: { proposal_id: proposal.id } });
+    expect(envelope.evidence.recovered_by).toBeUndefined();
+    expect(await operationOf(proposal.id)).toMatchObject({ status: "succeeded" });
+    expect(await getProposal(setup.tenant, proposal.id)).toMatchObject({ status: "consumed" });
     const retry = await commit(setup, run, "commit_address_change", proposal.id);
     expect(retry.error.code).toBe("CANCELLED");
     expect(await crmOperationsOf(run)).toHaveLength(1);

@@ -5,7 +5,7 @@ import { createScript } from "@/connectors/model-sim/control";
 import type { ScriptBody } from "@/connectors/model-sim/script";
 import { callTool, connectCrm, createRun, type ConnectedCrm } from "@/tests/api/dispatch-fixtures";
 import { api, createTenant, simBaseUrl, testDb, until, type Tenant } from "@/tests/api/helpers";
-import { approveOk, callCrmDirectly } from "@/tests/api/proposals-helpers";
+import { approveOk, callCrmDirectly, resetCrm } from "@/tests/api/proposals-helpers";
 import { CommittedTrace, normalizer, TRACES_DIR, type CommittedEvent } from "./format";
 
 // `npm run traces:record` runs this file (vitest.traces.config.mts) on a fresh
@@ -114,6 +114,8 @@ describe("recording the demo scenarios' traces", () => {
 
   it("managed-address-change: the console's « Essayer » with the demo model script, approved, resumed", async () => {
     await setup();
+    // The address-change scenario already moved C-1842 to Lyon: from CRM Acme's seed, the preview changes something.
+    await resetCrm();
     const agent = await tracedAgent("Changements d’adresse", [
       crm.key("get_customer"),
       crm.key("preview_address_change"),

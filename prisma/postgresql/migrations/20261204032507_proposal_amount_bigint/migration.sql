@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Proposal" ALTER COLUMN "amountValueMinor" SET DATA TYPE BIGINT;
+
