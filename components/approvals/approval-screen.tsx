@@ -75,6 +75,10 @@ export function ApprovalScreen({ id, viewer }: { id: string; viewer: { id: strin
           <h1 className="text-xl leading-snug font-semibold" data-testid="effect">
             {proposal.effect}
           </h1>
+          {/* On a phone the decision comes after the details: one tap reaches it. */}
+          <a href="#decision-title" className="inline-block text-sm text-brand-700 underline lg:hidden">
+            Aller à la décision
+          </a>
         </div>
 
         {stale && (

@@ -60,7 +60,7 @@ export function ApprovalInbox() {
             Les écritures proposées par vos agents apparaîtront ici, sans recharger la page.
           </EmptyState>
         ) : (
-          <Table caption="Propositions en attente, la plus proche de l'expiration d'abord">
+          <Table caption="Propositions en attente, la plus proche de l'expiration d'abord" stacked>
             <thead>
               <tr>
                 <Th>Effet</Th>
@@ -72,7 +72,7 @@ export function ApprovalInbox() {
             </thead>
             <tbody className="divide-y divide-slate-100" data-testid="pending-list">
               {waiting.map((p) => (
-                <tr key={p.id} className="hover:bg-slate-50">
+                <tr key={p.id} className="hover:bg-slate-50" data-testid="pending-card">
                   <Td className="max-w-xl">
                     <Link
                       href={`/approbations/${p.id}`}
@@ -87,16 +87,16 @@ export function ApprovalInbox() {
                       {p.stale && <Badge tone="warning">{STALE_NOTICE}</Badge>}
                     </div>
                   </Td>
-                  <Td>
+                  <Td label="Demandée par">
                     <Requester proposal={p} />
                   </Td>
-                  <Td>
+                  <Td label="Portée">
                     <Scope proposal={p} />
                   </Td>
-                  <Td className="whitespace-nowrap tabular-nums">
+                  <Td className="whitespace-nowrap tabular-nums" label="Quorum">
                     {p.approvals.count} / {p.approvals.required}
                   </Td>
-                  <Td className="whitespace-nowrap">
+                  <Td className="whitespace-nowrap" label="Expiration">
                     <ExpiryCountdown expiresAt={p.expires_at} />
                   </Td>
                 </tr>
