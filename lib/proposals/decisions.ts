@@ -29,7 +29,7 @@ export interface Approver {
 type Decision = { kind: "approve"; argumentsSha256: string; note?: string } | { kind: "refuse"; reason: string };
 
 /** The refusals shared by approve and refuse, in the order a person would want to hear them. */
-function assertDecidable(proposal: ProposalRow, approver: Approver, now: Date): void {
+export function assertDecidable(proposal: ProposalRow, approver: Approver, now: Date): void {
   const status = effectiveStatus(proposal, now);
   if (status === "expired") {
     throw new ApiError(
@@ -46,6 +46,13 @@ function assertDecidable(proposal: ProposalRow, approver: Approver, now: Date): 
       "proposal_superseded",
       `This proposal was superseded${newer ? ` by ${newer}` : ""}: a newer preview of the same change replaced it. Decide on ${newer ? "that one" : "the newer proposal"} instead.`,
       { reason: { status, superseded_by: newer } },
+    );
+  }
+  if (status === "revised") {
+    throw new ApiError(
+      "proposal_revised",
+      `A person revised this proposal's arguments into ${proposal.supersededBy}: decide on that one instead.`,
+      { reason: { status, superseded_by: proposal.supersededBy } },
     );
   }
   if (status !== "pending") {
@@ -80,6 +87,13 @@ async function decide(approver: Approver, proposalId: string, decision: Decision
         {
           reason: { run: proposal.runId },
         },
+      );
+    }
+    // Four eyes: whoever revised the arguments counts as asking for the write they wrote.
+    if (proposal.revisedBy === approver.memberId && !policy.requester_can_approve) {
+      throw new ApiError(
+        "self_approval_forbidden",
+        "You revised this write's arguments: someone else must approve it.",
       );
     }
     if (proposal.requestedBy === approver.memberId && !policy.requester_can_approve) {

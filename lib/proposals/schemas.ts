@@ -93,8 +93,24 @@ export const ProposalObject = z.object({
   approvals: z.object({ count: z.number().int(), required: z.number().int() }),
   status: ProposalStatus,
   superseded_by: z.string().nullable().meta({
-    description: "The newer proposal that replaced this one when its status is superseded; null otherwise.",
+    description: "The newer proposal that replaced this one when its status is superseded or revised; null otherwise.",
   }),
+  supersedes: z.string().nullable().meta({
+    description: "The proposal a person revised into this one (closed as revised); null for an agent's own proposal.",
+  }),
+  revision: z
+    .object({
+      revised_by: MemberRef,
+      changes: z.array(
+        z.object({
+          field: z.string().meta({ description: "JSON Pointer into the arguments." }),
+          before: z.unknown(),
+          after: z.unknown(),
+        }),
+      ),
+    })
+    .nullable()
+    .meta({ description: "Who revised the arguments and what they changed, field by field; null if nobody did." }),
   expires_at: z.string(),
   requested_by: MemberRef.nullable(),
   requester: RequesterObject,
@@ -114,6 +130,19 @@ export const ApproveBody = z.strictObject({
   arguments_sha256: z.string().regex(/^[0-9a-f]{64}$/, "must be the 64-character hex SHA-256 shown with the proposal"),
   note: z.string().trim().min(1).max(500).optional(),
 });
+
+export const ReviseBody = z.strictObject({
+  /** The preview tool's input (for a tool with a preview) or the write's own arguments, as the person corrected them. */
+  arguments: z.record(z.string(), z.unknown()),
+});
+export type ReviseBody = z.infer<typeof ReviseBody>;
+
+export const RevisionForm = z.object({
+  tool: z.string().meta({ description: "The tool whose input the arguments are: the write's preview, or the write." }),
+  input_schema: z.record(z.string(), z.unknown()),
+  arguments: z.record(z.string(), z.unknown()),
+});
+export type RevisionForm = z.infer<typeof RevisionForm>;
 
 export const RefuseBody = z.strictObject({
   reason: z.string().trim().min(1, "a refusal needs a reason the agent can re-plan with").max(500),
