@@ -5,6 +5,7 @@ import { call } from "@/lib/client/call";
 import {
   approveProposalEndpoint,
   countProposalsEndpoint,
+  decideProposalsEndpoint,
   getProposalEndpoint,
   listProposalsEndpoint,
   refuseProposalEndpoint,
@@ -100,5 +101,18 @@ export function useRevise(id: string) {
       client.setQueryData(proposalKeys.detail(data.id), data);
       void client.invalidateQueries({ queryKey: proposalKeys.all });
     },
+  });
+}
+
+export type BatchItem =
+  { proposal: string; decision: "approve"; arguments_sha256: string } | { proposal: string; decision: "refuse" };
+
+/** Several decisions in one request; each line answers for its proposal. */
+export function useDecideMany() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { decisions: BatchItem[]; reason?: string }) =>
+      call(decideProposalsEndpoint, { body: input }).then((r) => r.data),
+    onSuccess: () => void client.invalidateQueries({ queryKey: proposalKeys.all }),
   });
 }

@@ -2,6 +2,8 @@ import { z } from "zod";
 import { defineEndpoint } from "@/lib/http/endpoint";
 import {
   ApproveBody,
+  BatchDecisionBody,
+  BatchDecisionResult,
   ProposalListQuery,
   ProposalObject,
   ProposalParams,
@@ -105,4 +107,16 @@ export const getProposalRevisionFormEndpoint = defineEndpoint({
   params: ProposalParams,
   response: z.object({ data: RevisionForm }),
   errors: ["not_found"],
+});
+
+// Several decisions in one request: each is checked against its own hash, rule, expiry and rights and answered
+// on its own line, in the order sent; partial success is normal (200 with a result per proposal).
+export const decideProposalsEndpoint = defineEndpoint({
+  method: "POST",
+  path: "/v1/proposals/decisions",
+  tag: "Proposals",
+  summary: "Approve or refuse several proposals at once, one result per proposal (signed-in people only)",
+  auth: "session",
+  body: BatchDecisionBody,
+  response: z.object({ data: z.array(BatchDecisionResult) }),
 });

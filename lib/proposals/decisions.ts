@@ -218,3 +218,35 @@ export function approveProposal(
 export function refuseProposal(approver: Approver, proposalId: string, reason: string): Promise<ProposalRow> {
   return decide(approver, proposalId, { kind: "refuse", reason });
 }
+
+/** One line of a batch: the proposal as decided, or why this one was not. */
+export type BatchOutcome =
+  { proposal: string; ok: true; row: ProposalRow } | { proposal: string; ok: false; error: ApiError };
+
+/**
+ * POST /v1/proposals/decisions — each decision goes through the same checks as
+ * one made alone (its own hash, rule, expiry, rights), one after the other; a
+ * refusal of one is that line's answer and the others go on.
+ */
+export async function decideProposals(
+  approver: Approver,
+  items: (
+    { proposal: string; decision: "approve"; arguments_sha256: string } | { proposal: string; decision: "refuse" }
+  )[],
+  reason: string | undefined,
+): Promise<BatchOutcome[]> {
+  const outcomes: BatchOutcome[] = [];
+  for (const item of items) {
+    try {
+      const row =
+        item.decision === "approve"
+          ? await approveProposal(approver, item.proposal, item.arguments_sha256)
+          : await refuseProposal(approver, item.proposal, reason ?? "");
+      outcomes.push({ proposal: item.proposal, ok: true, row });
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      outcomes.push({ proposal: item.proposal, ok: false, error });
+    }
+  }
+  return outcomes;
+}

@@ -147,3 +147,41 @@ export type RevisionForm = z.infer<typeof RevisionForm>;
 export const RefuseBody = z.strictObject({
   reason: z.string().trim().min(1, "a refusal needs a reason the agent can re-plan with").max(500),
 });
+
+const BatchItem = z.discriminatedUnion("decision", [
+  z.strictObject({
+    proposal: z.string().min(1).max(64),
+    decision: z.literal("approve"),
+    /** The hash this proposal showed when it was selected: each approval is bound to its own. */
+    arguments_sha256: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/, "must be the 64-character hex SHA-256 shown with the proposal"),
+  }),
+  z.strictObject({ proposal: z.string().min(1).max(64), decision: z.literal("refuse") }),
+]);
+
+export const BatchDecisionBody = z
+  .strictObject({
+    decisions: z.array(BatchItem).min(1).max(100),
+    /** One reason for every refusal of the batch. */
+    reason: z.string().trim().min(1).max(500).optional(),
+  })
+  .refine((body) => body.reason !== undefined || body.decisions.every((item) => item.decision === "approve"), {
+    message: "a refusal needs a reason the agent can re-plan with",
+    path: ["reason"],
+  })
+  .refine((body) => new Set(body.decisions.map((item) => item.proposal)).size === body.decisions.length, {
+    message: "each proposal may appear once",
+    path: ["decisions"],
+  });
+export type BatchDecisionBody = z.infer<typeof BatchDecisionBody>;
+
+export const BatchDecisionResult = z.discriminatedUnion("ok", [
+  z.object({ proposal: z.string(), ok: z.literal(true), data: ProposalObject }),
+  z.object({
+    proposal: z.string(),
+    ok: z.literal(false),
+    error: z.object({ code: z.string(), message: z.string() }),
+  }),
+]);
+export type BatchDecisionResult = z.infer<typeof BatchDecisionResult>;
