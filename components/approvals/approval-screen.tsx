@@ -9,6 +9,7 @@ import type { ProposalObject } from "@/lib/proposals/schemas";
 import { ChangesTable } from "./changes-table";
 import { Countdown, useRemaining } from "./countdown";
 import { DecisionPanel } from "./decision-panel";
+import { ArgumentChangesTable, RevisePanel } from "./revise-panel";
 import {
   environmentLabels,
   proposalStatusLabels,
@@ -40,6 +41,8 @@ export function blockedReason(proposal: ProposalObject, viewer: { id: string; ro
   }
   if (proposal.decisions.some((d) => d.member.id === viewer.id))
     return "Vous avez déjà donné votre décision sur cette proposition.";
+  if (proposal.revision?.revised_by.id === viewer.id && !proposal.policy.requester_can_approve)
+    return "Vous avez révisé cette écriture : une autre personne doit l’approuver.";
   if (proposal.requested_by?.id === viewer.id && !proposal.policy.requester_can_approve)
     return "Vous avez demandé cette écriture : une autre personne doit la décider.";
   return null;
@@ -58,6 +61,8 @@ export function ApprovalScreen({ id, viewer }: { id: string; viewer: { id: strin
   const consequences = consequencesInWords(proposal);
   const requester = requesterInWords(proposal.requester);
   const stale = proposal.stale && live && !expired;
+  const mayRevise =
+    proposal.status === "pending" && !expired && (proposal.policy.approver_roles as string[]).includes(viewer.role);
   return (
     <div className="grid gap-8 lg:grid-cols-[minmax(0,1fr)_22rem]">
       <div className="space-y-6">
@@ -75,6 +80,10 @@ export function ApprovalScreen({ id, viewer }: { id: string; viewer: { id: strin
           <h1 className="text-xl leading-snug font-semibold" data-testid="effect">
             {proposal.effect}
           </h1>
+          {/* On a phone the decision comes after the details: one tap reaches it. */}
+          <a href="#decision-title" className="inline-block text-sm text-brand-700 underline lg:hidden">
+            Aller à la décision
+          </a>
         </div>
 
         {stale && (
@@ -92,6 +101,44 @@ export function ApprovalScreen({ id, viewer }: { id: string; viewer: { id: strin
               toujours voulu.
             </p>
           </div>
+        )}
+
+        {proposal.superseded_by && (proposal.status === "revised" || proposal.status === "superseded") && (
+          <p
+            role="status"
+            className="rounded-lg border border-slate-200 bg-slate-50 p-4 text-sm"
+            data-testid="replaced-by"
+          >
+            {proposal.status === "revised"
+              ? "Une personne a modifié les arguments de cette proposition ; la révision la remplace : "
+              : "Une proposition plus récente la remplace : "}
+            <Link className="font-mono text-brand-700 hover:underline" href={`/approbations/${proposal.superseded_by}`}>
+              {proposal.superseded_by}
+            </Link>
+          </p>
+        )}
+
+        {proposal.revision && (
+          <Section title="Révision">
+            <p className="text-sm" data-testid="revision">
+              Arguments révisés par{" "}
+              <strong>{proposal.revision.revised_by.name ?? proposal.revision.revised_by.id}</strong>
+              {proposal.supersedes && (
+                <>
+                  {" "}
+                  à partir de la proposition{" "}
+                  <Link
+                    className="font-mono text-brand-700 hover:underline"
+                    href={`/approbations/${proposal.supersedes}`}
+                  >
+                    {proposal.supersedes}
+                  </Link>
+                </>
+              )}
+              . Le service a prévisualisé à nouveau la modification.
+            </p>
+            <ArgumentChangesTable changes={proposal.revision.changes} caption="Arguments révisés : avant et après" />
+          </Section>
         )}
 
         <Section title="Demandée par">
@@ -214,6 +261,7 @@ export function ApprovalScreen({ id, viewer }: { id: string; viewer: { id: strin
           stale={stale}
           blockedReason={blockedReason(proposal, viewer)}
         />
+        {mayRevise && <RevisePanel proposal={proposal} disabled={false} />}
       </aside>
     </div>
   );

@@ -6,7 +6,7 @@ import { formatValue } from "./format";
 export function ChangesTable({ changes }: { changes: ProposalObject["changes"] }) {
   if (changes.length === 0) return <p className="text-sm text-slate-500">Aucun champ modifié n’est décrit.</p>;
   return (
-    <Table caption="Champs modifiés : avant et après">
+    <Table caption="Champs modifiés : avant et après" stacked>
       <thead>
         <tr>
           <Th>Champ</Th>
@@ -29,14 +29,14 @@ export function ChangesTable({ changes }: { changes: ProposalObject["changes"] }
                 <span className="font-mono text-xs">{change.field}</span>
               )}
             </Td>
-            <Td className="text-slate-600">
+            <Td className="text-slate-600" label="Avant">
               {change.before === null || change.before === undefined ? (
                 <span aria-label="aucune valeur">—</span>
               ) : (
                 <del className="decoration-red-400">{formatValue(change.before)}</del>
               )}
             </Td>
-            <Td className="font-medium">
+            <Td className="font-medium" label="Après">
               <ins className="no-underline">{formatValue(change.after)}</ins>
             </Td>
           </tr>

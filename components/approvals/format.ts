@@ -11,6 +11,7 @@ export const proposalStatusLabels: Record<string, string> = {
   refused: "Refusée",
   expired: "Expirée",
   superseded: "Remplacée",
+  revised: "Révisée",
   consumed: "Exécutée",
 };
 
@@ -20,6 +21,7 @@ export const proposalStatusTones = {
   refused: "danger",
   expired: "neutral",
   superseded: "neutral",
+  revised: "neutral",
   consumed: "success",
 } as const;
 
@@ -46,8 +48,10 @@ const decisionErrorMessages: Record<string, string> = {
   proposal_not_pending: "Cette proposition a déjà été décidée.",
   proposal_superseded:
     "Cette proposition a été remplacée par une plus récente de l'agent pour le même enregistrement : décidez de celle-ci.",
+  proposal_revised:
+    "Une personne a modifié les arguments de cette proposition : la révision est une nouvelle proposition, décidez de celle-ci.",
   approver_not_authorized: "Votre rôle ne permet pas de décider de cette proposition.",
-  self_approval_forbidden: "Vous avez demandé cette écriture : une autre personne doit l'approuver.",
+  self_approval_forbidden: "Vous avez demandé ou révisé cette écriture : une autre personne doit l'approuver.",
   arguments_hash_mismatch: "Les arguments ne sont plus ceux affichés : rechargez la page avant de décider.",
   already_decided: "Vous avez déjà donné votre décision ; le quorum demande des personnes distinctes.",
 };

@@ -1,11 +1,13 @@
 "use client";
 
 import Link from "next/link";
+import { useState } from "react";
 import { Badge } from "@/components/ui/badge";
 import { EmptyState } from "@/components/ui/empty-state";
 import { Table, Td, Th } from "@/components/ui/table";
 import { formatMoney } from "@/lib/proposals/money";
 import type { ProposalObject } from "@/lib/proposals/schemas";
+import { BatchBar } from "./batch-bar";
 import { ExpiryCountdown, useNow } from "./countdown";
 import { environmentLabels, proposalStatusLabels, proposalStatusTones, requesterInWords, STALE_NOTICE } from "./format";
 import { usePendingProposals, useRecentProposals } from "./queries";
@@ -45,6 +47,16 @@ export function ApprovalInbox() {
   const recent = useRecentProposals();
   const now = useNow();
   const waiting = pending.data?.data.filter((p) => new Date(p.expires_at).getTime() > now) ?? [];
+  const [selectedIds, setSelectedIds] = useState<ReadonlySet<string>>(new Set());
+  // A card that left the list (decided, expired) leaves the selection with it.
+  const selected = waiting.filter((p) => selectedIds.has(p.id));
+  const toggle = (id: string) =>
+    setSelectedIds((current) => {
+      const next = new Set(current);
+      if (next.has(id)) next.delete(id);
+      else next.add(id);
+      return next;
+    });
   return (
     <div className="space-y-10">
       <section aria-labelledby="pending-title" className="space-y-3">
@@ -60,49 +72,64 @@ export function ApprovalInbox() {
             Les écritures proposées par vos agents apparaîtront ici, sans recharger la page.
           </EmptyState>
         ) : (
-          <Table caption="Propositions en attente, la plus proche de l'expiration d'abord">
-            <thead>
-              <tr>
-                <Th>Effet</Th>
-                <Th>Demandée par</Th>
-                <Th>Portée</Th>
-                <Th>Quorum</Th>
-                <Th>Expiration</Th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-100" data-testid="pending-list">
-              {waiting.map((p) => (
-                <tr key={p.id} className="hover:bg-slate-50">
-                  <Td className="max-w-xl">
-                    <Link
-                      href={`/approbations/${p.id}`}
-                      className="font-medium text-slate-900 hover:text-brand-700 hover:underline"
-                    >
-                      {p.effect}
-                    </Link>
-                    <div className="mt-1 flex flex-wrap gap-2">
-                      <Badge tone={p.environment === "production" ? "danger" : "neutral"}>
-                        {environmentLabels[p.environment] ?? p.environment}
-                      </Badge>
-                      {p.stale && <Badge tone="warning">{STALE_NOTICE}</Badge>}
-                    </div>
-                  </Td>
-                  <Td>
-                    <Requester proposal={p} />
-                  </Td>
-                  <Td>
-                    <Scope proposal={p} />
-                  </Td>
-                  <Td className="whitespace-nowrap tabular-nums">
-                    {p.approvals.count} / {p.approvals.required}
-                  </Td>
-                  <Td className="whitespace-nowrap">
-                    <ExpiryCountdown expiresAt={p.expires_at} />
-                  </Td>
+          <>
+            <BatchBar selected={selected} onDone={() => setSelectedIds(new Set())} />
+            <Table caption="Propositions en attente, la plus proche de l'expiration d'abord" stacked>
+              <thead>
+                <tr>
+                  <Th>
+                    <span className="sr-only">Sélection</span>
+                  </Th>
+                  <Th>Effet</Th>
+                  <Th>Demandée par</Th>
+                  <Th>Portée</Th>
+                  <Th>Quorum</Th>
+                  <Th>Expiration</Th>
                 </tr>
-              ))}
-            </tbody>
-          </Table>
+              </thead>
+              <tbody className="divide-y divide-slate-100" data-testid="pending-list">
+                {waiting.map((p) => (
+                  <tr key={p.id} className="hover:bg-slate-50" data-testid="pending-card">
+                    <Td className="w-8">
+                      <input
+                        type="checkbox"
+                        className="size-4"
+                        aria-label={`Sélectionner : ${p.effect}`}
+                        checked={selectedIds.has(p.id)}
+                        onChange={() => toggle(p.id)}
+                      />
+                    </Td>
+                    <Td className="max-w-xl">
+                      <Link
+                        href={`/approbations/${p.id}`}
+                        className="font-medium text-slate-900 hover:text-brand-700 hover:underline"
+                      >
+                        {p.effect}
+                      </Link>
+                      <div className="mt-1 flex flex-wrap gap-2">
+                        <Badge tone={p.environment === "production" ? "danger" : "neutral"}>
+                          {environmentLabels[p.environment] ?? p.environment}
+                        </Badge>
+                        {p.stale && <Badge tone="warning">{STALE_NOTICE}</Badge>}
+                      </div>
+                    </Td>
+                    <Td label="Demandée par">
+                      <Requester proposal={p} />
+                    </Td>
+                    <Td label="Portée">
+                      <Scope proposal={p} />
+                    </Td>
+                    <Td className="whitespace-nowrap tabular-nums" label="Quorum">
+                      {p.approvals.count} / {p.approvals.required}
+                    </Td>
+                    <Td className="whitespace-nowrap" label="Expiration">
+                      <ExpiryCountdown expiresAt={p.expires_at} />
+                    </Td>
+                  </tr>
+                ))}
+              </tbody>
+            </Table>
+          </>
         )}
       </section>
       <section aria-labelledby="recent-title" className="space-y-3">

@@ -5,9 +5,12 @@ import { call } from "@/lib/client/call";
 import {
   approveProposalEndpoint,
   countProposalsEndpoint,
+  decideProposalsEndpoint,
   getProposalEndpoint,
   listProposalsEndpoint,
   refuseProposalEndpoint,
+  reviseProposalEndpoint,
+  getProposalRevisionFormEndpoint,
 } from "@/lib/proposals/api";
 
 // The approval screens read and decide through the same /v1 routes as any
@@ -22,6 +25,7 @@ export const proposalKeys = {
   recent: () => [...proposalKeys.all, "list", "recent"] as const,
   count: () => [...proposalKeys.all, "count"] as const,
   detail: (id: string) => [...proposalKeys.all, "detail", id] as const,
+  revisionForm: (id: string) => [...proposalKeys.all, "revision-form", id] as const,
 };
 
 export function usePendingProposals() {
@@ -38,7 +42,7 @@ export function useRecentProposals() {
     queryKey: proposalKeys.recent(),
     queryFn: ({ signal }) =>
       call(listProposalsEndpoint, {
-        query: { status: "approved,refused,expired,superseded,consumed", limit: 20 },
+        query: { status: "approved,refused,expired,superseded,revised,consumed", limit: 20 },
         signal,
       }),
     refetchInterval: LIVE_REFRESH_MS * 3,
@@ -74,5 +78,41 @@ export function useDecide(id: string) {
       client.setQueryData(proposalKeys.detail(id), data);
       void client.invalidateQueries({ queryKey: proposalKeys.all });
     },
+  });
+}
+
+/** What « Modifier avant d'approuver » edits: the schema and the current arguments (read once the form opens). */
+export function useRevisionForm(id: string, enabled: boolean) {
+  return useQuery({
+    queryKey: proposalKeys.revisionForm(id),
+    queryFn: ({ signal }) =>
+      call(getProposalRevisionFormEndpoint, { params: { proposal: id }, signal }).then((r) => r.data),
+    enabled,
+    staleTime: Infinity,
+  });
+}
+
+export function useRevise(id: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (args: Record<string, unknown>) =>
+      call(reviseProposalEndpoint, { params: { proposal: id }, body: { arguments: args } }),
+    onSuccess: ({ data }) => {
+      client.setQueryData(proposalKeys.detail(data.id), data);
+      void client.invalidateQueries({ queryKey: proposalKeys.all });
+    },
+  });
+}
+
+export type BatchItem =
+  { proposal: string; decision: "approve"; arguments_sha256: string } | { proposal: string; decision: "refuse" };
+
+/** Several decisions in one request; each line answers for its proposal. */
+export function useDecideMany() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { decisions: BatchItem[]; reason?: string }) =>
+      call(decideProposalsEndpoint, { body: input }).then((r) => r.data),
+    onSuccess: () => void client.invalidateQueries({ queryKey: proposalKeys.all }),
   });
 }

@@ -68,14 +68,30 @@ function refusalContent(
   });
 }
 
-/** Whether every held proposal was decided or ran out: null while one still waits for people. */
+const settledInclude = { decisions: { where: { decision: "refuse" }, orderBy: { createdAt: "asc" as const } } };
+
+/** The proposal a held call now stands for: the held one, or the last revision people made of it. */
+async function currentRevision(organizationId: string, proposalId: string) {
+  let proposal = await db.proposal.findFirst({ where: { organizationId, id: proposalId }, include: settledInclude });
+  for (let hops = 0; proposal?.status === "revised" && proposal.supersededBy && hops < 50; hops++)
+    proposal = await db.proposal.findFirst({
+      where: { organizationId, id: proposal.supersededBy },
+      include: settledInclude,
+    });
+  return proposal;
+}
+
+/**
+ * Whether every held proposal (or the revision a person made of it) was decided or ran out: null while one still
+ * waits for people. Keyed by the held call's proposal id.
+ */
 export async function approvalsSettled(organizationId: string, held: HeldCall[]) {
-  const proposals = await db.proposal.findMany({
-    where: { organizationId, id: { in: held.map((call) => call.proposal_id) } },
-    include: { decisions: { where: { decision: "refuse" }, orderBy: { createdAt: "asc" } } },
-  });
   const now = new Date();
-  const byId = new Map(proposals.map((proposal) => [proposal.id, proposal]));
+  const byId = new Map<string, NonNullable<Awaited<ReturnType<typeof currentRevision>>>>();
+  for (const call of held) {
+    const proposal = await currentRevision(organizationId, call.proposal_id);
+    if (proposal) byId.set(call.proposal_id, proposal);
+  }
   if (held.some((call) => byId.get(call.proposal_id) && proposalStatus(byId.get(call.proposal_id)!, now) === "pending"))
     return null;
   return byId;
@@ -112,7 +128,12 @@ export async function answersFor(
       });
       await emitRunEvent(run, "tool_call.completed", toolCallCompleted(ref, envelope, startedAt));
       content = JSON.stringify({
-        approval: { proposal_id: proposal.id, status: "approved" },
+        approval: {
+          proposal_id: proposal.id,
+          status: "approved",
+          // A person revised the call's arguments: the commit's evidence says how.
+          ...(proposal.id !== call.proposal_id ? { revised_from: call.proposal_id } : {}),
+        },
         ...JSON.parse(toolMessageContent(envelope)),
       });
     } else if (proposal && status === "refused") {

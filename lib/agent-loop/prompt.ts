@@ -64,6 +64,8 @@ export function toolMessageContent(envelope: ToolEnvelope): string {
             step: envelope.evidence.step,
             tool: envelope.evidence.tool,
             ...(envelope.evidence.proposal ? { proposal: envelope.evidence.proposal } : {}),
+            // A person revised the arguments before approving: the model learns which it executed.
+            ...(envelope.evidence.revision ? { revision: envelope.evidence.revision } : {}),
           },
         }
       : { untrusted_content: null, error: envelope.error },

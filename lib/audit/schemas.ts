@@ -29,6 +29,7 @@ export const auditActionLabels = {
   "agent.deleted": "Agent supprimé",
   "proposal.approved": "Proposition approuvée",
   "proposal.refused": "Proposition refusée",
+  "proposal.revised": "Proposition révisée avant approbation",
   "operation.resolved": "Opération résolue",
   "webhook_endpoint.created": "Webhook créé",
   "webhook_endpoint.updated": "Webhook modifié",

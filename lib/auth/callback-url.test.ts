@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { callbackPathOrDefault, DEFAULT_CALLBACK_PATH, safeCallbackPath } from "./callback-url";
+import { callbackPathOrDefault, DEFAULT_CALLBACK_PATH, safeCallbackPath, signInPathFor } from "./callback-url";
 import { authCookieNames, usesSecureCookies } from "./cookies";
 
 const origin = "http://localhost:3000";
@@ -38,6 +38,38 @@ describe("safeCallbackPath", () => {
     expect(safeCallbackPath(undefined)).toBeNull();
     expect(safeCallbackPath(["/agents"])).toBeNull();
     expect(safeCallbackPath(`/${"a".repeat(3000)}`)).toBeNull();
+  });
+});
+
+describe("signInPathFor", () => {
+  it("carries the requested console page, query included, to the sign-in page", () => {
+    expect(signInPathFor("/approbations/prop_01J")).toBe("/connexion?callbackUrl=%2Fapprobations%2Fprop_01J");
+    expect(signInPathFor("/audit?page=2")).toBe("/connexion?callbackUrl=%2Faudit%3Fpage%3D2");
+  });
+
+  it("drops Next's _rsc marker of a client-side navigation", () => {
+    expect(signInPathFor("/approbations/prop_01J?_rsc=1x2y")).toBe("/connexion?callbackUrl=%2Fapprobations%2Fprop_01J");
+  });
+
+  it.each([
+    "//evil.example",
+    "https://evil.example",
+    "/\\evil.example",
+    "/\\evil.example/approbations",
+    "//evil.example/approbations",
+    "https://evil.example/approbations",
+    "/approbations\n//evil",
+    "",
+    null,
+    undefined,
+  ])("sends %j to the bare sign-in page", (value) => {
+    expect(signInPathFor(value)).toBe("/connexion");
+  });
+
+  it("adds nothing for the default page, the root or the sign-in page itself", () => {
+    expect(signInPathFor("/agents")).toBe("/connexion");
+    expect(signInPathFor("/")).toBe("/connexion");
+    expect(signInPathFor("/connexion?callbackUrl=%2Faudit")).toBe("/connexion");
   });
 });
 

@@ -30,3 +30,23 @@ export function safeCallbackPath(value: unknown, baseOrigin?: string): string | 
 export function callbackPathOrDefault(value: unknown, baseOrigin?: string): string {
   return safeCallbackPath(value, baseOrigin) ?? DEFAULT_CALLBACK_PATH;
 }
+
+/** The sign-in page. */
+export const SIGN_IN_PATH = "/connexion";
+
+/**
+ * Where a signed-out visitor of `requested` (the request's path and query) is
+ * sent: the sign-in page, carrying the page that was asked for when it is a
+ * same-origin path other than the default, so that signing in returns there
+ * (a proposal's link in an e-mail). Next's own `_rsc` marker of a client-side
+ * navigation is dropped.
+ */
+export function signInPathFor(requested: unknown): string {
+  const path = safeCallbackPath(requested);
+  if (path === null) return SIGN_IN_PATH;
+  const url = new URL(path, "http://callback.invalid");
+  url.searchParams.delete("_rsc");
+  const kept = `${url.pathname}${url.search}`;
+  if (kept === DEFAULT_CALLBACK_PATH || kept === "/" || url.pathname.startsWith(SIGN_IN_PATH)) return SIGN_IN_PATH;
+  return `${SIGN_IN_PATH}?callbackUrl=${encodeURIComponent(kept)}`;
+}

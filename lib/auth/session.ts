@@ -1,15 +1,22 @@
 import "server-only";
-import { cookies } from "next/headers";
+import { cookies, headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { db } from "@/lib/db";
+import { REQUEST_PATH_HEADER } from "@/lib/openapi/method-gate";
+import { signInPathFor } from "./callback-url";
 import { Role } from "./scopes";
 import { sessionFromCookies } from "./session-cookie";
+
+/** Sign-in, then back to the page that was asked for (a proposal's link opened from an e-mail). */
+async function redirectToSignIn(): Promise<never> {
+  redirect(signInPathFor((await headers()).get(REQUEST_PATH_HEADER)));
+}
 
 /** For console pages: the signed-in member with their organization, or a redirect to sign-in. */
 export async function requireMember() {
   // The session cookie alone: a planted callback-url cookie changes nothing here.
   const session = await sessionFromCookies(await cookies());
-  if (!session) redirect("/connexion");
+  if (!session) return redirectToSignIn();
   const member = await db.member.findUnique({
     where: { id: session.memberId },
     select: {
@@ -21,7 +28,7 @@ export async function requireMember() {
       organization: { select: { id: true, name: true, planId: true } },
     },
   });
-  if (!member || member.deactivatedAt) redirect("/connexion");
+  if (!member || member.deactivatedAt) return redirectToSignIn();
   return { ...member, role: Role.parse(member.role) };
 }
 

@@ -84,7 +84,7 @@ interface CallState {
 }
 
 /** `privateOrigins`: the origins granted to the run's organization (lib/net/origin-grants.ts). */
-function operatorSettings(
+export function operatorSettings(
   signal: AbortSignal,
   run: RunRow,
   agentId: string,
@@ -188,7 +188,7 @@ export function validateArguments(contract: Contract, args: unknown): void {
   }
 }
 
-function validateOutput(contract: Contract, result: unknown): unknown {
+export function validateOutput(contract: Contract, result: unknown): unknown {
   const violation = checkAgainst(contract.output_schema, result, contract.kind === "mcp" ? "lenient" : "strict");
   // Nothing of a result that breaks its schema reaches the caller, not even a key name: only the rule it broke.
   if (violation)

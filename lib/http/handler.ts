@@ -105,9 +105,11 @@ function toResponse(result: unknown, endpoint: Endpoint): Response {
     result !== null &&
     "body" in result &&
     Object.keys(result).every((k) => k === "status" || k === "body" || k === "headers");
-  const { status = endpoint.status ?? 200, body, headers } = wrapped
-    ? (result as { status?: number; body: unknown; headers?: Record<string, string> })
-    : { body: result };
+  const {
+    status = endpoint.status ?? 200,
+    body,
+    headers,
+  } = wrapped ? (result as { status?: number; body: unknown; headers?: Record<string, string> }) : { body: result };
   if (checkAnswers && status < 300) assertDeclaredAnswer(endpoint, body);
   return json(body, status, headers);
 }

@@ -122,6 +122,13 @@ function answer(req: IncomingMessage, res: ServerResponse, decision: GateDecisio
  */
 export const PEER_ADDRESS_HEADER = "x-guichet-peer-address";
 
+/**
+ * The request's own path and query, stamped the same way: a console page
+ * that sends a signed-out visitor to sign in names the page asked for
+ * (`requireMember`), which a server component cannot otherwise read.
+ */
+export const REQUEST_PATH_HEADER = "x-guichet-request-path";
+
 const installed = Symbol.for("guichet.methodGate");
 
 /**
@@ -138,6 +145,7 @@ export function installMethodGate(): void {
     if (event === "request") {
       const [req, res] = args as [IncomingMessage, ServerResponse];
       req.headers[PEER_ADDRESS_HEADER] = req.socket.remoteAddress ?? "unknown";
+      req.headers[REQUEST_PATH_HEADER] = req.url ?? "/";
       const decision = gateDecision(req.method ?? "GET", req.url ?? "/");
       if (decision.kind === "not_found_page") {
         // Next's own 404 page, which the undecodable path itself cannot reach.

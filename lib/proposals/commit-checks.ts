@@ -58,6 +58,12 @@ export async function assertCommittable(proposal: ProposalRow, now = new Date())
       { proposal_id: proposalId },
     );
   }
+  if (status === "revised")
+    throw new ToolError(
+      "PROPOSAL_NOT_APPROVED",
+      `A person revised this proposal's arguments into ${proposal.supersededBy ?? "a new proposal"}: commit that one, once approved.`,
+      { proposal_id: proposalId },
+    );
   if (status === "superseded")
     throw new ToolError(
       "PROPOSAL_NOT_APPROVED",

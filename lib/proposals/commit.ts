@@ -57,6 +57,24 @@ function storedError(error: ToolError, trail?: OutcomeTrail[]): StoredError {
   };
 }
 
+/**
+ * A write a person revised before approving: the caller (the model, an MCP
+ * client) learns that the arguments executed are the person's, and which, so
+ * its transcript and the effect agree.
+ */
+function revisionEvidence(proposal: ProposalRow): Record<string, unknown> {
+  if (!proposal.revisedBy) return {};
+  return {
+    revision: {
+      note: "A person revised the arguments before approving: this result is for the revised arguments below, not the ones first proposed.",
+      revised_by: proposal.revisedBy,
+      original_proposal: proposal.supersedes,
+      arguments: proposal.arguments,
+      changes: proposal.revisionChanges ?? [],
+    },
+  };
+}
+
 function success(operation: OperationRow, proposal: ProposalRow, extra: Record<string, unknown> = {}): WriteOutcome {
   return {
     result: operation.result,
@@ -65,6 +83,7 @@ function success(operation: OperationRow, proposal: ProposalRow, extra: Record<s
       operation: operation.id,
       proposal_id: proposal.id,
       idempotency_key: operation.idempotencyKey,
+      ...revisionEvidence(proposal),
       ...extra,
     },
   };

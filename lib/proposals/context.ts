@@ -34,7 +34,11 @@ export async function proposalContext(
   });
   const keyIds = [...new Set(runs.flatMap((run) => (run.apiKeyId ? [run.apiKeyId] : [])))];
   const memberIds = new Set(
-    rows.flatMap((row) => [...(row.requestedBy ? [row.requestedBy] : []), ...row.decisions.map((d) => d.memberId)]),
+    rows.flatMap((row) => [
+      ...(row.requestedBy ? [row.requestedBy] : []),
+      ...(row.revisedBy ? [row.revisedBy] : []),
+      ...row.decisions.map((d) => d.memberId),
+    ]),
   );
   for (const run of runs) if (run.memberId) memberIds.add(run.memberId);
   const [keys, members, stale] = await Promise.all([

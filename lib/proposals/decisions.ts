@@ -29,7 +29,7 @@ export interface Approver {
 type Decision = { kind: "approve"; argumentsSha256: string; note?: string } | { kind: "refuse"; reason: string };
 
 /** The refusals shared by approve and refuse, in the order a person would want to hear them. */
-function assertDecidable(proposal: ProposalRow, approver: Approver, now: Date): void {
+export function assertDecidable(proposal: ProposalRow, approver: Approver, now: Date): void {
   const status = effectiveStatus(proposal, now);
   if (status === "expired") {
     throw new ApiError(
@@ -46,6 +46,13 @@ function assertDecidable(proposal: ProposalRow, approver: Approver, now: Date): 
       "proposal_superseded",
       `This proposal was superseded${newer ? ` by ${newer}` : ""}: a newer preview of the same change replaced it. Decide on ${newer ? "that one" : "the newer proposal"} instead.`,
       { reason: { status, superseded_by: newer } },
+    );
+  }
+  if (status === "revised") {
+    throw new ApiError(
+      "proposal_revised",
+      `A person revised this proposal's arguments into ${proposal.supersededBy}: decide on that one instead.`,
+      { reason: { status, superseded_by: proposal.supersededBy } },
     );
   }
   if (status !== "pending") {
@@ -80,6 +87,13 @@ async function decide(approver: Approver, proposalId: string, decision: Decision
         {
           reason: { run: proposal.runId },
         },
+      );
+    }
+    // Four eyes: whoever revised the arguments counts as asking for the write they wrote.
+    if (proposal.revisedBy === approver.memberId && !policy.requester_can_approve) {
+      throw new ApiError(
+        "self_approval_forbidden",
+        "You revised this write's arguments: someone else must approve it.",
       );
     }
     if (proposal.requestedBy === approver.memberId && !policy.requester_can_approve) {
@@ -203,4 +217,36 @@ export function approveProposal(
 /** POST /v1/proposals/{id}/refuse — one refusal ends the proposal; its reason goes back to the agent. */
 export function refuseProposal(approver: Approver, proposalId: string, reason: string): Promise<ProposalRow> {
   return decide(approver, proposalId, { kind: "refuse", reason });
+}
+
+/** One line of a batch: the proposal as decided, or why this one was not. */
+export type BatchOutcome =
+  { proposal: string; ok: true; row: ProposalRow } | { proposal: string; ok: false; error: ApiError };
+
+/**
+ * POST /v1/proposals/decisions — each decision goes through the same checks as
+ * one made alone (its own hash, rule, expiry, rights), one after the other; a
+ * refusal of one is that line's answer and the others go on.
+ */
+export async function decideProposals(
+  approver: Approver,
+  items: (
+    { proposal: string; decision: "approve"; arguments_sha256: string } | { proposal: string; decision: "refuse" }
+  )[],
+  reason: string | undefined,
+): Promise<BatchOutcome[]> {
+  const outcomes: BatchOutcome[] = [];
+  for (const item of items) {
+    try {
+      const row =
+        item.decision === "approve"
+          ? await approveProposal(approver, item.proposal, item.arguments_sha256)
+          : await refuseProposal(approver, item.proposal, reason ?? "");
+      outcomes.push({ proposal: item.proposal, ok: true, row });
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      outcomes.push({ proposal: item.proposal, ok: false, error });
+    }
+  }
+  return outcomes;
 }

@@ -93,8 +93,24 @@ export const ProposalObject = z.object({
   approvals: z.object({ count: z.number().int(), required: z.number().int() }),
   status: ProposalStatus,
   superseded_by: z.string().nullable().meta({
-    description: "The newer proposal that replaced this one when its status is superseded; null otherwise.",
+    description: "The newer proposal that replaced this one when its status is superseded or revised; null otherwise.",
   }),
+  supersedes: z.string().nullable().meta({
+    description: "The proposal a person revised into this one (closed as revised); null for an agent's own proposal.",
+  }),
+  revision: z
+    .object({
+      revised_by: MemberRef,
+      changes: z.array(
+        z.object({
+          field: z.string().meta({ description: "JSON Pointer into the arguments." }),
+          before: z.unknown(),
+          after: z.unknown(),
+        }),
+      ),
+    })
+    .nullable()
+    .meta({ description: "Who revised the arguments and what they changed, field by field; null if nobody did." }),
   expires_at: z.string(),
   requested_by: MemberRef.nullable(),
   requester: RequesterObject,
@@ -115,6 +131,57 @@ export const ApproveBody = z.strictObject({
   note: z.string().trim().min(1).max(500).optional(),
 });
 
+export const ReviseBody = z.strictObject({
+  /** The preview tool's input (for a tool with a preview) or the write's own arguments, as the person corrected them. */
+  arguments: z.record(z.string(), z.unknown()),
+});
+export type ReviseBody = z.infer<typeof ReviseBody>;
+
+export const RevisionForm = z.object({
+  tool: z.string().meta({ description: "The tool whose input the arguments are: the write's preview, or the write." }),
+  input_schema: z.record(z.string(), z.unknown()),
+  arguments: z.record(z.string(), z.unknown()),
+});
+export type RevisionForm = z.infer<typeof RevisionForm>;
+
 export const RefuseBody = z.strictObject({
   reason: z.string().trim().min(1, "a refusal needs a reason the agent can re-plan with").max(500),
 });
+
+const BatchItem = z.discriminatedUnion("decision", [
+  z.strictObject({
+    proposal: z.string().min(1).max(64),
+    decision: z.literal("approve"),
+    /** The hash this proposal showed when it was selected: each approval is bound to its own. */
+    arguments_sha256: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/, "must be the 64-character hex SHA-256 shown with the proposal"),
+  }),
+  z.strictObject({ proposal: z.string().min(1).max(64), decision: z.literal("refuse") }),
+]);
+
+export const BatchDecisionBody = z
+  .strictObject({
+    decisions: z.array(BatchItem).min(1).max(100),
+    /** One reason for every refusal of the batch. */
+    reason: z.string().trim().min(1).max(500).optional(),
+  })
+  .refine((body) => body.reason !== undefined || body.decisions.every((item) => item.decision === "approve"), {
+    message: "a refusal needs a reason the agent can re-plan with",
+    path: ["reason"],
+  })
+  .refine((body) => new Set(body.decisions.map((item) => item.proposal)).size === body.decisions.length, {
+    message: "each proposal may appear once",
+    path: ["decisions"],
+  });
+export type BatchDecisionBody = z.infer<typeof BatchDecisionBody>;
+
+export const BatchDecisionResult = z.discriminatedUnion("ok", [
+  z.object({ proposal: z.string(), ok: z.literal(true), data: ProposalObject }),
+  z.object({
+    proposal: z.string(),
+    ok: z.literal(false),
+    error: z.object({ code: z.string(), message: z.string() }),
+  }),
+]);
+export type BatchDecisionResult = z.infer<typeof BatchDecisionResult>;

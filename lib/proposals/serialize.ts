@@ -1,5 +1,6 @@
 import { isoOffset, isoOffsetOrNull } from "@/lib/time";
 import type { ProposalContext } from "./context";
+import { ArgumentChanges } from "./revision-diff";
 import { StoredChanges, type ProposalObject, type RequesterObject } from "./schemas";
 import { storedPolicy, type ProposalRow } from "./service";
 import { effectiveStatus } from "./state";
@@ -59,6 +60,10 @@ export function serializeProposal(row: ProposalRow, context: ProposalContext, no
     },
     status: effectiveStatus(row, now),
     superseded_by: row.supersededBy,
+    supersedes: row.supersedes,
+    revision: row.revisedBy
+      ? { revised_by: ref(row.revisedBy, names), changes: ArgumentChanges.parse(row.revisionChanges ?? []) }
+      : null,
     expires_at: isoOffset(row.expiresAt),
     requested_by: row.requestedBy ? ref(row.requestedBy, names) : null,
     requester: requesterOf(row, context),

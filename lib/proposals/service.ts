@@ -74,37 +74,42 @@ export async function createProposal(
   throw new Error("Could not store the proposal: its change kept being proposed concurrently.");
 }
 
-async function insert(input: NewProposal, dedupeKey: string, now: Date, replaced: string[]): Promise<ProposalRow> {
+/** The row of a new proposal (an agent's, or a person's revision of one, which adds its own fields). */
+export function newProposalData(input: NewProposal, dedupeKey: string, now: Date) {
   const { draft, policy } = input;
   const stored: StoredPolicy = { ...policy, action: draft.action, external_message: draft.externalMessage };
+  return {
+    id: newId("prop"),
+    organizationId: input.organizationId,
+    runId: input.runId,
+    tool: input.tool.key,
+    toolVersion: input.tool.version,
+    arguments: draft.arguments as Prisma.InputJsonObject,
+    argumentsSha256: draft.argumentsSha256,
+    targetType: draft.target?.type ?? null,
+    targetId: draft.target?.id ?? null,
+    targetVersion: draft.target?.version ?? null,
+    effect: draft.effect,
+    changes: draft.changes as unknown as Prisma.InputJsonArray,
+    recipients: draft.recipients ?? Prisma.DbNull,
+    amountValueMinor: draft.amount?.value_minor ?? null,
+    amountCurrency: draft.amount?.currency ?? null,
+    environment: draft.environment,
+    recordsAffected: draft.recordsAffected,
+    irreversible: draft.irreversible,
+    policy: stored as unknown as Prisma.InputJsonObject,
+    status: policy.decision === "allow" ? "approved" : "pending",
+    expiresAt: new Date(now.getTime() + policy.ttl_seconds * 1000),
+    requestedBy: input.requestedBy,
+    requestedByApiKeyId: input.requestedByApiKeyId,
+    dedupeKey,
+  } satisfies Prisma.ProposalUncheckedCreateInput;
+}
+
+async function insert(input: NewProposal, dedupeKey: string, now: Date, replaced: string[]): Promise<ProposalRow> {
   return db.$transaction(async (tx) => {
     const proposal = await tx.proposal.create({
-      data: {
-        id: newId("prop"),
-        organizationId: input.organizationId,
-        runId: input.runId,
-        tool: input.tool.key,
-        toolVersion: input.tool.version,
-        arguments: draft.arguments as Prisma.InputJsonObject,
-        argumentsSha256: draft.argumentsSha256,
-        targetType: draft.target?.type ?? null,
-        targetId: draft.target?.id ?? null,
-        targetVersion: draft.target?.version ?? null,
-        effect: draft.effect,
-        changes: draft.changes as unknown as Prisma.InputJsonArray,
-        recipients: draft.recipients ?? Prisma.DbNull,
-        amountValueMinor: draft.amount?.value_minor ?? null,
-        amountCurrency: draft.amount?.currency ?? null,
-        environment: draft.environment,
-        recordsAffected: draft.recordsAffected,
-        irreversible: draft.irreversible,
-        policy: stored as unknown as Prisma.InputJsonObject,
-        status: policy.decision === "allow" ? "approved" : "pending",
-        expiresAt: new Date(now.getTime() + policy.ttl_seconds * 1000),
-        requestedBy: input.requestedBy,
-        requestedByApiKeyId: input.requestedByApiKeyId,
-        dedupeKey,
-      },
+      data: newProposalData(input, dedupeKey, now),
       include: proposalInclude,
     });
     if (replaced.length > 0)
@@ -112,7 +117,7 @@ async function insert(input: NewProposal, dedupeKey: string, now: Date, replaced
         where: { id: { in: replaced }, supersededBy: null },
         data: { supersededBy: proposal.id },
       });
-    if (draft.target) await supersedeOlder(tx, proposal);
+    if (input.draft.target) await supersedeOlder(tx, proposal);
     await recordProposalCreated(tx, proposal, proposal.status);
     return proposal;
   });

@@ -12,6 +12,7 @@ describe("proposal state machine", () => {
         "pending→refused",
         "pending→expired",
         "pending→superseded",
+        "pending→revised",
         "approved→consumed",
         "approved→expired",
         "approved→superseded",
@@ -20,7 +21,7 @@ describe("proposal state machine", () => {
   });
 
   it("keeps terminal states terminal", () => {
-    for (const status of ["refused", "expired", "superseded", "consumed"] as ProposalStatus[]) {
+    for (const status of ["refused", "expired", "superseded", "revised", "consumed"] as ProposalStatus[]) {
       expect(isTerminal(status)).toBe(true);
       expect(proposalStatuses.some((to) => canTransition(status, to))).toBe(false);
     }

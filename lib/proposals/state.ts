@@ -1,20 +1,30 @@
 // The proposal's life: pending → approved | refused | expired |
-// superseded, then approved → consumed (committed) | expired | superseded.
+// superseded | revised (a person replaced its arguments with a new proposal),
+// then approved → consumed (committed) | expired | superseded.
 // Terminal states stay terminal. Expiry is a fact of the clock, so it is
 // computed here rather than waiting for a job to write it down; every write
 // of a status is conditional on the status it was read in.
 
-export const proposalStatuses = ["pending", "approved", "refused", "expired", "superseded", "consumed"] as const;
+export const proposalStatuses = [
+  "pending",
+  "approved",
+  "refused",
+  "expired",
+  "superseded",
+  "revised",
+  "consumed",
+] as const;
 export type ProposalStatus = (typeof proposalStatuses)[number];
 
-export const terminalStatuses: readonly ProposalStatus[] = ["refused", "expired", "superseded", "consumed"];
+export const terminalStatuses: readonly ProposalStatus[] = ["refused", "expired", "superseded", "revised", "consumed"];
 
 const allowed: Record<ProposalStatus, readonly ProposalStatus[]> = {
-  pending: ["approved", "refused", "expired", "superseded"],
+  pending: ["approved", "refused", "expired", "superseded", "revised"],
   approved: ["consumed", "expired", "superseded"],
   refused: [],
   expired: [],
   superseded: [],
+  revised: [],
   consumed: [],
 };
 
@@ -41,7 +51,7 @@ export function effectiveStatus(proposal: { status: string; expiresAt: Date }, n
 
 /** Whether the proposal still stands for its change (a new preview of the same change finds it). */
 export function holdsDedupe(status: ProposalStatus): boolean {
-  return status !== "expired" && status !== "superseded";
+  return status !== "expired" && status !== "superseded" && status !== "revised";
 }
 
 /** The key that makes a second preview of the same change by the same run find the first card. */

@@ -12,3 +12,18 @@ export async function resumeRunAfterDecision(organizationId: string, runId: stri
   if (run?.status !== "requires_approval") return;
   await enqueue(JOBS.resumeRun, { organizationId, runId }, { singletonKey: `decided:${runId}` });
 }
+
+/** A person revised a held proposal: the waiting run also resumes when the revision runs out (its own expiry). */
+export async function resumeRunAtExpiry(
+  organizationId: string,
+  runId: string,
+  proposal: { id: string; expiresAt: Date },
+) {
+  const run = await db.run.findFirst({ where: { id: runId, organizationId }, select: { status: true } });
+  if (run?.status !== "requires_approval") return;
+  await enqueue(
+    JOBS.resumeRun,
+    { organizationId, runId },
+    { singletonKey: `expiry:${proposal.id}`, startAfter: new Date(proposal.expiresAt.getTime() + 1000) },
+  );
+}

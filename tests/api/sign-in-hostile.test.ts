@@ -129,3 +129,43 @@ describe("a planted callback-url cookie next to a live session", () => {
     expect(v1.status).toBe(401);
   });
 });
+
+describe("a console page asked for while signed out", () => {
+  it("sends to sign-in carrying the page asked for, query included", async () => {
+    const response = await get("/approbations/prop_01JZZZZZZZZZZZZZZZZZZZZZZZ?x=1");
+    expect(response.status).toBe(307);
+    const location = new URL(response.headers.get("location")!, baseUrl);
+    expect(location.pathname).toBe("/connexion");
+    expect(location.searchParams.get("callbackUrl")).toBe("/approbations/prop_01JZZZZZZZZZZZZZZZZZZZZZZZ?x=1");
+  });
+
+  it("the landing page asked for adds nothing", async () => {
+    const response = await get("/agents");
+    expect(response.status).toBe(307);
+    expect(response.headers.get("location")).toBe("/connexion");
+  });
+
+  it("a client-sent request-path header is overwritten by the server's own", async () => {
+    const response = await fetch(`${baseUrl}/audit`, {
+      redirect: "manual",
+      headers: { "x-guichet-request-path": "//evil.example/agents" },
+    });
+    expect(response.status).toBe(307);
+    expect(new URL(response.headers.get("location")!, baseUrl).searchParams.get("callbackUrl")).toBe("/audit");
+  });
+
+  it.each(["//evil.example", "https://evil.example", "/\\evil.example"])(
+    "a signed-in visitor of /connexion?callbackUrl=%j goes to the default page, never away",
+    async (value) => {
+      const response = await get(`/connexion?callbackUrl=${encodeURIComponent(value)}`, caller.cookie);
+      expect(response.status).toBe(307);
+      expect(response.headers.get("location")).toBe("/agents");
+    },
+  );
+
+  it("a signed-in visitor of /connexion?callbackUrl=/approbations goes there", async () => {
+    const response = await get(`/connexion?callbackUrl=${encodeURIComponent("/approbations")}`, caller.cookie);
+    expect(response.status).toBe(307);
+    expect(response.headers.get("location")).toBe("/approbations");
+  });
+});

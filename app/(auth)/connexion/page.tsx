@@ -13,11 +13,12 @@ export default async function SignInPage({
 }: {
   searchParams: Promise<{ callbackUrl?: string; email?: string }>;
 }) {
-  if (await hasLiveSession()) redirect("/agents");
+  const { callbackUrl, email } = await searchParams;
+  // Already signed in (another tab did it): straight to the page that was asked for.
+  if (await hasLiveSession()) redirect(callbackPathOrDefault(callbackUrl));
   // An empty instance: nobody can sign in yet, its first visitor creates the organization.
   const { first_run: firstRun, signup } = await setupStatus();
   if (firstRun) redirect("/creer-organisation");
-  const { callbackUrl, email } = await searchParams;
   return (
     <main className="flex min-h-screen items-center justify-center px-4">
       <div className="w-full max-w-sm rounded-xl border border-slate-200 bg-white p-8 shadow-sm">

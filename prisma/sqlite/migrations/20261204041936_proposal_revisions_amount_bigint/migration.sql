@@ -29,6 +29,9 @@ CREATE TABLE "new_Proposal" (
     "consumedAt" DATETIME,
     "dedupeKey" TEXT,
     "supersededBy" TEXT,
+    "supersedes" TEXT,
+    "revisedBy" TEXT,
+    "revisionChanges" JSONB,
     "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "updatedAt" DATETIME NOT NULL
 );

@@ -1,3 +1,0 @@
--- AlterTable
-ALTER TABLE "Proposal" ALTER COLUMN "amountValueMinor" SET DATA TYPE BIGINT;
-
