@@ -5,7 +5,6 @@ import { hasAnyScope, scopesForRole } from "@/lib/auth/scopes";
 import { cookieHeaderReader, sessionFromCookies } from "@/lib/auth/session-cookie";
 import { withinRequest } from "@/lib/db/changes";
 import { newId } from "@/lib/ids";
-import { log } from "@/lib/log";
 import { authenticateBearer } from "./bearer";
 import type { Endpoint } from "./endpoint";
 import { readJsonBody } from "./body";
@@ -13,6 +12,7 @@ import { ApiError, toErrorEnvelope } from "./errors";
 import { withIdempotency } from "./idempotency";
 import { enforceRateLimit } from "./rate-limit";
 import { parseInput } from "./validation";
+import { assertDeclaredAnswer, checkAnswers } from "./declared-answer";
 
 export interface HandlerInput<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> {
   params: z.infer<P>;
@@ -112,21 +112,6 @@ function toResponse(result: unknown, endpoint: Endpoint): Response {
   } = wrapped ? (result as { status?: number; body: unknown; headers?: Record<string, string> }) : { body: result };
   if (checkAnswers && status < 300) assertDeclaredAnswer(endpoint, body);
   return json(body, status, headers);
-}
-
-// Test stacks (GUICHET_TEST_STACK=1) check every success against the endpoint's
-// declared response, so the OpenAPI document cannot drift from what is served:
-// the types bind what a handler returns, this binds what it computes at run time.
-const checkAnswers = process.env.GUICHET_TEST_STACK === "1";
-
-function assertDeclaredAnswer(endpoint: Endpoint, body: unknown) {
-  if (!endpoint.response) return;
-  const parsed = endpoint.response.safeParse(body);
-  if (parsed.success) return;
-  // Paths and codes only: the body itself may hold what logs must not.
-  const issues = parsed.error.issues.map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.code}`);
-  log("error", "response_not_declared", { method: endpoint.method, path: endpoint.path, issues });
-  throw new Error(`${endpoint.method} ${endpoint.path} answered what its declaration does not: ${issues.join("; ")}`);
 }
 
 /**
