@@ -2,7 +2,7 @@ import { gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { safeFetch, SafeFetchError } from "./safe-fetch";
 import { UrlNotAllowedError } from "./ssrf";
-import { startTestServer, type TestServer } from "./test-http-server";
+import { startTestServer, type TestServer } from "@/tests/support/http-server";
 
 const servers: TestServer[] = [];
 afterEach(async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { contractCases, type ContractCase } from "@/lib/contracts/cases";
 import { proposalRefSchema, writeCallSchema } from "@/lib/proposals/write-schema";
-import { startTestServer, type TestServer } from "@/lib/net/test-http-server";
+import { startTestServer, type TestServer } from "@/tests/support/http-server";
 import { callTool, connectCrm, createAgent, createRun, seedDataBases, upload } from "./dispatch-fixtures";
 import { api, createTenant, crmState, testDb, type Tenant } from "./helpers";
 import { publicTestOrigin } from "./server";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "@/lib/net/test-http-server";
+import { startTestServer, type TestServer } from "@/tests/support/http-server";
 import { callTool, connectCrm, createAgent, createRun, storedSteps, type ConnectedCrm } from "./dispatch-fixtures";
 import { api, createTenant, crmState, testDb, type Tenant } from "./helpers";
 import { publicTestOrigin } from "./server";

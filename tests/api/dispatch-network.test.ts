@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "@/lib/net/test-http-server";
+import { startTestServer, type TestServer } from "@/tests/support/http-server";
 import { callTool, connectCrm, createAgent, createRun, storedSteps, type ConnectedCrm } from "./dispatch-fixtures";
 import { createTenant, storedText, type Tenant } from "./helpers";
 import { startApp, startSearchBackend, testNetwork, type SearchBackend } from "./server";

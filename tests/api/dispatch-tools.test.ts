@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { samplePdf } from "@/lib/executors/files/pdf-fixture";
-import { startTestServer, type TestServer } from "@/lib/net/test-http-server";
+import { samplePdf } from "@/tests/support/pdf";
+import { startTestServer, type TestServer } from "@/tests/support/http-server";
 import { callTool, createAgent, createRun, seedDataBases, upload } from "./dispatch-fixtures";
 import { api, baseUrl, createTenant, crmState, crmUrl, testDb, type Tenant } from "./helpers";
 import { publicTestOrigin } from "./server";

@@ -1,7 +1,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { samplePdf } from "@/lib/executors/files/pdf-fixture";
+import { samplePdf } from "@/tests/support/pdf";
 import { createAgent, upload } from "./dispatch-fixtures";
 import { createTenant, testDb, type Tenant } from "./helpers";
 import { sdkClient, sessionRunOf } from "./mcp-server-helpers";

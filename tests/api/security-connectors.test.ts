@@ -1,7 +1,7 @@
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAcmeCrm, type AcmeCrmServer } from "@/connectors/acme-crm/server";
-import { startTestServer, type TestServer } from "@/lib/net/test-http-server";
+import { startTestServer, type TestServer } from "@/tests/support/http-server";
 import { api, createTenant, dataDir, testDb, type Tenant } from "./helpers";
 import { connectServer, patchServer, syncServer } from "./mcp-helpers";
 

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { startTestServer } from "@/lib/net/test-http-server";
+import { startTestServer } from "@/tests/support/http-server";
 
 /**
  * The network settings of every test server: `.test` names resolve to 127.0.0.1

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { samplePdf } from "./pdf-fixture";
+import { samplePdf } from "@/tests/support/pdf";
 import { pdfPageCount, pdfText } from "./pdf-text";
 
 describe("pdf text", () => {

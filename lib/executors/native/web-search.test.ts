@@ -1,6 +1,6 @@
 import type http from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "../../net/test-http-server";
+import { startTestServer, type TestServer } from "@/tests/support/http-server";
 import { webSearch } from "./web-search";
 
 /** The fake backends run on loopback: allowlisted by origin, as an operator allowlists a local SearXNG. */

@@ -1,7 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
-import { classifyAddress } from "./ssrf";
+import { classifyAddress } from "@/lib/net/ssrf";
 
 // A real HTTP peer for tests of outbound requests, on 127.0.0.1 unless told
 // otherwise.
