@@ -44,6 +44,43 @@ describe("rows read on the driver", () => {
     });
   });
 
+  it("gives an organization's provider row as Prisma's findUnique does", async () => {
+    const db = await testDb();
+    const { organizationProvider, providerSelect } = await import("@/lib/models/providers");
+    await db.modelProvider.create({
+      data: {
+        organizationId: tenant.organizationId,
+        provider: "mistral",
+        baseUrl: "https://llm.example/v1",
+        apiKeyCiphertext: "v1:not-a-real-ciphertext",
+        apiKeyHint: "9876",
+      },
+    });
+    const expected = await db.modelProvider.findUnique({
+      where: { organizationId_provider: { organizationId: tenant.organizationId, provider: "mistral" } },
+      select: providerSelect,
+    });
+    expect(expected).not.toBeNull();
+    expect(await organizationProvider(tenant.organizationId, "mistral")).toStrictEqual(expected);
+    expect(await organizationProvider(tenant.organizationId, "anthropic")).toBeNull();
+  });
+
+  it("gives an MCP session's run as Prisma's findFirst does", async () => {
+    const db = await testDb();
+    const { findSession, sessionHash } = await import("@/lib/mcp-server/session");
+    const { runSelect } = await import("@/lib/runs/service");
+    const sessionRun = (await createRun(tenant, { agent: agentId })).run.id as string;
+    const seenAt = new Date();
+    await db.run.update({
+      where: { id: sessionRun },
+      data: { source: "mcp", mcpSessionHash: sessionHash("session-parity"), mcpSeenAt: seenAt },
+    });
+    const expected = await db.run.findFirst({ where: { id: sessionRun }, select: runSelect });
+    const opener = { apiKeyId: expected!.apiKeyId, memberId: expected!.memberId };
+    expect(await findSession(tenant.organizationId, agentId, "session-parity", opener, seenAt)).toStrictEqual(expected);
+    expect(await findSession(tenant.organizationId, agentId, "another-session", opener, seenAt)).toBeNull();
+  });
+
   it("gives every column of an agent as Prisma does", async () => {
     const db = await testDb();
     const { driverRows } = await import("@/lib/db/driver");
