@@ -136,8 +136,8 @@ interface KnownKey {
 const knownKeys = new WatchedCache<string, KnownKey>(["api_keys"]);
 
 async function loadKey(secretHash: string): Promise<KnownKey | null> {
-  // SQL rather than findUnique: Prisma 6 compiles every ORM query anew (0.19 → 0.04 ms
-  // on SQLite, 0.37 → 0.16 ms on PostgreSQL). Prisma still types the columns: scopes
+  // SQL rather than findUnique: Prisma 6 compiles every ORM query anew (README,
+  // Benchmarks). Prisma still types the columns: scopes
   // comes back parsed, the dates as Date, on both databases.
   const [key] = await db.$queryRaw<
     { id: string; organizationId: string; scopes: unknown; lastUsedAt: Date | null; revokedAt: Date | null }[]

@@ -7,9 +7,8 @@ import { env } from "@/lib/env";
 // request (the run a tool call is made in, an agent, a tool call's step and
 // counters, PostgreSQL's cache versions). A Prisma query, even a raw one,
 // goes through its query compiler (WebAssembly), its interpreter and its
-// tracing spans: on SQLite a run's lookup cost 1.36 ms through findFirst,
-// 0.37 ms through $queryRaw and a few microseconds on the driver; on
-// PostgreSQL most of a small query's cost is that machinery too.
+// tracing spans, most of a small query's cost on both databases (the figures
+// are in the README, « Why some statements are written by hand »).
 //
 // The statements run on Prisma's own connection (SQLite) or pool
 // (PostgreSQL), captured when Prisma connects (lib/db/index.ts): what they see

@@ -51,8 +51,8 @@ async function incrementInRedis(key: string, windowStart: number, windowMs: numb
 // One statement, the same on SQLite and PostgreSQL: INSERT … ON CONFLICT DO UPDATE is
 // atomic on both (PostgreSQL resolves concurrent inserts of one window itself; SQLite
 // has one writer at a time), so every instance counts in the same row. Written as SQL
-// because Prisma's upsert compiled its query plan on every request: 0.33 ms against
-// 0.08 ms on SQLite (0.67 against 0.36 ms on PostgreSQL). Rows and their windowStart
+// because Prisma's upsert compiles its query plan on every request (the figures are in
+// the README, « Why some statements are written by hand »). Rows and their windowStart
 // format are the ones the Prisma client writes and reads (checked on both databases).
 async function incrementInDatabase(key: string, windowStart: number, _windowMs: number, size: number): Promise<number> {
   const [row] = await db.$queryRaw<{ count: number | bigint }[]>`
