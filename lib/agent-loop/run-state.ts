@@ -1,7 +1,7 @@
 import "server-only";
 import type OpenAI from "openai";
 import { db, isUniqueViolation, Prisma } from "@/lib/db";
-import { driverFirst } from "@/lib/db/driver";
+import { findFirstOnDriver } from "@/lib/db/driver";
 import { log } from "@/lib/log";
 import type { RunEventData, RunEventType } from "@/lib/runs/event-schemas";
 import type { RequiredAction, RunFailure, RunOutput, RunUsage } from "@/lib/runs/schemas";
@@ -47,8 +47,6 @@ const INTERNAL_FAILURE: RunFailure = {
  * not taken over; it expires). Pauses and ends always write everything, in their status transaction.
  */
 const SAVE_EVERY_MS = 1_000;
-
-const RUN_STATUS = `SELECT "status", "expiresAt" FROM "Run" WHERE "id" = $1 AND "organizationId" = $2 LIMIT 1`;
 
 export class RunState {
   readonly usage: RunUsage;
@@ -106,14 +104,9 @@ export class RunState {
 
   /** The run's status read again: on the driver when it can (no Prisma query machinery), else through Prisma. */
   private async stillActive(): Promise<boolean> {
-    const state = await driverFirst<{ status: string; expiresAt: Date }>(
-      { sql: RUN_STATUS, values: [this.run.id, this.run.organizationId] },
-      () =>
-        db.run.findFirst({
-          where: { id: this.run.id, organizationId: this.run.organizationId },
-          select: { status: true, expiresAt: true },
-        }),
-    );
+    const where = { id: this.run.id, organizationId: this.run.organizationId };
+    const select = { status: true, expiresAt: true } as const;
+    const state = await findFirstOnDriver("Run", select, where, () => db.run.findFirst({ where, select }));
     return state !== null && effectiveStatus(state) === "active";
   }
 

@@ -5,7 +5,7 @@ import { z } from "zod";
 import type { Principal } from "@/lib/auth/principal";
 import { catalogIndex, type CatalogEntry } from "@/lib/catalog/service";
 import { db, isUniqueViolation, Prisma, type DbOrTx } from "@/lib/db";
-import { columnList, driverFirst } from "@/lib/db/driver";
+import { findFirstOnDriver } from "@/lib/db/driver";
 import { lockOrganization } from "@/lib/files/quota";
 import { removeStoredBytes } from "@/lib/files/storage";
 import { ApiError, notFound, type FieldError } from "@/lib/http/errors";
@@ -71,15 +71,11 @@ const nameTaken = (name: string) =>
     errors: [{ field: "name", code: "agent_name_taken", message: `An agent named "${name}" already exists.` }],
   });
 
-// GET /v1/agents/{agent} reads it on the driver outside a transaction (lib/db/driver.ts): the same row as findFirst's.
-const AGENT_BY_ID = `SELECT ${columnList(agentSelect)} FROM "Agent" WHERE "id" = $1 AND "organizationId" = $2 LIMIT 1`;
-
 async function findAgent(organizationId: string, agentId: string, tx: DbOrTx = db): Promise<AgentRow> {
-  const viaPrisma = () => tx.agent.findFirst({ where: { id: agentId, organizationId }, select: agentSelect });
-  const agent =
-    tx === db
-      ? await driverFirst<AgentRow>({ sql: AGENT_BY_ID, values: [agentId, organizationId] }, viaPrisma)
-      : await viaPrisma();
+  // GET /v1/agents/{agent} reads it on the driver outside a transaction (lib/db/driver.ts).
+  const where = { id: agentId, organizationId };
+  const viaPrisma = () => tx.agent.findFirst({ where, select: agentSelect });
+  const agent = tx === db ? await findFirstOnDriver("Agent", agentSelect, where, viaPrisma) : await viaPrisma();
   if (!agent) throw notFound("Agent");
   return agent;
 }

@@ -134,10 +134,35 @@ async function pgRows(pool: Pool, statement: DriverStatement): Promise<QueryResu
 // ----------------------------------------------------------------
 
 /** A Prisma `select`'s fields as a quoted column list, for a driver statement that answers the same row. */
-export function columnList(select: Record<string, unknown>): string {
+function columnList(select: Record<string, unknown>): string {
   return Object.keys(select)
     .map((column) => `"${column}"`)
     .join(", ");
+}
+
+const firstRowStatements = new Map<string, string>();
+
+/**
+ * The one row a Prisma `findFirst({ where, select })` with equality filters answers, read on the
+ * driver: the domains name the table, the select and the filter, never SQL. `viaPrisma` makes the
+ * same query through Prisma, for when the driver cannot serve it (see `driverRows`) — callers
+ * inside a Prisma transaction call it directly.
+ */
+export function findFirstOnDriver<T>(
+  table: string,
+  select: Record<string, unknown>,
+  where: Record<string, string | number>,
+  viaPrisma: () => Promise<T | null>,
+): Promise<T | null> {
+  const columns = Object.keys(where);
+  const key = `${table}|${Object.keys(select).join(",")}|${columns.join(",")}`;
+  let sql = firstRowStatements.get(key);
+  if (!sql) {
+    const filter = columns.map((column, index) => `"${column}" = $${index + 1}`).join(" AND ");
+    sql = `SELECT ${columnList(select)} FROM "${table}" WHERE ${filter} LIMIT 1`;
+    firstRowStatements.set(key, sql);
+  }
+  return driverFirst({ sql, values: Object.values(where) }, viaPrisma);
 }
 
 /** The first row of a read on the driver, or what `prisma()` answers when the driver cannot serve it (see `driverRows`). */

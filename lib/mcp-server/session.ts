@@ -2,11 +2,11 @@ import "server-only";
 import { createHash, randomBytes } from "node:crypto";
 import type { Principal } from "@/lib/auth/principal";
 import { db, type DbOrTx } from "@/lib/db";
-import { driverFirst } from "@/lib/db/driver";
+import { findFirstOnDriver } from "@/lib/db/driver";
 import { abortRunCalls } from "@/lib/runs/active-calls";
 import { drives, type RunDriver } from "@/lib/runs/driver";
 import type { RunCreateBody } from "@/lib/runs/api";
-import { createRun, effectiveStatus, runColumns, runSelect, type RunRow } from "@/lib/runs/service";
+import { createRun, effectiveStatus, runSelect, type RunRow } from "@/lib/runs/service";
 import type { RunWarning } from "@/lib/runs/capabilities";
 import { recordRunStatus } from "@/lib/webhooks/events";
 
@@ -53,10 +53,6 @@ export async function openSession(
   });
 }
 
-// Every MCP request looks its session's run up: on the driver once Prisma has connected (lib/db/driver.ts).
-const SESSION_RUN = `SELECT ${runColumns}, "mcpSeenAt" FROM "Run"
-  WHERE "mcpSessionHash" = $1 AND "organizationId" = $2 AND "agentId" = $3 AND "source" = 'mcp' LIMIT 1`;
-
 /**
  * The live run behind a session id, for this organization, agent and caller
  * only: an unknown id, another tenant's session, a session another key opened,
@@ -71,14 +67,10 @@ export async function findSession(
   now = new Date(),
 ): Promise<RunRow | null> {
   const hash = sessionHash(sessionId);
-  const row = await driverFirst<RunRow & { mcpSeenAt: Date | null }>(
-    { sql: SESSION_RUN, values: [hash, organizationId, agentId] },
-    () =>
-      db.run.findFirst({
-        where: { mcpSessionHash: hash, organizationId, agentId, source: "mcp" },
-        select: { ...runSelect, mcpSeenAt: true },
-      }),
-  );
+  // Every MCP request looks its session's run up: on the driver once Prisma has connected (lib/db/driver.ts).
+  const where = { mcpSessionHash: hash, organizationId, agentId, source: "mcp" };
+  const select = { ...runSelect, mcpSeenAt: true } as const;
+  const row = await findFirstOnDriver("Run", select, where, () => db.run.findFirst({ where, select }));
   // Checked before anything is written: another key's request leaves the session as it was.
   if (!row || !drives(row, caller)) return null;
   const { mcpSeenAt, ...run } = row;

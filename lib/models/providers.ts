@@ -3,7 +3,7 @@ import OpenAI from "openai";
 import { z } from "zod";
 import { db, type DbOrTx } from "@/lib/db";
 import { WatchedCache } from "@/lib/db/changes";
-import { columnList, driverFirst } from "@/lib/db/driver";
+import { findFirstOnDriver } from "@/lib/db/driver";
 import { env, type ProviderSetting } from "@/lib/env";
 import { ApiError } from "@/lib/http/errors";
 import { decryptSecret } from "@/lib/mcp/secrets";
@@ -65,10 +65,6 @@ export function environmentSetting(provider: string): ProviderSetting {
   return { baseUrl: own.baseUrl ?? env.GUICHET_MODEL_BASE_URL, apiKey: own.apiKey ?? env.GUICHET_MODEL_API_KEY };
 }
 
-// Every managed run reads its provider's row: on the driver outside a transaction (lib/db/driver.ts).
-const PROVIDER_ROW = `SELECT ${columnList(providerSelect)} FROM "ModelProvider"
-  WHERE "organizationId" = $1 AND "provider" = $2 LIMIT 1`;
-
 export function organizationProvider(
   organizationId: string,
   provider: string,
@@ -79,7 +75,10 @@ export function organizationProvider(
       where: { organizationId_provider: { organizationId, provider } },
       select: providerSelect,
     });
-  return tx === db ? driverFirst({ sql: PROVIDER_ROW, values: [organizationId, provider] }, viaPrisma) : viaPrisma();
+  // Every managed run reads its provider's row: on the driver outside a transaction (lib/db/driver.ts).
+  return tx === db
+    ? findFirstOnDriver("ModelProvider", providerSelect, { organizationId, provider }, viaPrisma)
+    : viaPrisma();
 }
 
 /** The stored key, decrypted for its base URL's origin; null when none or no longer readable (a changed encryption key). */

@@ -2,7 +2,7 @@ import "server-only";
 import { z } from "zod";
 import { principalId, type Principal } from "@/lib/auth/principal";
 import { db, Prisma, type DbOrTx } from "@/lib/db";
-import { columnList, driverFirst } from "@/lib/db/driver";
+import { findFirstOnDriver } from "@/lib/db/driver";
 import { ApiError, notFound } from "@/lib/http/errors";
 import { afterCursor } from "@/lib/http/validation";
 import { newId } from "@/lib/ids";
@@ -128,17 +128,11 @@ async function assertRunFiles(organizationId: string, fileIds: string[], tx: DbO
     });
 }
 
-// Every tool call reads its run: on the driver outside a transaction (lib/db/driver.ts), the same row as findFirst's.
-/** runSelect's columns, for the statements that read runs on the driver. */
-export const runColumns = columnList(runSelect);
-const RUN_BY_ID = `SELECT ${runColumns} FROM "Run" WHERE "id" = $1 AND "organizationId" = $2 LIMIT 1`;
-
 export async function getRun(organizationId: string, runId: string, tx: DbOrTx = db): Promise<RunRow> {
-  const viaPrisma = () => tx.run.findFirst({ where: { id: runId, organizationId }, select: runSelect });
-  const run =
-    tx === db
-      ? await driverFirst<RunRow>({ sql: RUN_BY_ID, values: [runId, organizationId] }, viaPrisma)
-      : await viaPrisma();
+  // Every tool call reads its run: on the driver outside a transaction (lib/db/driver.ts).
+  const where = { id: runId, organizationId };
+  const viaPrisma = () => tx.run.findFirst({ where, select: runSelect });
+  const run = tx === db ? await findFirstOnDriver("Run", runSelect, where, viaPrisma) : await viaPrisma();
   if (!run) throw notFound("Run");
   return run;
 }
