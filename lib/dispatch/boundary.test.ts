@@ -29,6 +29,8 @@ const allowed: Record<string, string> = {
   "lib/contracts/builtin.ts": "reads the executors' schemas to build the contracts",
   // The dispatcher's write path (the WritePath lib/proposals registers): reached only from a dispatched call.
   "lib/proposals/commit.ts": "runs an approved write under its contract, inside the dispatcher's write path",
+  "scripts/bench/dispatch-overhead.ts":
+    "the benchmark: calls the executor directly only to measure, beside it, the same call through the dispatcher",
   "lib/operations/long.ts":
     "asks a long operation's job status (get_operation, lent by the dispatcher) or its cancel tool (an operator's cancel)",
 };
