@@ -1,5 +1,6 @@
 "use client";
 
+import { roleBar, selfApprovalBar } from "@/lib/proposals/decider";
 import Link from "next/link";
 import { Badge } from "@/components/ui/badge";
 import { roleLabels, type Role } from "@/lib/auth/scopes";
@@ -36,14 +37,18 @@ function Section({ title, children }: { title: string; children: React.ReactNode
 export function blockedReason(proposal: ProposalObject, viewer: { id: string; role: Role }): string | null {
   if (proposal.status !== "pending")
     return `Cette proposition est ${proposalStatusLabels[proposal.status].toLowerCase()} : il n’y a plus rien à décider.`;
-  if (!(proposal.policy.approver_roles as string[]).includes(viewer.role)) {
+  if (roleBar(proposal.policy, viewer.role)) {
     return `La règle « ${proposal.policy.rule} » réserve cette décision aux rôles : ${proposal.policy.approver_roles.map((r) => roleLabels[r]).join(", ")}.`;
   }
   if (proposal.decisions.some((d) => d.member.id === viewer.id))
     return "Vous avez déjà donné votre décision sur cette proposition.";
-  if (proposal.revision?.revised_by.id === viewer.id && !proposal.policy.requester_can_approve)
-    return "Vous avez révisé cette écriture : une autre personne doit l’approuver.";
-  if (proposal.requested_by?.id === viewer.id && !proposal.policy.requester_can_approve)
+  const self = selfApprovalBar(
+    proposal.policy,
+    { requestedBy: proposal.requested_by?.id ?? null, revisedBy: proposal.revision?.revised_by.id ?? null },
+    viewer.id,
+  );
+  if (self?.code === "revised_by_you") return "Vous avez révisé cette écriture : une autre personne doit l’approuver.";
+  if (self?.code === "requested_by_you")
     return "Vous avez demandé cette écriture : une autre personne doit la décider.";
   return null;
 }

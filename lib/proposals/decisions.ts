@@ -1,4 +1,5 @@
 import "server-only";
+import { roleBar, selfApprovalBar } from "./decider";
 import { recordAudit } from "@/lib/audit/record";
 import { db, isUniqueViolation } from "@/lib/db";
 import { ApiError } from "@/lib/http/errors";
@@ -61,7 +62,7 @@ export function assertDecidable(proposal: ProposalRow, approver: Approver, now: 
     });
   }
   const policy = storedPolicy(proposal);
-  if (!(policy.approver_roles as readonly string[]).includes(approver.role)) {
+  if (roleBar(policy, approver.role)) {
     throw new ApiError(
       "approver_not_authorized",
       `The rule "${policy.rule}" lets ${policy.approver_roles.join(", ")} decide; your role (${approver.role}) cannot.`,
@@ -90,15 +91,14 @@ async function decide(approver: Approver, proposalId: string, decision: Decision
       );
     }
     // Four eyes: whoever revised the arguments counts as asking for the write they wrote.
-    if (proposal.revisedBy === approver.memberId && !policy.requester_can_approve) {
+    const self = selfApprovalBar(policy, proposal, approver.memberId);
+    if (self)
       throw new ApiError(
         "self_approval_forbidden",
-        "You revised this write's arguments: someone else must approve it.",
+        self.code === "revised_by_you"
+          ? "You revised this write's arguments: someone else must approve it."
+          : "You asked for this write: someone else must approve it.",
       );
-    }
-    if (proposal.requestedBy === approver.memberId && !policy.requester_can_approve) {
-      throw new ApiError("self_approval_forbidden", "You asked for this write: someone else must approve it.");
-    }
     if (decision.argumentsSha256 !== proposal.argumentsSha256) {
       throw new ApiError(
         "arguments_hash_mismatch",
