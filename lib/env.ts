@@ -1,6 +1,7 @@
 import path from "node:path";
 import { z } from "zod";
 import { parseOriginGrants } from "./net/origin-grants-syntax";
+import { commaList } from "@/lib/comma-list";
 
 // The environment, read once and validated. Everything else imports `env`.
 const EnvSchema = z.object({
@@ -115,23 +116,19 @@ function providerSettings(variables: NodeJS.ProcessEnv): Readonly<Record<string,
 
 /** Each entry must be an http(s) origin: a typo would otherwise silently allow nothing, or something else. */
 function parseOrigins(name: string, value: string): readonly string[] {
-  const origins = value
-    .split(",")
-    .map((entry) => entry.trim())
-    .filter(Boolean)
-    .map((entry) => {
-      const url = URL.canParse(entry) ? new URL(entry) : null;
-      if (
-        !url ||
-        (url.protocol !== "http:" && url.protocol !== "https:") ||
-        (url.pathname !== "/" && url.pathname !== "")
-      ) {
-        throw new Error(
-          `Invalid environment: ${name} entry "${entry}" is not an http(s) origin like http://127.0.0.1:4010`,
-        );
-      }
-      return url.origin;
-    });
+  const origins = commaList(value).map((entry) => {
+    const url = URL.canParse(entry) ? new URL(entry) : null;
+    if (
+      !url ||
+      (url.protocol !== "http:" && url.protocol !== "https:") ||
+      (url.pathname !== "/" && url.pathname !== "")
+    ) {
+      throw new Error(
+        `Invalid environment: ${name} entry "${entry}" is not an http(s) origin like http://127.0.0.1:4010`,
+      );
+    }
+    return url.origin;
+  });
   return Object.freeze([...new Set(origins)]);
 }
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { commaList } from "@/lib/comma-list";
 
 // The query of every cursor-paginated list. Its own module so that schemas the
 // browser imports can extend it without pulling in the server-side parsing helpers.
@@ -23,11 +24,6 @@ export function statusFilter<const Values extends readonly [string, ...string[]]
       pattern: `^(?=.*${one})(?:\\s*${one}?\\s*,)*\\s*${one}?\\s*$`,
       example: values.slice(0, 2).join(","),
     })
-    .transform((value) =>
-      value
-        .split(",")
-        .map((s) => s.trim())
-        .filter(Boolean),
-    )
+    .transform(commaList)
     .pipe(z.array(z.enum(values)).min(1).max(values.length));
 }

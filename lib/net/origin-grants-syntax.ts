@@ -1,3 +1,4 @@
+import { commaList } from "@/lib/comma-list";
 /**
  * The syntax of GUICHET_PRIVATE_ORIGINS: comma-separated entries `<origin>=<slug>[|<slug>...]`
  * (granted to those organizations) or `<origin>=*` (every organization — the operator's own
@@ -20,10 +21,7 @@ function syntaxError(name: string, entry: string, why: string): Error {
 
 export function parseOriginGrants(name: string, value: string): readonly OriginGrant[] {
   const byOrigin = new Map<string, Set<string> | "*">();
-  for (const entry of value
-    .split(",")
-    .map((item) => item.trim())
-    .filter(Boolean)) {
+  for (const entry of commaList(value)) {
     const eq = entry.lastIndexOf("=");
     if (eq < 0) throw syntaxError(name, entry, "has no grant");
     const originPart = entry.slice(0, eq).trim();

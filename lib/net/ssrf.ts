@@ -1,6 +1,7 @@
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import ipaddr from "ipaddr.js";
+import { commaList } from "@/lib/comma-list";
 
 // SSRF rules shared by every outbound request Guichet makes on behalf of an
 // agent or an operator (web_fetch, web_search, MCP server URLs).
@@ -132,7 +133,7 @@ export function testHostAddresses(host: string): ResolvedAddress[] | null {
   const raw = process.env.GUICHET_TEST_HOSTS;
   if (!raw || !host.endsWith(".test")) return null;
   if (process.env.NODE_ENV !== "test" && process.env.GUICHET_TEST_STACK !== "1") return null;
-  for (const entry of raw.split(",")) {
+  for (const entry of commaList(raw)) {
     const [pattern, address] = entry.split("=").map((part) => part.trim().toLowerCase());
     if (!pattern || !address || !isIP(address)) continue;
     const matches = pattern.startsWith("*.") ? host.endsWith(pattern.slice(1)) : host === pattern;
