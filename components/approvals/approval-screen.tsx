@@ -21,6 +21,7 @@ import {
 } from "./format";
 import { useProposal } from "./queries";
 import { ErrorText } from "@/components/ui/error-text";
+import { Card } from "@/components/ui/card";
 
 const dateFormat = new Intl.DateTimeFormat("fr-FR", { dateStyle: "medium", timeStyle: "medium" });
 
@@ -218,10 +219,7 @@ export function ApprovalScreen({ id, viewer }: { id: string; viewer: { id: strin
       </div>
 
       <aside className="space-y-6" aria-label="Règle et décision">
-        <section
-          className="space-y-2 rounded-lg border border-slate-200 bg-white p-5 text-sm"
-          aria-labelledby="rule-title"
-        >
+        <Card as="section" className="space-y-2 text-sm" aria-labelledby="rule-title">
           <h2 id="rule-title" className="text-base font-semibold">
             Règle appliquée
           </h2>
@@ -259,7 +257,7 @@ export function ApprovalScreen({ id, viewer }: { id: string; viewer: { id: strin
               </Link>
             </p>
           )}
-        </section>
+        </Card>
         <DecisionPanel
           proposal={proposal}
           expired={expired}

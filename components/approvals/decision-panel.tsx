@@ -9,6 +9,7 @@ import type { ProposalObject } from "@/lib/proposals/schemas";
 import { decisionErrorMessage, STALE_REFUSAL_REASON } from "./format";
 import { useDecide } from "./queries";
 import { ErrorText } from "@/components/ui/error-text";
+import { Card } from "@/components/ui/card";
 
 /** Approve or refuse (reason required). Disabled once the countdown reaches zero: silence is never consent. */
 export function DecisionPanel({
@@ -73,7 +74,7 @@ export function DecisionPanel({
   }
 
   return (
-    <section aria-labelledby="decision-title" className="space-y-4 rounded-lg border border-slate-200 bg-white p-5">
+    <Card as="section" className="space-y-4" aria-labelledby="decision-title">
       <h2 id="decision-title" className="text-base font-semibold">
         Votre décision
       </h2>
@@ -130,6 +131,6 @@ export function DecisionPanel({
           Refuser
         </Button>
       </form>
-    </section>
+    </Card>
   );
 }

@@ -12,6 +12,7 @@ import type { ProposalObject } from "@/lib/proposals/schemas";
 import { formatValue } from "./format";
 import { useRevise, useRevisionForm } from "./queries";
 import { ObjectFields, schemaErrors, type JsonSchema } from "./schema-form";
+import { Card } from "@/components/ui/card";
 
 /** Before and after of each argument a person changed (a JSON Pointer per line). */
 export function ArgumentChangesTable({
@@ -87,7 +88,7 @@ export function RevisePanel({ proposal, disabled }: { proposal: ProposalObject; 
   }
 
   return (
-    <section aria-labelledby="revise-title" className="space-y-4 rounded-lg border border-slate-200 bg-white p-5">
+    <Card as="section" className="space-y-4" aria-labelledby="revise-title">
       <h2 id="revise-title" className="text-base font-semibold">
         Modifier avant d’approuver
       </h2>
@@ -142,6 +143,6 @@ export function RevisePanel({ proposal, disabled }: { proposal: ProposalObject; 
           </div>
         </div>
       )}
-    </section>
+    </Card>
   );
 }

@@ -8,13 +8,14 @@ import type { Role } from "@/lib/auth/scopes";
 import { listAuditEventsEndpoint } from "@/lib/audit/api";
 import { listMembersEndpoint } from "@/lib/members/api";
 import { listWebhookEndpointsEndpoint } from "@/lib/webhooks/api";
+import { mayCall, type Endpoint } from "@/lib/http/endpoint";
 
 interface NavLink {
   href: string;
   label: string;
   badge?: ReactNode;
-  /** Only these roles see the link (the page's API allows no one else). */
-  roles?: readonly Role[];
+  /** Only those who may call the page's endpoint see the link (its API allows no one else). */
+  endpoint?: Pick<Endpoint, "auth" | "scopes" | "roles">;
 }
 
 const sections: { title: string; links: NavLink[] }[] = [
@@ -26,7 +27,7 @@ const sections: { title: string; links: NavLink[] }[] = [
       { href: "/connecteurs", label: "Connecteurs MCP" },
       { href: "/modeles", label: "Modèles" },
       { href: "/cles-api", label: "Clés API" },
-      { href: "/webhooks", label: "Webhooks", roles: listWebhookEndpointsEndpoint.roles },
+      { href: "/webhooks", label: "Webhooks", endpoint: listWebhookEndpointsEndpoint },
     ],
   },
   {
@@ -36,13 +37,13 @@ const sections: { title: string; links: NavLink[] }[] = [
       { href: "/operations", label: "Opérations" },
       { href: "/politiques", label: "Politiques" },
       { href: "/journal", label: "Journal" },
-      { href: "/audit", label: "Audit", roles: listAuditEventsEndpoint.roles },
+      { href: "/audit", label: "Audit", endpoint: listAuditEventsEndpoint },
     ],
   },
   {
     title: "Compte",
     links: [
-      { href: "/membres", label: "Membres", roles: listMembersEndpoint.roles },
+      { href: "/membres", label: "Membres", endpoint: listMembersEndpoint },
       { href: "/preferences", label: "Préférences" },
     ],
   },
@@ -57,7 +58,7 @@ export function ConsoleNav({ role }: { role: Role }) {
           <p className="px-3 text-xs font-semibold tracking-wider text-slate-500 uppercase">{section.title}</p>
           <ul className="mt-2 space-y-1">
             {section.links
-              .filter((link) => !link.roles || link.roles.includes(role))
+              .filter((link) => !link.endpoint || mayCall(link.endpoint, role))
               .map((link) => {
                 const current = pathname === link.href || pathname.startsWith(`${link.href}/`);
                 return (

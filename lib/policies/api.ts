@@ -1,3 +1,4 @@
+import { MANAGER_ROLES } from "@/lib/auth/scopes";
 import { z } from "zod";
 import { defineEndpoint } from "@/lib/http/endpoint";
 import { ListQuery } from "@/lib/http/list-query";
@@ -46,7 +47,7 @@ export const putPolicyEndpoint = defineEndpoint({
   tag: "Policies",
   summary: "Publish a new version of the policy table (old versions are kept)",
   auth: "session",
-  roles: ["owner", "admin"],
+  roles: [...MANAGER_ROLES],
   body: PolicyPutBody,
   response: z.object({ data: PolicyTableObject, warnings: z.array(z.string()) }),
   errors: ["policy_version_conflict"],
