@@ -1,8 +1,7 @@
 import "server-only";
 import { log } from "@/lib/log";
 import type { Contract } from "@/lib/contracts/types";
-import { db, provider } from "@/lib/db";
-import { recordWrite } from "@/lib/db/driver";
+import { insertStepWithCounters } from "@/lib/db/step-record";
 import { stepRow, type StepRecord } from "@/lib/runs/steps";
 import type { RunDriver } from "@/lib/runs/driver";
 import type { RunRow } from "@/lib/runs/service";
@@ -84,62 +83,8 @@ export async function recordCall(record: CallRecord): Promise<void> {
   });
 }
 
-/**
- * The step and its counters, written together, in one round trip where the
- * database allows it: one statement on PostgreSQL (the step inserted in a
- * WITH clause, the counters upserted by the statement itself), one
- * transaction on SQLite (in process). The counters are the ones
- * countTelemetry adds to (lib/telemetry/service.ts). On the driver as a
- * record (`recordWrite` in lib/db/driver.ts), Prisma's batch when it cannot be used.
- */
 async function writeStepAndCounters(record: StepRecord, events: TelemetryEvent[]): Promise<void> {
   const now = new Date();
-  const step = stepRow(record);
-  const debugPayload = step.debugPayload === null ? null : JSON.stringify(step.debugPayload);
-  const stepValues = [
-    step.id,
-    step.runId,
-    step.organizationId,
-    step.tool,
-    step.version,
-    step.status,
-    step.errorCode,
-    step.errorField,
-    step.durationMs,
-    step.argumentsSha256,
-    step.retries,
-    debugPayload,
-    step.apiKeyId,
-    step.memberId,
-    now,
-  ];
-  const counterValues = events.flatMap((event) => {
-    const c = counterRow(record.organizationId, event, now);
-    return [c.organizationId, c.bucket, c.metric, c.tool, c.version, c.code, c.field, c.count];
-  });
-  const jsonb = provider === "postgresql" ? "::jsonb" : "";
-  // $1…$15 the step, then eight values per counter.
-  const insertStep = `INSERT INTO "Step" ("id", "runId", "organizationId", "tool", "version", "status", "errorCode",
-    "errorField", "durationMs", "argumentsSha256", "retries", "debugPayload", "apiKeyId", "memberId", "createdAt")
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12${jsonb}, $13, $14, $15)`;
-  const placeholders = (first: number) =>
-    events.map((_, i) => `(${Array.from({ length: 8 }, (_, j) => `$${first + i * 8 + j}`).join(", ")})`).join(", ");
-  const upsertCounters = (first: number) => `
-    INSERT INTO "TelemetryCounter" ("organizationId", "bucket", "metric", "tool", "version", "code", "field", "count")
-    VALUES ${placeholders(first)}
-    ON CONFLICT ("organizationId", "bucket", "metric", "tool", "version", "code", "field")
-    DO UPDATE SET "count" = "TelemetryCounter"."count" + excluded."count"`;
-  const statements =
-    provider === "postgresql"
-      ? [{ sql: `WITH "step" AS (${insertStep}) ${upsertCounters(16)}`, values: [...stepValues, ...counterValues] }]
-      : [
-          { sql: insertStep, values: stepValues },
-          { sql: upsertCounters(1), values: counterValues },
-        ];
-  if (await recordWrite(statements)) return;
-  if (provider === "postgresql") {
-    await db.$executeRawUnsafe(statements[0].sql, ...statements[0].values);
-    return;
-  }
-  await db.$transaction(statements.map((s) => db.$executeRawUnsafe(s.sql.replace(/\$\d+/g, "?"), ...s.values)));
+  const counters = events.map((event) => counterRow(record.organizationId, event, now));
+  await insertStepWithCounters(stepRow(record), counters, now);
 }
