@@ -1,40 +1,14 @@
 import "server-only";
 import { recordWrite } from "./driver";
+import type { StepRecord as StepRow } from "@/lib/runs/steps";
+import type { counterRow } from "@/lib/telemetry/service";
 import { db, provider } from "./index";
+
+type CounterRow = ReturnType<typeof counterRow>;
 
 // A tool call's record, written on the path of every call: the statements live
 // here, beside their Prisma fallback; lib/dispatch/record.ts decides what the
 // rows hold.
-
-/** A Step row as lib/runs/steps.ts builds it. */
-export interface StepRow {
-  id: string;
-  runId: string;
-  organizationId: string;
-  tool: string;
-  version: number | null;
-  status: string;
-  errorCode: string | null;
-  errorField: string | null;
-  durationMs: number;
-  argumentsSha256: string;
-  retries: number;
-  debugPayload: Record<string, unknown> | null;
-  apiKeyId: string | null;
-  memberId: string | null;
-}
-
-/** A TelemetryCounter increment as lib/telemetry/service.ts builds it. */
-export interface CounterRow {
-  organizationId: string;
-  bucket: Date;
-  metric: string;
-  tool: string;
-  version: number;
-  code: string;
-  field: string;
-  count: number;
-}
 
 /**
  * The step and its counters, written together, in one round trip where the

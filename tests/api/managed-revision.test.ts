@@ -1,27 +1,14 @@
-import { beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createScript, scriptRecord } from "@/connectors/model-sim/control";
-import { api, createTenant, simBaseUrl, until } from "./helpers";
-import {
-  approveOk,
-  crmCustomer,
-  crmOperationsOf,
-  getProposal,
-  resetCrm,
-  setupCrm,
-  type CrmSetup,
-} from "./proposals-helpers";
+import { api, simBaseUrl, until } from "./helpers";
+import { approveOk, crmCustomer, crmOperationsOf, crmSuite, getProposal } from "./proposals-helpers";
 
 // A managed run waits for a proposal a person then revises: the run keeps
 // waiting for the revision (not for the closed original), resumes once the
 // revision is approved by someone else, commits the revised arguments once in
 // CRM Acme, and the tool result the model reads says a person revised them.
 
-let setup: CrmSetup;
-
-beforeAll(async () => {
-  setup = await setupCrm(await createTenant("pro"));
-});
-beforeEach(resetCrm);
+const setup = crmSuite();
 
 const runOf = async (id: string) =>
   (await api(`/v1/runs/${id}`, { as: { key: setup.tenant.key } })).body.data as Record<string, any>;

@@ -1,4 +1,4 @@
-import { beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { api, createTenant, testDb, type Tenant } from "./helpers";
 import {
   ADDR_1,
@@ -10,11 +10,10 @@ import {
   crmOperationsOf,
   getProposal,
   previewAddress,
+  crmSuite,
   refuse,
   resetCrm,
-  setupCrm,
   touchCustomer,
-  type CrmSetup,
 } from "./proposals-helpers";
 
 // A person corrects an agent's write before approving it: the corrected
@@ -22,14 +21,12 @@ import {
 // proposal replaces the old one. Every scenario asserts on what is stored —
 // Guichet's proposals and CRM Acme's record — not only on the answer.
 
-let setup: CrmSetup;
+const setup = crmSuite();
 let other: Tenant;
 
 beforeAll(async () => {
-  setup = await setupCrm(await createTenant("pro"));
   other = await createTenant("pro");
 });
-beforeEach(resetCrm);
 
 const VILLEURBANNE = {
   kind: "new",
