@@ -1,6 +1,6 @@
 import "server-only";
+import { connectBenchCrm } from "./crm";
 import { latency, type LatencyFigures } from "./stats";
-import { SYSTEM_ACTOR } from "@/lib/audit/record";
 import { performance } from "node:perf_hooks";
 import { db } from "@/lib/db";
 import { env } from "@/lib/env";
@@ -8,10 +8,6 @@ import { privateOriginsFor } from "@/lib/net/origin-grants";
 import { builtinExecutor, type ExecutionContext } from "@/lib/executors";
 import { callMcpTool, closeMcpClients } from "@/lib/executors/mcp";
 import { newId } from "@/lib/ids";
-import { suggestedWritesData } from "@/lib/mcp/fingerprint";
-import { createServer } from "@/lib/mcp/servers";
-import { syncServer } from "@/lib/mcp/sync";
-import { reviewFields } from "@/lib/mcp/tools";
 import { openerOf } from "@/lib/runs/driver";
 import { createRun } from "@/lib/runs/service";
 import { dispatchToolCall } from "@/lib/proposals/dispatch";
@@ -90,26 +86,7 @@ export async function measureDispatchOverhead(
   try {
     let mcpKey: string | null = null;
     if (options.crmUrl) {
-      const server = await createServer(
-        organizationId,
-        {
-          name: "CRM Acme (bench)",
-          url: options.crmUrl,
-          auth: "none",
-          active: true,
-        },
-        SYSTEM_ACTOR,
-      );
-      await syncServer(organizationId, server.id, SYSTEM_ACTOR);
-      const tool = await db.mcpTool.findFirstOrThrow({ where: { serverId: server.id, name: "get_customer" } });
-      await db.mcpTool.update({
-        where: { id: tool.id },
-        data: {
-          writesData: suggestedWritesData(tool.annotations as Record<string, unknown> | null),
-          ...reviewFields(tool, null),
-        },
-      });
-      mcpKey = `mcp_${server.id}_get_customer`;
+      mcpKey = (await connectBenchCrm(organizationId, options.crmUrl, ["get_customer"]))("get_customer");
     }
     const agent = await db.agent.create({
       data: {

@@ -1,15 +1,11 @@
 import "server-only";
+import { connectBenchCrm } from "./crm";
 import { latency, type LatencyFigures } from "./stats";
-import { SYSTEM_ACTOR } from "@/lib/audit/record";
 import { performance } from "node:perf_hooks";
 import { db } from "@/lib/db";
 import { dispatchToolCall, type ToolEnvelope } from "@/lib/proposals/dispatch";
 import { closeMcpClients } from "@/lib/executors/mcp";
 import { newId } from "@/lib/ids";
-import { suggestedWritesData } from "@/lib/mcp/fingerprint";
-import { createServer } from "@/lib/mcp/servers";
-import { syncServer } from "@/lib/mcp/sync";
-import { reviewFields } from "@/lib/mcp/tools";
 import { driverOf } from "@/lib/runs/driver";
 import { createRun } from "@/lib/runs/service";
 import { approveProposal } from "@/lib/proposals/decisions";
@@ -70,27 +66,7 @@ export async function measureProposalFlow(options: {
         passwordHash: "-",
       },
     });
-    const server = await createServer(
-      organizationId,
-      {
-        name: "CRM Acme (bench)",
-        url: options.crmUrl,
-        auth: "none",
-        active: true,
-      },
-      SYSTEM_ACTOR,
-    );
-    await syncServer(organizationId, server.id, SYSTEM_ACTOR);
-    for (const tool of await db.mcpTool.findMany({ where: { serverId: server.id } })) {
-      await db.mcpTool.update({
-        where: { id: tool.id },
-        data: {
-          writesData: suggestedWritesData(tool.annotations as Record<string, unknown> | null),
-          ...reviewFields(tool, null),
-        },
-      });
-    }
-    const key = (name: string) => `mcp_${server.id}_${name}`;
+    const key = await connectBenchCrm(organizationId, options.crmUrl);
     const agent = await db.agent.create({
       data: {
         id: newId("agt"),
