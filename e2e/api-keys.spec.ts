@@ -47,7 +47,8 @@ test("unauthenticated console pages redirect to sign-in", async ({ browser }) =>
   const context = await browser.newContext();
   const page = await context.newPage();
   await page.goto("/approbations"); // a typed URL: the point is the redirect
-  await expect(page).toHaveURL(/\/connexion$/);
+  // …which keeps the page asked for, so signing in leads back to it.
+  await expect(page).toHaveURL(/\/connexion\?callbackUrl=%2Fapprobations$/);
   await expect(page.getByRole("heading", { name: "Connexion à la console" })).toBeVisible();
   await context.close();
 });
