@@ -1,6 +1,7 @@
 // npm run bench — throughput and latency of our endpoints on the production
 // build, each next to a bare route handler returning the same number of bytes
 // in the same run (the ratio is the figure: absolute numbers depend on the machine).
+import { commaList } from "@/lib/comma-list";
 import autocannon from "autocannon";
 import { freePort } from "@/tests/api/server";
 import { startTestStack, type TestStack } from "../test-stack";
@@ -144,13 +145,13 @@ async function compareDatabases() {
     { stdio: "inherit" },
   );
   if (built.status !== 0) throw new Error("the production build failed");
-  const databases = (process.env.BENCH_DATABASES ?? "sqlite,postgresql").split(",").map((d) => d.trim());
+  const databases = commaList(process.env.BENCH_DATABASES ?? "sqlite,postgresql");
   const results = new Map<string, DatabaseFigures>();
   for (const database of databases) {
     console.log(`\n## ${database === "postgresql" ? "PostgreSQL" : "SQLite"}\n`);
     const child = spawn(
       process.execPath,
-      ["node_modules/tsx/dist/cli.mjs", "--conditions=react-server", "scripts/bench.ts"],
+      ["node_modules/tsx/dist/cli.mjs", "--conditions=react-server", "scripts/bench/main.ts"],
       { env: { ...process.env, BENCH_DB: database, TEST_DB: database }, stdio: ["ignore", "pipe", "inherit"] },
     );
     let pending = "";
