@@ -10,7 +10,7 @@ import type { ProposalObject } from "@/lib/proposals/schemas";
 import { ChangesTable } from "./changes-table";
 import { Countdown, useRemaining } from "./countdown";
 import { DecisionPanel } from "./decision-panel";
-import { ArgumentChangesTable, RevisePanel } from "./revise-panel";
+import { RevisePanel } from "./revise-panel";
 import {
   environmentLabels,
   proposalStatusLabels,
@@ -143,7 +143,11 @@ export function ApprovalScreen({ id, viewer }: { id: string; viewer: { id: strin
               )}
               . Le service a prévisualisé à nouveau la modification.
             </p>
-            <ArgumentChangesTable changes={proposal.revision.changes} caption="Arguments révisés : avant et après" />
+            <ChangesTable
+              changes={proposal.revision.changes}
+              caption="Arguments révisés : avant et après"
+              heading="Argument"
+            />
           </Section>
         )}
 

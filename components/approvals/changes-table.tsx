@@ -2,14 +2,27 @@ import { Table, Td, Th } from "@/components/ui/table";
 import type { ProposalObject } from "@/lib/proposals/schemas";
 import { formatValue } from "./format";
 
-/** Before and after, field by field, exactly as the stored proposal holds them; the service's name for each field, its raw key on hover. */
-export function ChangesTable({ changes }: { changes: ProposalObject["changes"] }) {
+type Change = Pick<ProposalObject["changes"][number], "field" | "before" | "after"> & { label?: string | null };
+
+/**
+ * Before and after, field by field, exactly as the stored proposal holds them; the service's name for each
+ * field, its raw key on hover. The same table shows the arguments a person revised (one JSON Pointer per line).
+ */
+export function ChangesTable({
+  changes,
+  caption = "Champs modifiés : avant et après",
+  heading = "Champ",
+}: {
+  changes: Change[];
+  caption?: string;
+  heading?: string;
+}) {
   if (changes.length === 0) return <p className="text-sm text-slate-500">Aucun champ modifié n’est décrit.</p>;
   return (
-    <Table caption="Champs modifiés : avant et après" stacked>
+    <Table caption={caption} stacked>
       <thead>
         <tr>
-          <Th>Champ</Th>
+          <Th>{heading}</Th>
           <Th>Avant</Th>
           <Th>Après</Th>
         </tr>
@@ -37,7 +50,11 @@ export function ChangesTable({ changes }: { changes: ProposalObject["changes"] }
               )}
             </Td>
             <Td className="font-medium" label="Après">
-              <ins className="no-underline">{formatValue(change.after)}</ins>
+              {change.after === null || change.after === undefined ? (
+                <span aria-label="aucune valeur">—</span>
+              ) : (
+                <ins className="no-underline">{formatValue(change.after)}</ins>
+              )}
             </Td>
           </tr>
         ))}

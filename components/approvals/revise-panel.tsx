@@ -5,48 +5,13 @@ import { useState } from "react";
 import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
 import { ErrorText } from "@/components/ui/error-text";
-import { Table, Td, Th } from "@/components/ui/table";
 import { ApiClientError } from "@/lib/client/errors";
 import { argumentChanges } from "@/lib/proposals/revision-diff";
 import type { ProposalObject } from "@/lib/proposals/schemas";
-import { formatValue } from "./format";
+import { ChangesTable } from "./changes-table";
 import { useRevise, useRevisionForm } from "./queries";
 import { ObjectFields, schemaErrors, type JsonSchema } from "./schema-form";
 import { Card } from "@/components/ui/card";
-
-/** Before and after of each argument a person changed (a JSON Pointer per line). */
-export function ArgumentChangesTable({
-  changes,
-  caption,
-}: {
-  changes: { field: string; before: unknown; after: unknown }[];
-  caption: string;
-}) {
-  return (
-    <Table caption={caption} stacked>
-      <thead>
-        <tr>
-          <Th>Argument</Th>
-          <Th>Avant</Th>
-          <Th>Après</Th>
-        </tr>
-      </thead>
-      <tbody className="divide-y divide-slate-100">
-        {changes.map((change) => (
-          <tr key={change.field}>
-            <Td className="font-mono text-xs">{change.field}</Td>
-            <Td className="text-slate-600" label="Avant">
-              {change.before === null ? <span aria-label="aucune valeur">—</span> : formatValue(change.before)}
-            </Td>
-            <Td className="font-medium" label="Après">
-              {change.after === null ? <span aria-label="aucune valeur">—</span> : formatValue(change.after)}
-            </Td>
-          </tr>
-        ))}
-      </tbody>
-    </Table>
-  );
-}
 
 /**
  * « Modifier avant d'approuver »: a form generated from the tool's input
@@ -130,7 +95,7 @@ export function RevisePanel({ proposal, disabled }: { proposal: ProposalObject; 
           {changes.length === 0 ? (
             <p className="text-sm text-slate-600">Aucun argument n’a changé.</p>
           ) : (
-            <ArgumentChangesTable changes={changes} caption="Arguments modifiés : avant et après" />
+            <ChangesTable changes={changes} caption="Arguments modifiés : avant et après" heading="Argument" />
           )}
           {serverError && <ErrorText>{serverError}</ErrorText>}
           <div className="flex flex-wrap gap-2">
