@@ -21,6 +21,8 @@ export const PolicyRuleObject = z.object({
   approver_roles: z.array(ApproverRole),
   ttl_seconds: z.number().int(),
   requester_can_approve: z.boolean(),
+  escalate_after_seconds: z.number().int().optional(),
+  escalate_to_roles: z.array(ApproverRole).optional(),
 });
 export type PolicyRuleObject = z.infer<typeof PolicyRuleObject>;
 
