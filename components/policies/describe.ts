@@ -52,3 +52,24 @@ export function describeTtl(seconds: number): string {
   if (seconds % 60 === 0) return `${seconds / 60} min`;
   return `${seconds} s`;
 }
+
+const decisionWords: Record<string, string> = {
+  allow: "passe",
+  require_approval: "attend une approbation",
+  deny: "refusée",
+};
+
+/** A kind of difference (lib/policies/compare.ts) in words: "allow -> deny" → "passe → refusée". */
+export function describeDifference(kind: string): string {
+  const decision = /^(\w+) -> (\w+)$/.exec(kind);
+  if (decision) return `${decisionWords[decision[1]] ?? decision[1]} → ${decisionWords[decision[2]] ?? decision[2]}`;
+  const quorum = /^quorum (\d+) -> (\d+)$/.exec(kind);
+  if (quorum) return `quorum ${quorum[1]} → ${quorum[2]}`;
+  const other: Record<string, string> = {
+    approver_roles: "autres rôles approbateurs",
+    requester_can_approve: "le demandeur peut approuver ou non",
+    ttl_seconds: "autre délai d’expiration",
+    escalation: "autre escalade",
+  };
+  return other[kind] ?? kind;
+}

@@ -48,7 +48,16 @@ export async function simulatePolicy(
     where: { organizationId, createdAt: { gte: input.since, lte: now } },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     take: SIMULATION_LIMIT + 1,
-    select: { id: true, tool: true, toolVersion: true, facts: true, runId: true, stepId: true, proposalId: true, createdAt: true },
+    select: {
+      id: true,
+      tool: true,
+      toolVersion: true,
+      facts: true,
+      runId: true,
+      stepId: true,
+      proposalId: true,
+      createdAt: true,
+    },
   });
   const truncated = rows.length > SIMULATION_LIMIT;
   const tools = new Map<string, { tool: string; evaluated: number; changed: number; changes: Map<string, Change> }>();

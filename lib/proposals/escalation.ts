@@ -34,7 +34,10 @@ export async function escalateDue(now = new Date(), limit = 100): Promise<number
     try {
       if (await escalateOne(id, now)) escalated++;
     } catch (error) {
-      log("error", "proposal.escalation_failed", { proposal: id, error: error instanceof Error ? error.name : "Error" });
+      log("error", "proposal.escalation_failed", {
+        proposal: id,
+        error: error instanceof Error ? error.name : "Error",
+      });
     }
   }
   return escalated;

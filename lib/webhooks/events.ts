@@ -95,7 +95,7 @@ export function recordProposalEscalated(
       escalated_at: proposal.escalatedAt?.toISOString() ?? null,
       escalate_to_roles: [...roles],
     },
-    { roles, exclude: policy.requester_can_approve ? null : proposal.requestedBy },
+    { roles, exclude: policy.requester_can_approve ? null : proposal.requestedBy, fromPoll: true },
   );
 }
 
