@@ -111,7 +111,17 @@ it("refuses a key revoked in the database while requests of it are in flight on 
 it("has the triggers that tell every instance of a change on each table it keeps rows of", async () => {
   // A migration that rebuilds one of these tables (SQLite) drops its triggers: instances would
   // then serve what they kept after a change.
-  const watched = ["ApiKey", "Organization", "Plan", "PlanModel", "Model", "McpServer", "McpTool"];
+  const watched = [
+    "ApiKey",
+    "Organization",
+    "Plan",
+    "PlanModel",
+    "Model",
+    "McpServer",
+    "McpTool",
+    "PolicyVersion",
+    "ShadowPolicy",
+  ];
   const db = await testDb();
   const rows =
     process.env.TEST_DB === "postgresql"

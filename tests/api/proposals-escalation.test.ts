@@ -85,7 +85,8 @@ describe("escalation", () => {
     });
     const db = await testDb();
     const row = await db.proposal.findUniqueOrThrow({ where: { id } });
-    expect(row.escalateAt!.getTime() - row.createdAt.getTime()).toBe(1800_000);
+    // Both from the moment the proposal was made: escalation at 30 min, expiry at the rule's hour.
+    expect(row.expiresAt.getTime() - row.escalateAt!.getTime()).toBe(1800_000);
     const expiresAt = row.expiresAt.getTime();
 
     await escalationDueNow(id);
