@@ -179,3 +179,25 @@ it("counts every request of a key when two instances take the same window at onc
   expect(counted).toBeGreaterThanOrEqual(requests);
   expect(counted - requests).toBeLessThan(2 * windows.length * MAX_BLOCK);
 });
+
+it("decides on the policy table published through the other instance from the next request", async () => {
+  const read = async (path: string) =>
+    (
+      await fetch(`${second.baseUrl}${path}`, { headers: { authorization: `Bearer ${tenant.key}` } }).then((r) =>
+        r.json(),
+      )
+    ).data;
+  // The second instance keeps the live table and "no shadow table" after reading them once.
+  const before = await read("/v1/policies");
+  expect(await read("/v1/policies/shadow")).toBeNull();
+  const admin = await tenant.as("admin");
+  const rules = [{ id: "reads", match: { effect: "read" }, decision: "allow" }];
+  const put = await api("/v1/policies", { method: "PUT", json: { rules }, as: admin });
+  expect(put.status).toBe(200);
+  expect((await read("/v1/policies")).version).toBe(before.version + 1);
+  const shadow = await api("/v1/policies/shadow", { method: "PUT", json: { rules }, as: admin });
+  expect(shadow.status).toBe(201);
+  expect((await read("/v1/policies/shadow")).id).toBe(shadow.body.data.id);
+  expect((await api("/v1/policies/shadow", { method: "DELETE", as: admin })).status).toBe(200);
+  expect(await read("/v1/policies/shadow")).toBeNull();
+});
