@@ -43,7 +43,11 @@ export function describeMatch(match: PolicyRuleObject["match"]): string[] {
 export function describeApprovers(rule: PolicyRuleObject): string {
   if (rule.decision !== "require_approval") return "—";
   const who = rule.approver_roles.map((r) => roleLabels[r]).join(", ");
-  return `${rule.approvals_required} personne${rule.approvals_required > 1 ? "s distinctes" : ""} (${who})${rule.requester_can_approve ? ", le demandeur compris" : ""}`;
+  const escalation =
+    rule.escalate_after_seconds !== undefined && rule.escalate_to_roles?.length
+      ? ` ; sans décision après ${describeTtl(rule.escalate_after_seconds)}, escaladée à : ${rule.escalate_to_roles.map((r) => roleLabels[r]).join(", ")}`
+      : "";
+  return `${rule.approvals_required} personne${rule.approvals_required > 1 ? "s distinctes" : ""} (${who})${rule.requester_can_approve ? ", le demandeur compris" : ""}${escalation}`;
 }
 
 export function describeTtl(seconds: number): string {

@@ -130,7 +130,7 @@ export function PolicyEditor({ canEdit }: { canEdit: boolean }) {
           </h2>
           <Field
             label="Lignes de la table (JSON, dans l’ordre)"
-            hint="Chaque ligne : id, description, match (tools, effect, environments, actions, amount_at_least, records_at_least, irreversible, external_message), decision, approvals_required, approver_roles, ttl_seconds."
+            hint="Chaque ligne : id, description, match (tools, effect, environments, actions, amount_at_least, records_at_least, irreversible, external_message), decision, approvals_required, approver_roles, ttl_seconds, et pour une escalade escalate_after_seconds et escalate_to_roles."
           >
             {({ id, describedBy }) => (
               <TextArea
