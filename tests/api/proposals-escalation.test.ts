@@ -148,4 +148,21 @@ describe("escalation", () => {
     const plain = await (await testDb()).proposal.findUniqueOrThrow({ where: { id: preview.evidence.proposal.id } });
     expect(plain.escalateAt).toBeNull();
   });
+
+  it("claims each escalation once when several pollers find it due at the same moment", async () => {
+    const id = await sendEmail();
+    const { escalateDue } = await import("@/lib/proposals/escalation");
+    const now = new Date();
+    await escalationDueNow(id);
+    // Three pollers of this process read the due list together, beside the two instances' own polls.
+    const counts = await Promise.all([escalateDue(now), escalateDue(now), escalateDue(now)]);
+    expect(counts.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(1);
+    await until(async () => hooksFor(id, "proposal.escalated").length > 0, "the webhook");
+    const db = await testDb();
+    const events = await db.outboxEvent.findMany({
+      where: { organizationId: tenant.organizationId, type: "proposal.escalated" },
+    });
+    expect(events.filter((event) => (event.payload as any).data.proposal === id)).toHaveLength(1);
+    expect(await db.auditEvent.count({ where: { action: "proposal.escalated", targetId: id } })).toBe(1);
+  });
 });
