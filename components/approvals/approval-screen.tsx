@@ -82,6 +82,11 @@ export function ApprovalScreen({ id, viewer }: { id: string; viewer: { id: strin
             <Badge tone={proposal.environment === "production" ? "danger" : "neutral"} testId="environment">
               {environmentLabels[proposal.environment] ?? proposal.environment}
             </Badge>
+            {live && proposal.escalated_at && (
+              <Badge tone="warning" testId="escalated">
+                Escaladée
+              </Badge>
+            )}
           </div>
           <h1 className="text-xl leading-snug font-semibold" data-testid="effect">
             {proposal.effect}

@@ -111,6 +111,11 @@ export function ApprovalInbox() {
                           {environmentLabels[p.environment] ?? p.environment}
                         </Badge>
                         {p.stale && <Badge tone="warning">{STALE_NOTICE}</Badge>}
+                        {p.escalated_at && (
+                          <Badge tone="warning" testId="escalated">
+                            Escaladée
+                          </Badge>
+                        )}
                       </div>
                     </Td>
                     <Td label="Demandée par">

@@ -43,7 +43,11 @@ export function describeMatch(match: PolicyRuleObject["match"]): string[] {
 export function describeApprovers(rule: PolicyRuleObject): string {
   if (rule.decision !== "require_approval") return "—";
   const who = rule.approver_roles.map((r) => roleLabels[r]).join(", ");
-  return `${rule.approvals_required} personne${rule.approvals_required > 1 ? "s distinctes" : ""} (${who})${rule.requester_can_approve ? ", le demandeur compris" : ""}`;
+  const escalation =
+    rule.escalate_after_seconds !== undefined && rule.escalate_to_roles?.length
+      ? ` ; sans décision après ${describeTtl(rule.escalate_after_seconds)}, escaladée à : ${rule.escalate_to_roles.map((r) => roleLabels[r]).join(", ")}`
+      : "";
+  return `${rule.approvals_required} personne${rule.approvals_required > 1 ? "s distinctes" : ""} (${who})${rule.requester_can_approve ? ", le demandeur compris" : ""}${escalation}`;
 }
 
 export function describeTtl(seconds: number): string {
@@ -51,4 +55,25 @@ export function describeTtl(seconds: number): string {
   if (seconds % 3_600 === 0) return `${seconds / 3_600} h`;
   if (seconds % 60 === 0) return `${seconds / 60} min`;
   return `${seconds} s`;
+}
+
+const decisionWords: Record<string, string> = {
+  allow: "passe",
+  require_approval: "attend une approbation",
+  deny: "refusée",
+};
+
+/** A kind of difference (lib/policies/compare.ts) in words: "allow -> deny" → "passe → refusée". */
+export function describeDifference(kind: string): string {
+  const decision = /^(\w+) -> (\w+)$/.exec(kind);
+  if (decision) return `${decisionWords[decision[1]] ?? decision[1]} → ${decisionWords[decision[2]] ?? decision[2]}`;
+  const quorum = /^quorum (\d+) -> (\d+)$/.exec(kind);
+  if (quorum) return `quorum ${quorum[1]} → ${quorum[2]}`;
+  const other: Record<string, string> = {
+    approver_roles: "autres rôles approbateurs",
+    requester_can_approve: "le demandeur peut approuver ou non",
+    ttl_seconds: "autre délai d’expiration",
+    escalation: "autre escalade",
+  };
+  return other[kind] ?? kind;
 }

@@ -8,7 +8,9 @@ import { Field, TextArea } from "@/components/ui/field";
 import { ApiClientError, type ApiFieldError } from "@/lib/client/errors";
 import { PolicyTable } from "./policy-table";
 import { PolicyVersions } from "./policy-versions";
-import { policyKeys, publishPolicy, usePolicy } from "./queries";
+import { policyKeys, publishPolicy, publishShadow, simulatePolicy, usePolicy } from "./queries";
+import { ShadowPanel } from "./shadow-panel";
+import { SimulationResult } from "./simulation-result";
 import { ErrorText } from "@/components/ui/error-text";
 
 const dateFormat = new Intl.DateTimeFormat("fr-FR", { dateStyle: "medium", timeStyle: "short" });
@@ -19,44 +21,90 @@ function whereInTable(field: string): string {
   return match ? `Ligne ${Number(match[1]) + 1}${match[2] ? ` · ${match[2]}` : ""}` : field;
 }
 
-/** Reads the table; owners and admins edit it as JSON and publish a new version (the server validates every row). */
+/** How far back a simulation looks, in days. */
+const windows = [
+  { days: 1, label: "dernières 24 heures" },
+  { days: 7, label: "7 derniers jours" },
+  { days: 30, label: "30 derniers jours" },
+] as const;
+
+/**
+ * Reads the table; owners and admins edit it as JSON, simulate the draft on the recorded decisions,
+ * publish it in shadow mode or as a new version (the server validates every row).
+ */
 export function PolicyEditor({ canEdit }: { canEdit: boolean }) {
   const client = useQueryClient();
   const current = usePolicy();
   const [draft, setDraft] = useState<string | null>(null);
   const [problems, setProblems] = useState<{ message: string; errors: ApiFieldError[] } | null>(null);
+  const [windowDays, setWindowDays] = useState<number>(7);
+  const showProblems = (error: Error) =>
+    setProblems(
+      error instanceof ApiClientError
+        ? { message: error.message, errors: error.errors }
+        : { message: String(error), errors: [] },
+    );
+  const simulation = useMutation({
+    mutationFn: simulatePolicy,
+    onSuccess: () => setProblems(null),
+    onError: showProblems,
+  });
+  const shadow = useMutation({
+    mutationFn: publishShadow,
+    onSuccess: ({ warnings }) => {
+      toast.success("Table publiée en mode fantôme : elle est évaluée sans rien décider.");
+      warnings.forEach((w) => toast.warning(w));
+      close();
+      void client.invalidateQueries({ queryKey: policyKeys.shadow() });
+    },
+    onError: showProblems,
+  });
   const publish = useMutation({
     mutationFn: publishPolicy,
     onSuccess: ({ data, warnings }) => {
       toast.success(`Version ${data.version} publiée.`);
       warnings.forEach((w) => toast.warning(w));
-      setDraft(null);
-      setProblems(null);
+      close();
       client.setQueryData(policyKeys.current(), data);
       void client.invalidateQueries({ queryKey: policyKeys.versions() });
     },
-    onError: (error) =>
-      setProblems(
-        error instanceof ApiClientError
-          ? { message: error.message, errors: error.errors }
-          : { message: String(error), errors: [] },
-      ),
+    onError: showProblems,
   });
+
+  function close() {
+    setDraft(null);
+    setProblems(null);
+    simulation.reset();
+  }
 
   if (current.isPending) return <p className="text-sm text-slate-500">Chargement…</p>;
   if (current.isError) return <ErrorText>{current.error.message}</ErrorText>;
   const table = current.data;
 
-  function submit() {
-    if (draft === null) return;
-    let rules: unknown;
+  /** The typed rows, or null (and the problem shown) when they are not JSON. */
+  function parsed(): { rules: unknown } | null {
+    if (draft === null) return null;
     try {
-      rules = JSON.parse(draft);
+      return { rules: JSON.parse(draft) };
     } catch (error) {
       setProblems({ message: `JSON invalide : ${error instanceof Error ? error.message : String(error)}`, errors: [] });
-      return;
+      return null;
     }
-    publish.mutate({ rules, base_version: table.version });
+  }
+
+  function submit() {
+    const body = parsed();
+    if (body) publish.mutate({ ...body, base_version: table.version });
+  }
+
+  function simulate() {
+    const body = parsed();
+    if (body) simulation.mutate({ ...body, since: new Date(Date.now() - windowDays * 86_400_000).toISOString() });
+  }
+
+  function shadowPublish() {
+    const body = parsed();
+    if (body) shadow.mutate(body);
   }
 
   return (
@@ -82,7 +130,7 @@ export function PolicyEditor({ canEdit }: { canEdit: boolean }) {
           </h2>
           <Field
             label="Lignes de la table (JSON, dans l’ordre)"
-            hint="Chaque ligne : id, description, match (tools, effect, environments, actions, amount_at_least, records_at_least, irreversible, external_message), decision, approvals_required, approver_roles, ttl_seconds."
+            hint="Chaque ligne : id, description, match (tools, effect, environments, actions, amount_at_least, records_at_least, irreversible, external_message), decision, approvals_required, approver_roles, ttl_seconds, et pour une escalade escalate_after_seconds et escalate_to_roles."
           >
             {({ id, describedBy }) => (
               <TextArea
@@ -114,22 +162,38 @@ export function PolicyEditor({ canEdit }: { canEdit: boolean }) {
               )}
             </div>
           )}
-          <div className="flex gap-2">
+          <div className="flex flex-wrap items-end gap-2">
+            <label className="space-y-1 text-sm">
+              <span className="block font-medium">Simuler sur les décisions des</span>
+              <select
+                className="rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm"
+                value={windowDays}
+                onChange={(e) => setWindowDays(Number(e.target.value))}
+              >
+                {windows.map((w) => (
+                  <option key={w.days} value={w.days}>
+                    {w.label}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <Button variant="secondary" onClick={simulate} disabled={simulation.isPending}>
+              Simuler
+            </Button>
             <Button onClick={submit} disabled={publish.isPending}>
               Publier la version {table.version + 1}
             </Button>
-            <Button
-              variant="ghost"
-              onClick={() => {
-                setDraft(null);
-                setProblems(null);
-              }}
-            >
+            <Button variant="secondary" onClick={shadowPublish} disabled={shadow.isPending}>
+              Publier en mode fantôme
+            </Button>
+            <Button variant="ghost" onClick={close}>
               Annuler
             </Button>
           </div>
+          {simulation.data && <SimulationResult result={simulation.data.data} />}
         </section>
       )}
+      <ShadowPanel canEdit={canEdit} liveVersion={table.version} />
       <PolicyVersions currentVersion={table.version} />
     </div>
   );

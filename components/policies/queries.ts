@@ -2,8 +2,18 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { call } from "@/lib/client/call";
-import { getPolicyEndpoint, listPolicyVersionsEndpoint, putPolicyEndpoint } from "@/lib/policies/api";
-import type { PolicyPutBody } from "@/lib/policies/schemas";
+import {
+  deleteShadowPolicyEndpoint,
+  getPolicyEndpoint,
+  getShadowPolicyEndpoint,
+  listPolicyVersionsEndpoint,
+  listShadowDifferencesEndpoint,
+  promoteShadowPolicyEndpoint,
+  putPolicyEndpoint,
+  putShadowPolicyEndpoint,
+  simulatePolicyEndpoint,
+} from "@/lib/policies/api";
+import type { PolicyPutBody, PolicySimulateBody, ShadowPolicyBody } from "@/lib/policies/schemas";
 import type { z } from "zod";
 
 // The policy table's reads and its publication; every key under ["policies"] is built here.
@@ -11,6 +21,8 @@ export const policyKeys = {
   all: ["policies"] as const,
   current: () => [...policyKeys.all, "current"] as const,
   versions: () => [...policyKeys.all, "versions"] as const,
+  shadow: () => [...policyKeys.all, "shadow"] as const,
+  shadowDifferences: () => [...policyKeys.all, "shadow", "differences"] as const,
 };
 
 export function usePolicy() {
@@ -30,4 +42,37 @@ export function usePolicyVersions() {
 /** `rules` is the JSON the person typed: the server validates every row and answers field by field. */
 export function publishPolicy(body: { rules: unknown; base_version: number }) {
   return call(putPolicyEndpoint, { body: body as z.input<typeof PolicyPutBody> });
+}
+
+/** A draft against the decisions recorded since `since`: the server validates the rows as publishing would. */
+export function simulatePolicy(body: { rules: unknown; since: string }) {
+  return call(simulatePolicyEndpoint, { body: body as z.input<typeof PolicySimulateBody> });
+}
+
+export function useShadowPolicy() {
+  return useQuery({
+    queryKey: policyKeys.shadow(),
+    queryFn: ({ signal }) => call(getShadowPolicyEndpoint, { signal }).then((r) => r.data),
+  });
+}
+
+/** The newest differences of the shadow table and their counts; only asked for while there is one. */
+export function useShadowDifferences(enabled: boolean) {
+  return useQuery({
+    queryKey: policyKeys.shadowDifferences(),
+    enabled,
+    queryFn: ({ signal }) => call(listShadowDifferencesEndpoint, { query: { limit: 20 }, signal }),
+  });
+}
+
+export function publishShadow(body: { rules: unknown }) {
+  return call(putShadowPolicyEndpoint, { body: body as z.input<typeof ShadowPolicyBody> });
+}
+
+export function promoteShadow(baseVersion: number) {
+  return call(promoteShadowPolicyEndpoint, { body: { base_version: baseVersion } });
+}
+
+export function dropShadow() {
+  return call(deleteShadowPolicyEndpoint, {});
 }

@@ -246,7 +246,7 @@ export async function dispatchToolCall(request: ToolCallRequest): Promise<ToolEn
     viewed = validateOutput(contract, outcome.result);
     const extra =
       contract.effect === "read"
-        ? await writePath().afterRead(run, contract, viewed, request.driver)
+        ? await writePath().afterRead(run, contract, viewed, request.driver, stepId)
         : outcome.evidence;
     envelope = {
       ok: true,

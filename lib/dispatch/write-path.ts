@@ -43,13 +43,15 @@ export interface WritePath {
   /**
    * Called after every successful read, with its validated and viewed result
    * (where a preview turns into a proposal). What it returns is added to the
-   * envelope's evidence. `driver` made the call: a proposal asks in their name.
+   * envelope's evidence. `driver` made the call: a proposal asks in their name;
+   * `stepId` is the step the call is recorded as (the policy decision names it).
    */
   afterRead(
     run: RunRow,
     contract: Contract,
     result: unknown,
     driver: RunDriver,
+    stepId: string,
   ): Promise<Record<string, unknown> | undefined>;
   /** The schema a write's arguments are validated against before the policy step (a commit tool takes only `{proposal_id}`). */
   writeArgumentsSchema(contract: Contract): JsonSchema;

@@ -43,6 +43,7 @@ export const errorStatus = {
   policy_denied: 403,
   arguments_hash_mismatch: 409,
   policy_version_conflict: 409,
+  shadow_policy_exists: 409,
   proposal_expired: 409,
   already_decided: 409,
   operation_not_unknown: 409,

@@ -50,6 +50,11 @@ export function evaluatePolicy(
       approver_roles: [...rule.approver_roles],
       ttl_seconds: rule.ttl_seconds,
       requester_can_approve: rule.requester_can_approve,
+      ...(rule.escalate_after_seconds !== undefined &&
+        rule.escalate_to_roles && {
+          escalate_after_seconds: rule.escalate_after_seconds,
+          escalate_to_roles: [...rule.escalate_to_roles],
+        }),
     };
   }
   const write = facts.effect === "write";

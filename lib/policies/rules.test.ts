@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { defaultPolicyRules } from "./defaults";
-import { PolicyRules } from "./rules";
+import { evaluatePolicy } from "./engine";
+import { PolicyRule, PolicyRules } from "./rules";
 
 function issues(input: unknown) {
   const result = PolicyRules.safeParse(input);
@@ -74,5 +75,55 @@ describe("policy rules validation", () => {
     expect(issues([{ id: "a", decision: "deny", match: { tools: ["mcp_1_x; drop"] } }])[0].path).toBe(
       "0.match.tools.0",
     );
+  });
+});
+
+describe("escalation on a row", () => {
+  const row = {
+    id: "messages",
+    decision: "require_approval",
+    approvals_required: 1,
+    approver_roles: ["owner", "admin", "approver"],
+    ttl_seconds: 3600,
+  } as const;
+  const fields = (input: unknown) =>
+    PolicyRule.safeParse(input).error?.issues.map((issue) => issue.path.join(".")) ?? [];
+
+  it("takes a delay before the expiry and roles among the approvers, and the engine hands them on", () => {
+    const rule = PolicyRule.parse({ ...row, escalate_after_seconds: 1800, escalate_to_roles: ["owner"] });
+    expect(rule).toMatchObject({ escalate_after_seconds: 1800, escalate_to_roles: ["owner"] });
+    expect(fields({ ...row, escalate_after_seconds: 1, escalate_to_roles: ["admin"] })).toEqual([]);
+    const facts = {
+      tool: "send_email",
+      effect: "write",
+      environment: "production",
+      action: "message",
+      amount: null,
+      records_affected: 1,
+      irreversible: true,
+      external_message: true,
+    } as const;
+    expect(evaluatePolicy({ version: 3, rules: [rule] }, facts)).toMatchObject({
+      rule: "messages",
+      escalate_after_seconds: 1800,
+      escalate_to_roles: ["owner"],
+    });
+    expect(evaluatePolicy({ version: 3, rules: PolicyRules.parse([row]) }, facts)).not.toHaveProperty(
+      "escalate_after_seconds",
+    );
+  });
+
+  it("refuses a half-said, late, out-of-group or non-approval escalation, naming the field", () => {
+    expect(fields({ ...row, escalate_after_seconds: 60 })).toEqual(["escalate_to_roles"]);
+    expect(fields({ ...row, escalate_to_roles: ["owner"] })).toEqual(["escalate_after_seconds"]);
+    expect(fields({ ...row, escalate_after_seconds: 3600, escalate_to_roles: ["owner"] })).toEqual([
+      "escalate_after_seconds",
+    ]);
+    expect(
+      fields({ ...row, approver_roles: ["approver"], escalate_after_seconds: 60, escalate_to_roles: ["owner"] }),
+    ).toEqual(["escalate_to_roles"]);
+    expect(fields({ id: "a", decision: "allow", escalate_after_seconds: 60, escalate_to_roles: ["owner"] })).toEqual([
+      "escalate_after_seconds",
+    ]);
   });
 });

@@ -57,8 +57,12 @@ export const PolicyRule = z
     ttl_seconds: z.number().int().min(TTL_MIN_SECONDS).max(TTL_MAX_SECONDS).default(3600),
     /** Off by default: the person who drove the run does not approve their own write. */
     requester_can_approve: z.boolean().default(false),
+    /** A proposal still undecided this long after it was made notifies `escalate_to_roles` (once). */
+    escalate_after_seconds: z.number().int().min(1).max(TTL_MAX_SECONDS).optional(),
+    escalate_to_roles: z.array(ApproverRole).min(1).max(ApproverRole.options.length).optional(),
   })
   .superRefine((rule, ctx) => {
+    checkEscalation(rule, ctx);
     if (rule.decision === "require_approval") {
       if (rule.approvals_required === undefined || rule.approvals_required < 1) {
         ctx.addIssue({
@@ -95,6 +99,34 @@ export const PolicyRule = z
     approver_roles: [...new Set(rule.approver_roles ?? [])],
   }));
 export type PolicyRuleInput = z.input<typeof PolicyRule>;
+
+/**
+ * Escalation notifies a second group among those the row already lets decide, before the expiry:
+ * it widens who is told, never who may approve, and silence past it is still never consent.
+ */
+function checkEscalation(
+  rule: {
+    decision: PolicyDecisionKind;
+    ttl_seconds: number;
+    approver_roles?: readonly string[];
+    escalate_after_seconds?: number;
+    escalate_to_roles?: readonly string[];
+  },
+  ctx: z.RefinementCtx,
+) {
+  const { escalate_after_seconds: after, escalate_to_roles: roles } = rule;
+  if (after === undefined && roles === undefined) return;
+  const issue = (path: string, message: string) => ctx.addIssue({ code: "custom", path: [path], message });
+  if (rule.decision !== "require_approval")
+    return issue("escalate_after_seconds", "Only a require_approval rule escalates.");
+  if (after === undefined) return issue("escalate_after_seconds", "Say after how many seconds to escalate.");
+  if (roles === undefined) return issue("escalate_to_roles", "Name the roles to notify on escalation.");
+  if (after >= rule.ttl_seconds)
+    issue("escalate_after_seconds", `Escalate before the proposal expires (ttl_seconds is ${rule.ttl_seconds}).`);
+  const outside = roles.filter((role) => !(rule.approver_roles ?? []).includes(role));
+  if (outside.length > 0)
+    issue("escalate_to_roles", `Escalate only to roles the rule lets approve (not ${outside.join(", ")}).`);
+}
 export type PolicyRule = z.output<typeof PolicyRule>;
 
 export const MAX_RULES = 100;
@@ -138,5 +170,7 @@ export const PolicyOutcome = z.object({
   approver_roles: z.array(ApproverRole),
   ttl_seconds: z.number().int(),
   requester_can_approve: z.boolean(),
+  escalate_after_seconds: z.number().int().optional(),
+  escalate_to_roles: z.array(ApproverRole).optional(),
 });
 export type PolicyOutcome = z.infer<typeof PolicyOutcome>;

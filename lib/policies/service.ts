@@ -1,11 +1,11 @@
 import "server-only";
 import { recordAudit, type AuditActor } from "@/lib/audit/record";
 import { db, isUniqueViolation, type DbOrTx } from "@/lib/db";
+import { WatchedCache } from "@/lib/db/changes";
 import { ApiError } from "@/lib/http/errors";
 import { afterCursor } from "@/lib/http/validation";
 import { defaultPolicyRules } from "./defaults";
-import { evaluatePolicy } from "./engine";
-import { PolicyRules, type PolicyFacts, type PolicyOutcome, type PolicyRule } from "./rules";
+import { PolicyRules, type PolicyRule } from "./rules";
 
 // Versioned policy tables. Every change is a new row; nothing is edited in
 // place, so a proposal can always show the version of the rule that applied.
@@ -33,8 +33,23 @@ function toTable(row: PolicyRow): PolicyTable {
 
 const defaultRules = () => PolicyRules.parse(defaultPolicyRules);
 
+// Read on every write decision: kept in process until a PolicyVersion or ShadowPolicy row changes
+// (topic "policies", whose triggers are in the migrations), whichever instance changes it.
+const liveTables = new WatchedCache<string, PolicyTable>(["policies"], 10_000);
+
 /** The organization's current table; an organization that never had one starts on the defaults (version 1). */
 export async function currentPolicy(organizationId: string, tx: DbOrTx = db): Promise<PolicyTable> {
+  // Inside a caller's transaction, its own snapshot; outside, the kept table while nothing changed.
+  if (tx !== db) return loadCurrentPolicy(organizationId, tx);
+  return liveTables.get(organizationId, () => loadCurrentPolicy(organizationId, db));
+}
+
+/** Drops the tables this instance keeps, after it changed one and reads it back in the same request. */
+export function forgetPolicyTables(): void {
+  liveTables.clear();
+}
+
+async function loadCurrentPolicy(organizationId: string, tx: DbOrTx): Promise<PolicyTable> {
   const latest = await tx.policyVersion.findFirst({ where: { organizationId }, orderBy: { version: "desc" } });
   if (latest) return toTable(latest);
   try {
@@ -50,10 +65,7 @@ export async function currentPolicy(organizationId: string, tx: DbOrTx = db): Pr
   }
 }
 
-/** Decides a call against the organization's current table. */
-export async function decide(organizationId: string, facts: PolicyFacts, tx: DbOrTx = db): Promise<PolicyOutcome> {
-  return evaluatePolicy(await currentPolicy(organizationId, tx), facts);
-}
+// Decisions go through ./judge.ts, which evaluates the shadow table beside this one and records both.
 
 /**
  * Publishes a new version. With `baseVersion`, refuses when someone published
@@ -62,13 +74,15 @@ export async function decide(organizationId: string, facts: PolicyFacts, tx: DbO
 export async function publishPolicy(
   organizationId: string,
   input: { rules: PolicyRule[]; baseVersion?: number; createdById: string | null; actor: AuditActor },
+  /** Runs in the same transaction (promoting a shadow table deletes it there). */
+  alongside?: (tx: DbOrTx, version: number) => Promise<void>,
 ): Promise<PolicyTable> {
-  const current = await currentPolicy(organizationId);
+  const current = await loadCurrentPolicy(organizationId, db);
   if (input.baseVersion !== undefined && input.baseVersion !== current.version) {
     throw staleVersion(current.version);
   }
   try {
-    return toTable(
+    const published = toTable(
       await db.$transaction(async (tx) => {
         const version = await tx.policyVersion.create({
           data: { organizationId, version: current.version + 1, rules: input.rules, createdById: input.createdById },
@@ -83,9 +97,12 @@ export async function publishPolicy(
           },
           tx,
         );
+        await alongside?.(tx, version.version);
         return version;
       }),
     );
+    forgetPolicyTables();
+    return published;
   } catch (error) {
     if (isUniqueViolation(error)) throw staleVersion(current.version + 1);
     throw error;

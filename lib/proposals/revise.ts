@@ -8,7 +8,7 @@ import { validateArguments } from "./dispatch";
 import { previewForRevision } from "@/lib/dispatch/revision-preview";
 import { ToolError } from "@/lib/executors";
 import { ApiError } from "@/lib/http/errors";
-import { decide } from "@/lib/policies/service";
+import { judge, recordJudgement } from "@/lib/policies/judge";
 import { capabilitySetOf, getRun } from "@/lib/runs/service";
 import { log } from "@/lib/log";
 import { resumeRunAtExpiry } from "@/lib/runs/waiting";
@@ -112,7 +112,10 @@ export async function reviseProposal(
     });
   if (draft.argumentsSha256 === proposal.argumentsSha256 || changesNothing(draft))
     throw new ApiError("revision_unchanged", "The revised arguments change nothing: approve or refuse as it is.");
-  const policy = await decide(proposal.organizationId, policyFacts(commit, draft));
+  const judgement = await judge(proposal.organizationId, policyFacts(commit, draft));
+  const policy = judgement.live;
+  const judged = { organizationId: proposal.organizationId, tool: commit, runId: proposal.runId, stepId: null };
+  if (policy.decision === "deny") await recordJudgement(judgement, { ...judged, proposalId: null });
   if (policy.decision === "deny")
     throw new ApiError("policy_denied", `The policy rule "${policy.rule}" forbids the revised write.`, {
       reason: { rule: policy.rule, policy_version: policy.policy_version },
@@ -177,6 +180,7 @@ export async function reviseProposal(
       throw new ApiError("revision_unchanged", "This run already has a proposal with exactly these arguments.");
     throw error;
   }
+  await recordJudgement(judgement, { ...judged, proposalId: revision.id });
   await resumeRunAtExpiry(revision.organizationId, revision.runId, revision).catch((error: unknown) =>
     log("error", "run.resume_enqueue_failed", {
       run: revision.runId,

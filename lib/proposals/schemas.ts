@@ -89,6 +89,8 @@ export const ProposalObject = z.object({
     approvals_required: z.number().int(),
     approver_roles: z.array(ApproverRole),
     requester_can_approve: z.boolean(),
+    escalate_after_seconds: z.number().int().optional(),
+    escalate_to_roles: z.array(ApproverRole).optional(),
   }),
   approvals: z.object({ count: z.number().int(), required: z.number().int() }),
   status: ProposalStatus,
@@ -112,6 +114,10 @@ export const ProposalObject = z.object({
     .nullable()
     .meta({ description: "Who revised the arguments and what they changed, field by field; null if nobody did." }),
   expires_at: z.string(),
+  escalated_at: z.string().nullable().meta({
+    description:
+      "When the rule's escalation notified its second group (escalate_to_roles) because the proposal was still undecided; null if it did not. The expiry is unchanged.",
+  }),
   requested_by: MemberRef.nullable(),
   requester: RequesterObject,
   stale: z.boolean().meta({

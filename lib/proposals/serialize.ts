@@ -53,6 +53,10 @@ export function serializeProposal(row: ProposalRow, context: ProposalContext, no
       approvals_required: policy.approvals_required,
       approver_roles: policy.approver_roles,
       requester_can_approve: policy.requester_can_approve,
+      ...(policy.escalate_after_seconds !== undefined && {
+        escalate_after_seconds: policy.escalate_after_seconds,
+        escalate_to_roles: policy.escalate_to_roles ?? [],
+      }),
     },
     approvals: {
       count: row.decisions.filter((d) => d.decision === "approve").length,
@@ -65,6 +69,7 @@ export function serializeProposal(row: ProposalRow, context: ProposalContext, no
       ? { revised_by: ref(row.revisedBy, names), changes: ArgumentChanges.parse(row.revisionChanges ?? []) }
       : null,
     expires_at: isoOffset(row.expiresAt),
+    escalated_at: isoOffsetOrNull(row.escalatedAt),
     requested_by: row.requestedBy ? ref(row.requestedBy, names) : null,
     requester: requesterOf(row, context),
     stale: context.stale.has(row.id),

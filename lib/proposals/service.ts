@@ -100,6 +100,11 @@ export function newProposalData(input: NewProposal, dedupeKey: string, now: Date
     policy: stored as unknown as Prisma.InputJsonObject,
     status: policy.decision === "allow" ? "approved" : "pending",
     expiresAt: new Date(now.getTime() + policy.ttl_seconds * 1000),
+    // The expiry stays what the rule says: escalation only tells more people before it.
+    escalateAt:
+      policy.decision === "require_approval" && policy.escalate_after_seconds !== undefined
+        ? new Date(now.getTime() + policy.escalate_after_seconds * 1000)
+        : null,
     requestedBy: input.requestedBy,
     requestedByApiKeyId: input.requestedByApiKeyId,
     dedupeKey,

@@ -6,7 +6,7 @@ import { db } from "@/lib/db";
 import type { WriteCall, WriteOutcome, WritePath } from "@/lib/dispatch/write-path";
 import { ToolError } from "@/lib/executors";
 import { followRunOperation } from "@/lib/operations/long";
-import { decide } from "@/lib/policies/service";
+import { judge, recordJudgement } from "@/lib/policies/judge";
 import type { PolicyOutcome } from "@/lib/policies/rules";
 import type { RunDriver } from "@/lib/runs/driver";
 import { capabilitySetOf, type RunRow } from "@/lib/runs/model";
@@ -55,9 +55,15 @@ async function propose(
   driver: RunDriver,
   contract: Contract,
   draft: ProposalDraft,
+  stepId: string,
 ) {
-  const policy = await decide(run.organizationId, policyFacts(contract, draft));
-  if (policy.decision === "deny") return { policy, proposal: null, created: false };
+  const judgement = await judge(run.organizationId, policyFacts(contract, draft));
+  const policy = judgement.live;
+  const judged = { organizationId: run.organizationId, tool: contract, runId: run.id, stepId };
+  if (policy.decision === "deny") {
+    await recordJudgement(judgement, { ...judged, proposalId: null });
+    return { policy, proposal: null, created: false };
+  }
   const { proposal, created } = await createProposal({
     organizationId: run.organizationId,
     runId: run.id,
@@ -67,6 +73,7 @@ async function propose(
     requestedBy: await requesterOf(run.organizationId, driver),
     requestedByApiKeyId: driver.apiKeyId,
   });
+  await recordJudgement(judgement, { ...judged, proposalId: proposal.id });
   return { policy, proposal, created };
 }
 
@@ -95,7 +102,7 @@ export async function proposalWritePath(call: WriteCall): Promise<WriteOutcome> 
     );
   }
   const draft = draftFromArguments(call.contract, call.arguments as Record<string, unknown>);
-  const { policy, proposal, created } = await propose(call.run, call.driver, call.contract, draft);
+  const { policy, proposal, created } = await propose(call.run, call.driver, call.contract, draft, call.stepId);
   if (!proposal) throw denied(policy);
   const status = effectiveStatus(proposal);
   // An explicit `allow` row: the proposal is approved by the table itself and committed now.
@@ -141,6 +148,7 @@ export async function proposalFromPreview(
   preview: Contract,
   result: unknown,
   driver: RunDriver,
+  stepId: string,
 ): Promise<Record<string, unknown> | undefined> {
   if (preview.effect !== "read") return undefined;
   const commits = await commitsPreviewedBy(run, preview);
@@ -172,7 +180,7 @@ export async function proposalFromPreview(
       { retryable: false },
     );
   }
-  const { policy, proposal, created } = await propose(run, driver, commit, draft);
+  const { policy, proposal, created } = await propose(run, driver, commit, draft, stepId);
   if (!proposal) return { proposal: null, policy: { decision: "deny", rule: policy.rule } };
   return { proposal: proposalEvidence(proposal, created) };
 }

@@ -24,6 +24,8 @@ export const TelemetryObject = z.object({
   retries: z.array(z.object({ ...dims, retry_class: z.string(), count: z.number() })),
   output_errors: z.array(z.object({ ...dims, count: z.number() })),
   approval_decisions: z.array(z.object({ decision: z.string(), count: z.number() })),
+  /** Writes the shadow policy table would have decided otherwise, by tool and kind of difference. */
+  shadow_differences: z.array(z.object({ tool: z.string(), kind: z.string(), count: z.number() })),
   series: z.array(z.object({ bucket: z.string(), calls: z.number(), errors: z.number() })),
 });
 

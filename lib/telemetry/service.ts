@@ -14,6 +14,8 @@ export const telemetryMetrics = [
   "unknown_outcome",
   "retry",
   "output_error",
+  /** A write the shadow policy table would have decided otherwise (code: the kind of difference). */
+  "shadow_difference",
 ] as const;
 export type TelemetryMetric = (typeof telemetryMetrics)[number];
 
@@ -103,6 +105,7 @@ export interface TelemetrySummary {
   retries: { retry_class: string; tool: string; version: number; count: number }[];
   output_errors: { tool: string; version: number; count: number }[];
   approval_decisions: { decision: string; count: number }[];
+  shadow_differences: { tool: string; kind: string; count: number }[];
   series: { bucket: string; calls: number; errors: number }[];
 }
 
@@ -150,6 +153,7 @@ export async function telemetrySummary(
     retries: [],
     output_errors: [],
     approval_decisions: [],
+    shadow_differences: [],
     series: [],
   };
   for (const row of rows) {
@@ -188,6 +192,9 @@ export async function telemetrySummary(
         break;
       case "approval_decision":
         bump(decisions, row.code, row.count);
+        break;
+      case "shadow_difference":
+        merge(summary.shadow_differences, { tool: row.tool, kind: row.code }, row.count);
         break;
       case "conflict":
         summary.totals.conflicts += row.count;

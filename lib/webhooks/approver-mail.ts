@@ -27,11 +27,20 @@ function oneLine(text: string, max: number): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
-export function approverMail(to: string, name: string, organization: string, data: ApprovalPayload): MailMessage {
+export function approverMail(
+  to: string,
+  name: string,
+  organization: string,
+  data: ApprovalPayload,
+  /** proposal.escalated: still undecided when its rule said to tell a second group. */
+  options: { escalated?: boolean } = {},
+): MailMessage {
   const lines = [
     `Bonjour ${name},`,
     "",
-    `Une proposition attend une décision dans Guichet (${organization}).`,
+    options.escalated
+      ? `Une proposition attend toujours une décision dans Guichet (${organization}) : elle vous est escaladée.`
+      : `Une proposition attend une décision dans Guichet (${organization}).`,
     "",
     `Effet : ${data.effect}`,
     ...(data.amount ? [`Montant : ${formatMoney(data.amount)}`] : []),
@@ -47,7 +56,7 @@ export function approverMail(to: string, name: string, organization: string, dat
   ];
   return {
     to,
-    subject: `Approbation demandée : ${oneLine(data.effect, 120)}`,
+    subject: `${options.escalated ? "Escaladée, toujours en attente" : "Approbation demandée"} : ${oneLine(data.effect, 120)}`,
     text: lines.join("\n"),
   };
 }

@@ -76,6 +76,29 @@ export async function recordProposalCreated(tx: DbOrTx, proposal: ProposalFields
   );
 }
 
+/**
+ * proposal.escalated: still undecided when its rule's escalation came due. The rule's second group
+ * (escalate_to_roles, roles that may already decide) is e-mailed; the expiry does not move.
+ */
+export function recordProposalEscalated(
+  tx: DbOrTx,
+  proposal: ProposalFields & { escalatedAt: Date | null },
+  roles: readonly string[],
+): Promise<void> {
+  const policy = (proposal.policy ?? {}) as StoredRule;
+  return recordEvent(
+    tx,
+    proposal.organizationId,
+    "proposal.escalated",
+    {
+      ...proposalData(proposal, "pending"),
+      escalated_at: proposal.escalatedAt?.toISOString() ?? null,
+      escalate_to_roles: [...roles],
+    },
+    { roles, exclude: policy.requester_can_approve ? null : proposal.requestedBy, fromPoll: true },
+  );
+}
+
 export function recordProposalMoved(
   tx: DbOrTx,
   proposal: ProposalFields,

@@ -24,6 +24,11 @@ export interface ApproverNotice {
   roles: readonly string[];
   /** The requester, left out when the rule forbids approving one's own request. */
   exclude: string | null;
+  /**
+   * Recorded by a background poll (escalation), on whichever instance claimed it: the e-mails are
+   * written even when this instance has no relay, and wait for one that has (dueDeliveries).
+   */
+  fromPoll?: boolean;
 }
 
 /** The console's public origin for links sent outside (NEXTAUTH_URL, as `npm start` sets it). */
@@ -52,7 +57,8 @@ export async function recordEvent(
     select: { id: true, events: true },
   });
   const subscribed = endpoints.filter((endpoint) => subscribesTo(endpoint.events, type));
-  const members = notice && mailEnabled() ? await approversToMail(tx, organizationId, notice) : [];
+  const members =
+    notice && (mailEnabled() || notice.fromPoll) ? await approversToMail(tx, organizationId, notice) : [];
   if (subscribed.length === 0 && members.length === 0) return;
   await tx.outboxEvent.create({ data: { id, organizationId, type, payload, createdAt: now } });
   await tx.outboxDelivery.createMany({

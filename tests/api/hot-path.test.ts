@@ -111,7 +111,17 @@ it("refuses a key revoked in the database while requests of it are in flight on 
 it("has the triggers that tell every instance of a change on each table it keeps rows of", async () => {
   // A migration that rebuilds one of these tables (SQLite) drops its triggers: instances would
   // then serve what they kept after a change.
-  const watched = ["ApiKey", "Organization", "Plan", "PlanModel", "Model", "McpServer", "McpTool"];
+  const watched = [
+    "ApiKey",
+    "Organization",
+    "Plan",
+    "PlanModel",
+    "Model",
+    "McpServer",
+    "McpTool",
+    "PolicyVersion",
+    "ShadowPolicy",
+  ];
   const db = await testDb();
   const rows =
     process.env.TEST_DB === "postgresql"
@@ -168,4 +178,26 @@ it("counts every request of a key when two instances take the same window at onc
   const counted = windows.reduce((sum, w) => sum + w.count, 0);
   expect(counted).toBeGreaterThanOrEqual(requests);
   expect(counted - requests).toBeLessThan(2 * windows.length * MAX_BLOCK);
+});
+
+it("decides on the policy table published through the other instance from the next request", async () => {
+  const read = async (path: string) =>
+    (
+      await fetch(`${second.baseUrl}${path}`, { headers: { authorization: `Bearer ${tenant.key}` } }).then((r) =>
+        r.json(),
+      )
+    ).data;
+  // The second instance keeps the live table and "no shadow table" after reading them once.
+  const before = await read("/v1/policies");
+  expect(await read("/v1/policies/shadow")).toBeNull();
+  const admin = await tenant.as("admin");
+  const rules = [{ id: "reads", match: { effect: "read" }, decision: "allow" }];
+  const put = await api("/v1/policies", { method: "PUT", json: { rules }, as: admin });
+  expect(put.status).toBe(200);
+  expect((await read("/v1/policies")).version).toBe(before.version + 1);
+  const shadow = await api("/v1/policies/shadow", { method: "PUT", json: { rules }, as: admin });
+  expect(shadow.status).toBe(201);
+  expect((await read("/v1/policies/shadow")).id).toBe(shadow.body.data.id);
+  expect((await api("/v1/policies/shadow", { method: "DELETE", as: admin })).status).toBe(200);
+  expect(await read("/v1/policies/shadow")).toBeNull();
 });
