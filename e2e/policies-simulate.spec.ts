@@ -43,3 +43,42 @@ test("an admin edits a row, simulates it and reads the table of changes", async 
   const live = (await (await api.get("/v1/policies")).json()).data;
   expect(live.rules.find((rule: { id: string }) => rule.id === "external-messages").approvals_required).toBe(1);
 });
+
+test("an admin publishes a draft in shadow mode, reads what it would have changed, then drops it", async ({
+  pageAs,
+  api,
+  shot,
+}) => {
+  const keys = await crmKeys(api);
+  const page = await pageAs("admin");
+  await openFromNav(page, "Politiques");
+  const version = await page.getByTestId("policy-version").textContent();
+  await page.getByRole("button", { name: "Modifier" }).click();
+  const editor = page.getByLabel("Lignes de la table (JSON, dans l’ordre)");
+  const rules = JSON.parse(await editor.inputValue()) as { id: string; approvals_required: number }[];
+  const messages = rules.findIndex((rule) => rule.id === "external-messages");
+  rules[messages] = { ...rules[messages], approvals_required: 2 };
+  await editor.fill(JSON.stringify(rules, null, 2));
+  await page.getByRole("button", { name: "Publier en mode fantôme" }).click();
+  const panel = page.getByRole("region", { name: "Table en mode fantôme" });
+  await expect(panel).toBeVisible();
+  await expect(panel.getByTestId("shadow-no-difference")).toBeVisible();
+
+  // A write now: decided by the live table, observed by the shadow one.
+  const call = await agentRun(api, [keys.email], "Fantôme");
+  const asked = await call(keys.email, {
+    to: ["camille.martin@example.com"],
+    subject: `Fantôme ${Date.now()}`,
+    body: "Bonjour.",
+  });
+  expect(asked.error.code).toBe("APPROVAL_REQUIRED");
+  const proposal = (await (await api.get(`/v1/proposals/${asked.error.proposal_id}`)).json()).data;
+  expect(proposal.policy.approvals_required).toBe(1);
+
+  await page.reload();
+  await expect(panel.getByTestId("shadow-counts").getByRole("row", { name: /quorum 1 → 2/ })).toContainText(keys.email);
+  await shot(page, "politiques-fantome");
+  await panel.getByRole("button", { name: "Abandonner" }).click();
+  await expect(panel).toHaveCount(0);
+  await expect(page.getByTestId("policy-version")).toHaveText(version ?? "");
+});

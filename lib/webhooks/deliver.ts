@@ -209,9 +209,11 @@ async function mailApprover(delivery: DeliveryRow): Promise<Outcome> {
   const organization = await db.organization.findUniqueOrThrow({ where: { id: delivery.organizationId } });
   const started = performance.now();
   try {
-    await sendMail(approverMail(member.email, member.name, organization.name, data, {
+    await sendMail(
+      approverMail(member.email, member.name, organization.name, data, {
         escalated: delivery.event.type === "proposal.escalated",
-      }));
+      }),
+    );
     return {
       ok: true,
       retry: true,

@@ -57,8 +57,7 @@ export async function recordEvent(
     select: { id: true, events: true },
   });
   const subscribed = endpoints.filter((endpoint) => subscribesTo(endpoint.events, type));
-  const members =
-    notice && (mailEnabled() || notice.fromPoll) ? await approversToMail(tx, organizationId, notice) : [];
+  const members = notice && (mailEnabled() || notice.fromPoll) ? await approversToMail(tx, organizationId, notice) : [];
   if (subscribed.length === 0 && members.length === 0) return;
   await tx.outboxEvent.create({ data: { id, organizationId, type, payload, createdAt: now } });
   await tx.outboxDelivery.createMany({
