@@ -3,7 +3,7 @@ import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { detectResources, envDetector, resourceFromAttributes } from "@opentelemetry/resources";
 import { BatchSpanProcessor, NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
-import { enableTracing } from "./tracing";
+import { disableTracing, enableTracing } from "./tracing";
 
 // The OpenTelemetry SDK, loaded by instrumentation.ts only when tracing is asked
 // for (./tracing-switch.ts). The exporter reads the standard variables itself
@@ -12,7 +12,8 @@ import { enableTracing } from "./tracing";
 // OTEL_BSP_*. Only the W3C trace context is propagated: baggage a caller sent is
 // not passed on to MCP servers and model providers (it is the caller's data).
 
-export function startTracing(): void {
+/** Starts the SDK; answers a function that sends what is left and stops it (the benchmark turns tracing off again). */
+export function startTracing(): () => Promise<void> {
   const resource = resourceFromAttributes({ "service.name": "guichet" }).merge(
     detectResources({ detectors: [envDetector] }),
   );
@@ -26,4 +27,11 @@ export function startTracing(): void {
   const flush = () => void provider.shutdown().catch(() => undefined);
   process.once("SIGTERM", flush);
   process.once("beforeExit", flush);
+  return async () => {
+    disableTracing();
+    await provider.shutdown();
+    api.trace.disable();
+    api.context.disable();
+    api.propagation.disable();
+  };
 }

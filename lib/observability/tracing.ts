@@ -25,6 +25,11 @@ export function enableTracing(api: typeof OtelApi, tracer: OtelApi.Tracer): void
   slot.guichetTracing = { api, tracer };
 }
 
+/** Back to off (the benchmark measures both in one process). */
+export function disableTracing(): void {
+  delete slot.guichetTracing;
+}
+
 export function tracingEnabled(): boolean {
   return slot.guichetTracing !== undefined;
 }

@@ -90,10 +90,12 @@ const hex = (bytes: number) => randomBytes(bytes).toString("hex");
 /** The span's ancestors in the trace, nearest first, and the first parent id no exported span has. */
 function ancestry(span: OtlpSpan): { names: string[]; remoteParent: string | undefined } {
   const names: string[] = [];
-  let current: OtlpSpan | undefined = span;
+  let current: OtlpSpan = span;
   for (;;) {
     const parentId: string | undefined = current.parentSpanId || undefined;
-    const parent = parentId ? spans.find((s) => s.spanId === parentId && s.traceId === span.traceId) : undefined;
+    const parent: OtlpSpan | undefined = parentId
+      ? spans.find((s) => s.spanId === parentId && s.traceId === span.traceId)
+      : undefined;
     if (!parent) return { names, remoteParent: parentId };
     names.push(parent.name);
     current = parent;
