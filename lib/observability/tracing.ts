@@ -30,6 +30,17 @@ export function disableTracing(): void {
   delete slot.guichetTracing;
 }
 
+/** Runs `work` as if tracing were off (the benchmark alternates traced and untraced calls). */
+export async function untraced<T>(work: () => Promise<T>): Promise<T> {
+  const state = slot.guichetTracing;
+  delete slot.guichetTracing;
+  try {
+    return await work();
+  } finally {
+    if (state) slot.guichetTracing = state;
+  }
+}
+
 export function tracingEnabled(): boolean {
   return slot.guichetTracing !== undefined;
 }

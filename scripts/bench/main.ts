@@ -284,7 +284,7 @@ async function tracingMeasures(stack: TestStack) {
   console.log(
     `\nDispatcher overhead with OpenTelemetry tracing off and on (OTLP/HTTP to a local receiver: ${spans} spans received)\n`,
   );
-  console.log("| tool | overhead p50 ms, tracing off | overhead p50 ms, tracing on | added by tracing p50 ms |");
+  console.log("| tool | dispatched p50 ms, tracing off | dispatched p50 ms, tracing on | added by tracing p50 ms |");
   console.log("|---|---|---|---|");
   for (const f of traced) {
     console.log(`| ${f.tool} | ${f.off_p50_ms} | ${f.on_p50_ms} | ${f.added_p50_ms} |`);

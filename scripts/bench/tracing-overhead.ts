@@ -2,11 +2,12 @@ import "server-only";
 import http from "node:http";
 import { measureDispatchOverhead, type OverheadFigures } from "./dispatch-overhead";
 
-// The dispatcher's overhead with OpenTelemetry tracing off, then on, exporting
-// over OTLP/HTTP to a receiver on loopback (it reads each export and answers
-// 200, as a collector would). The difference of the two overheads is what
-// tracing costs a tool call: its spans (execute_tool, and tools/call for an MCP
-// tool), their attributes and the batch export, which runs in this process too.
+// What OpenTelemetry tracing adds to a dispatched tool call: the same call with
+// tracing off and on, alternately in one loop (so both see the same machine),
+// exporting over OTLP/HTTP to a receiver on loopback that reads each export and
+// answers 200, as a collector would. The difference covers the spans
+// (execute_tool, and tools/call for an MCP tool), their attributes, the trace
+// headers sent upstream and the batch export, which runs in this process too.
 
 export interface TracingOverhead {
   tool: string;
@@ -34,27 +35,23 @@ export async function measureTracingOverhead(options: {
   });
   await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
   try {
-    const off = await measureDispatchOverhead(options);
     process.env.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${(receiver.address() as { port: number }).port}`;
     process.env.OTEL_SERVICE_NAME = "guichet-bench";
     const { startTracing } = await import("@/lib/observability/start-tracing");
     const stop = startTracing();
-    let on: OverheadFigures[];
+    let paired: OverheadFigures[];
     try {
-      on = await measureDispatchOverhead(options);
+      paired = await measureDispatchOverhead({ ...options, versus: "untraced" });
     } finally {
       await stop();
       delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
     }
-    const figures = off.map((f) => {
-      const traced = on.find((g) => g.tool === f.tool)!;
-      return {
-        tool: f.tool,
-        off_p50_ms: f.overhead_p50_ms,
-        on_p50_ms: traced.overhead_p50_ms,
-        added_p50_ms: Math.round((traced.overhead_p50_ms - f.overhead_p50_ms) * 1000) / 1000,
-      };
-    });
+    const figures = paired.map((f) => ({
+      tool: f.tool,
+      off_p50_ms: f.direct.p50_ms,
+      on_p50_ms: f.dispatched.p50_ms,
+      added_p50_ms: f.overhead_p50_ms,
+    }));
     return { figures, spans };
   } finally {
     await new Promise((resolve) => receiver.close(resolve));
