@@ -15,7 +15,7 @@ const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 1
 const DECISION_BUCKETS = [1, 5, 15, 60, 300, 900, 3600, 4 * 3600, 24 * 3600];
 const STEP_BUCKETS = [1, 2, 3, 5, 8, 13, 20, 50];
 
-function create() {
+export function createMetrics() {
   const registry = new Registry();
   const registers = [registry];
   return {
@@ -122,14 +122,14 @@ function create() {
   };
 }
 
-export type GuichetMetrics = ReturnType<typeof create>;
+export type GuichetMetrics = ReturnType<typeof createMetrics>;
 
 const slot = globalThis as unknown as { guichetMetrics?: GuichetMetrics };
 
 /** The metrics, or null when /metrics is off (no token): callers then record nothing. */
 export function metrics(): GuichetMetrics | null {
   if (!env.GUICHET_METRICS_TOKEN) return null;
-  return (slot.guichetMetrics ??= create());
+  return (slot.guichetMetrics ??= createMetrics());
 }
 
 /** A JSON pointer as a label: indexes folded (`/items/3/sku` → `/items/*\/sku`), length bounded. */
