@@ -2,7 +2,7 @@
 // endpoint, or OTEL_TRACES_EXPORTER=otlp; OTEL_TRACES_EXPORTER=none and
 // OTEL_SDK_DISABLED=true turn it off whatever else is set. Read by
 // instrumentation.ts before anything of the SDK is loaded.
-export function tracingRequested(variables: NodeJS.ProcessEnv): boolean {
+export function tracingRequested(variables: Record<string, string | undefined>): boolean {
   if (variables.OTEL_SDK_DISABLED?.trim().toLowerCase() === "true") return false;
   const exporter = variables.OTEL_TRACES_EXPORTER?.trim().toLowerCase();
   if (exporter === "none") return false;

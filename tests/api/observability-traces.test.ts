@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto";
 import http from "node:http";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createScript } from "@/connectors/model-sim/control";
 import { signIn, until, type Caller } from "./helpers";
 import { call, connectCrmWithToken, startObservedStack, type ObservedStack } from "./observability-stack";
@@ -14,6 +16,8 @@ import { call, connectCrmWithToken, startObservedStack, type ObservedStack } fro
 // model's answer) appear in no exported byte.
 
 interface OtlpSpan {
+  /** 1 internal, 2 server, 3 client. */
+  kind: number;
   traceId: string;
   spanId: string;
   parentSpanId?: string;
@@ -26,6 +30,7 @@ const spans: OtlpSpan[] = [];
 let receiver: http.Server;
 let stack: ObservedStack;
 let admin: Caller;
+let serverId: number;
 const tag = randomBytes(5).toString("hex");
 const planted = {
   providerKey: `sk-planted-${tag}`,
@@ -106,7 +111,7 @@ const named = (prefix: string, traceId: string) =>
   spans.filter((span) => span.traceId === traceId && span.name.startsWith(prefix));
 
 it("exports a managed run's span tree under the caller's traceparent, and carries the trace upstream", async () => {
-  const serverId = await connectCrmWithToken(stack, admin, planted.mcpToken);
+  serverId = await connectCrmWithToken(stack, admin, planted.mcpToken);
   const key = (tool: string) => `mcp_${serverId}_${tool}`;
   const agent = await call(stack.baseUrl, "/v1/agents", {
     json: {
@@ -230,6 +235,49 @@ it("exports a managed run's span tree under the caller's traceparent, and carrie
   // The planted secrets did travel where they belong (so their absence below means something).
   expect(stack.crmProxy.seen.some((r) => r.authorization === `Bearer ${planted.mcpToken}`)).toBe(true);
   expect(stack.simProxy.seen.some((r) => r.authorization === `Bearer ${planted.providerKey}`)).toBe(true);
+});
+
+it("continues the trace an MCP client sends in params._meta, down to CRM Acme", async () => {
+  const tool = `mcp_${serverId}_get_customer`;
+  const agent = await call(stack.baseUrl, "/v1/agents", {
+    json: { name: `Traces MCP ${tag}`, tools: [tool] },
+    as: { key: stack.demoKey },
+  });
+  expect(agent.status).toBe(201);
+  const transport = new StreamableHTTPClientTransport(new URL(`${stack.baseUrl}/mcp/agents/${agent.body.data.id}`), {
+    requestInit: { headers: { authorization: `Bearer ${stack.demoKey}` } },
+  });
+  const client = new Client({ name: "traces-test", version: "1.0.0" });
+  await client.connect(transport);
+  const traceId = hex(16);
+  const parent = hex(8);
+  try {
+    const listed = await client.listTools();
+    const name = listed.tools.map((t) => t.name).find((n) => n.includes("get_customer"))!;
+    const seenBefore = stack.crmProxy.seen.length;
+    const result = await client.callTool({
+      name,
+      arguments: { customer_id: "C-1842" },
+      _meta: { traceparent: `00-${traceId}-${parent}-01` },
+    });
+    expect(result.isError).toBeFalsy();
+    const served = await until(
+      async () => spans.find((s) => s.traceId === traceId && s.name === `tools/call ${name}` && s.kind === 2) ?? null,
+      "the MCP server span",
+    );
+    expect(served.attributes).toMatchObject({ "mcp.method.name": "tools/call", "gen_ai.tool.name": name });
+    expect(served.parentSpanId).toBe(parent);
+    const dispatched = await until(
+      async () => named(`execute_tool ${tool}`, traceId).find((s) => s.parentSpanId === served.spanId) ?? null,
+      "the dispatched call under it",
+    );
+    expect(dispatched.attributes).toMatchObject({ "guichet.decision": "executed" });
+    const upstream = stack.crmProxy.seen.slice(seenBefore).filter((r) => r.metaTraceparent !== null);
+    expect(upstream).toHaveLength(1);
+    expect(upstream[0].metaTraceparent).toMatch(new RegExp(`^00-${traceId}-`));
+  } finally {
+    await client.close();
+  }
 });
 
 it("exports no argument, prompt, answer, key or token in any span", () => {
