@@ -124,40 +124,41 @@ export function handle<P extends z.ZodType, Q extends z.ZodType, B extends z.Zod
   endpoint: Endpoint<P, Q, B, R>,
   handler: (input: HandlerInput<P, Q, B>) => Promise<HandlerResult<z.input<R>>>,
 ) {
+  const answer = (request: Request, context: RouteContext): Promise<Response> =>
+    // One read of the cache versions for the whole request (lib/db/changes.ts).
+    withinRequest(async () => {
+      const requestId = newId("req");
+      let response: Response;
+      try {
+        const principal = await authenticate(request, endpoint);
+        authorize(principal, endpoint);
+        await enforceRateLimit(principal);
+        const params = endpoint.params ? parseInput(endpoint.params, await context.params) : {};
+        const query = endpoint.query ? parseInput(endpoint.query, queryObject(new URL(request.url))) : {};
+        const rawBody =
+          endpoint.body && !endpoint.multipart ? await readJsonBody(request, endpoint.maxJsonDepth) : undefined;
+        const body = endpoint.body && rawBody !== undefined ? parseInput(endpoint.body, rawBody) : undefined;
+        const run = async () => {
+          try {
+            return toResponse(
+              await handler({ params, query, body, principal, request, requestId } as HandlerInput<P, Q, B>),
+              endpoint,
+            );
+          } catch (error) {
+            return errorResponse(error, requestId);
+          }
+        };
+        response =
+          request.method === "POST"
+            ? await withIdempotency(request, principal, rawBody, run, endpoint.idempotencyReplay ?? "stored")
+            : await run();
+      } catch (error) {
+        response = errorResponse(error, requestId);
+      }
+      response.headers.set("x-request-id", requestId);
+      return response;
+    });
+  // The request's span and metrics, by route template (lib/observability).
   return (request: Request, context: RouteContext): Promise<Response> =>
-    // One read of the cache versions for the whole request (lib/db/changes.ts); its span and metrics by route template.
-    inRequestSpan(request, endpoint.path, () =>
-      withinRequest(async () => {
-        const requestId = newId("req");
-        let response: Response;
-        try {
-          const principal = await authenticate(request, endpoint);
-          authorize(principal, endpoint);
-          await enforceRateLimit(principal);
-          const params = endpoint.params ? parseInput(endpoint.params, await context.params) : {};
-          const query = endpoint.query ? parseInput(endpoint.query, queryObject(new URL(request.url))) : {};
-          const rawBody =
-            endpoint.body && !endpoint.multipart ? await readJsonBody(request, endpoint.maxJsonDepth) : undefined;
-          const body = endpoint.body && rawBody !== undefined ? parseInput(endpoint.body, rawBody) : undefined;
-          const run = async () => {
-            try {
-              return toResponse(
-                await handler({ params, query, body, principal, request, requestId } as HandlerInput<P, Q, B>),
-                endpoint,
-              );
-            } catch (error) {
-              return errorResponse(error, requestId);
-            }
-          };
-          response =
-            request.method === "POST"
-              ? await withIdempotency(request, principal, rawBody, run, endpoint.idempotencyReplay ?? "stored")
-              : await run();
-        } catch (error) {
-          response = errorResponse(error, requestId);
-        }
-        response.headers.set("x-request-id", requestId);
-        return response;
-      }),
-    );
+    inRequestSpan(request, endpoint.path, () => answer(request, context));
 }
