@@ -16,7 +16,19 @@ export default function config(phase: string): NextConfig {
     // Parallel builds (several engineers or CI jobs in one checkout) each use their own folder.
     distDir: process.env.GUICHET_DIST_DIR ?? ".next",
     // Native and server-only packages stay out of the bundle.
-    serverExternalPackages: ["better-sqlite3", "@prisma/adapter-better-sqlite3", "pg", "ioredis"],
+    // OpenTelemetry and prom-client keep process-wide state: one copy, loaded by Node, for every route.
+    serverExternalPackages: [
+      "better-sqlite3",
+      "@prisma/adapter-better-sqlite3",
+      "pg",
+      "ioredis",
+      "@opentelemetry/api",
+      "@opentelemetry/core",
+      "@opentelemetry/exporter-trace-otlp-http",
+      "@opentelemetry/resources",
+      "@opentelemetry/sdk-trace-node",
+      "prom-client",
+    ],
     // `npm test` type-checks the whole tree (tsc --noEmit) as its own step; the build need not repeat it.
     typescript: { ignoreBuildErrors: true },
     // Every page and every API answer, errors included (lib/http/security-headers.ts says why).

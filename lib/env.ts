@@ -84,6 +84,14 @@ const EnvSchema = z.object({
   GUICHET_WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().positive().default(10_000),
   GUICHET_WEBHOOK_DISABLE_AFTER: z.coerce.number().int().positive().default(50),
   GUICHET_OUTBOX_POLL_MS: z.coerce.number().int().positive().default(2_000),
+  // Bearer token of GET /metrics (Prometheus); unset, /metrics answers 404 and no metric is collected.
+  GUICHET_METRICS_TOKEN: z.string().min(16).optional(),
+  // OpenTelemetry traces (lib/observability): on with an OTLP endpoint or OTEL_TRACES_EXPORTER=otlp; the SDK
+  // reads these and the other OTEL_* variables itself (OTEL_SERVICE_NAME, OTEL_EXPORTER_OTLP_HEADERS…).
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().url().optional(),
+  OTEL_TRACES_EXPORTER: z.string().optional(),
+  OTEL_SERVICE_NAME: z.string().min(1).optional(),
   // Days an audit event is kept; older ones are purged (the only delete the audit table allows).
   GUICHET_AUDIT_RETENTION_DAYS: z.coerce.number().int().positive().default(365),
 });

@@ -17,19 +17,22 @@ import {
 } from "./setup.mjs";
 
 const chromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+// The real Prometheus server scrapes a test instance (tests/api/observability-metrics.test.ts).
+const prometheus = process.env.PROMETHEUS_PATH ?? "/usr/bin/prometheus";
 
-function ensureChromium() {
-  if (existsSync(chromium)) return;
+/** A Debian package the tests run for real: installed as root (CI), otherwise named. */
+function ensureDebianPackage(binary, pkg, purpose, variable) {
+  if (existsSync(binary)) return;
   if (!isRoot() || !commandExists("apt-get")) {
     console.error(
-      `Chromium is missing at ${chromium}: install Debian's package (sudo apt-get install -y chromium) or set CHROMIUM_PATH.`,
+      `${pkg} is missing at ${binary}: install Debian's package (sudo apt-get install -y ${pkg}) or set ${variable}.`,
     );
     process.exit(1);
   }
-  step("Installing Debian's chromium for the browser tests");
+  step(`Installing Debian's ${pkg} for ${purpose}`);
   for (const args of [
     ["update", "-qq"],
-    ["install", "-y", "-qq", "chromium"],
+    ["install", "-y", "-qq", pkg],
   ]) {
     const result = spawnSync("apt-get", args, {
       stdio: "inherit",
@@ -41,7 +44,8 @@ function ensureChromium() {
 
 checkNodeVersion();
 ensureDependencies();
-ensureChromium();
+ensureDebianPackage(chromium, "chromium", "the browser tests", "CHROMIUM_PATH");
+ensureDebianPackage(prometheus, "prometheus", "the metrics test", "PROMETHEUS_PATH");
 ensurePrismaClients();
 mkdirSync(path.join(root, "test-results"), { recursive: true });
 

@@ -15,6 +15,7 @@ import { emitRunEvent, toolCallCompleted } from "./events";
 import { callModel, ModelFailure } from "./model-call";
 import { modelTools, toolMessageContent } from "./prompt";
 import { failUnexpectedly, RunState } from "./run-state";
+import { inRunSpan } from "@/lib/observability/spans";
 
 // The loop of a managed run. The model is one more untrusted caller: each tool
 // call it makes goes through the dispatcher, exactly as a client's
@@ -90,11 +91,20 @@ function clientCallRefusal(tool: ClientToolDefinition, args: unknown): ToolEnvel
  * `stored`: the caller's own write just stored `messages` and made the run active, so the first model
  * call needs no save before it.
  */
-export async function driveManagedRun(
+export function driveManagedRun(
   run: RunRow,
   messages: Message[],
   settings: LoopSettings,
   options: { stored?: boolean } = {},
+): Promise<RunRow> {
+  return inRunSpan(run, () => driveLoop(run, messages, settings, options));
+}
+
+async function driveLoop(
+  run: RunRow,
+  messages: Message[],
+  settings: LoopSettings,
+  options: { stored?: boolean },
 ): Promise<RunRow> {
   // A resumed run goes on counting from the usage stored before its pause.
   const usage = RunUsage.nullable().catch(null).parse(run.usage);

@@ -6,6 +6,7 @@ import { providerClient } from "@/lib/models/providers";
 import { UrlNotAllowedError } from "@/lib/net/ssrf";
 import { env } from "@/lib/env";
 import type { RunFailure } from "@/lib/runs/schemas";
+import { inModelSpan } from "@/lib/observability/spans";
 
 // One model call of a managed run, and the typed failure it becomes when the
 // provider does not answer properly. Messages from the provider are cut short:
@@ -135,7 +136,11 @@ async function streamedTurn(
   };
 }
 
-export async function callModel(request: ModelRequest): Promise<ModelTurn> {
+export function callModel(request: ModelRequest): Promise<ModelTurn> {
+  return inModelSpan(request.route, () => callProvider(request));
+}
+
+async function callProvider(request: ModelRequest): Promise<ModelTurn> {
   const client = sharedClient(request.route);
   const started = performance.now();
   const params: CompletionParams = {

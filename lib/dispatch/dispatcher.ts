@@ -26,6 +26,8 @@ import { executorFor, searchSettings } from "./availability";
 import { findEngineDirective } from "./directives";
 import { cutsInFlight, ExecutionFailure, executeUnderContract } from "./execution";
 import { recordCall } from "./record";
+import { noteRateLimited } from "@/lib/observability/metrics";
+import { inToolSpan } from "@/lib/observability/spans";
 import { argumentsSchemaFor, writePath, type WriteOutcome } from "./write-path";
 
 // The dispatcher: the only way a tool executes. In this order — run state and
@@ -120,6 +122,7 @@ async function admitCall(run: RunRow): Promise<string> {
   if (status !== "active") throw new ToolError("CANCELLED", `The run is ${status}: it accepts no more tool calls.`);
   const refusal = await takeCallSlot(run.organizationId, run.id);
   if (refusal) {
+    noteRateLimited(refusal.scope === "run" ? "run" : "organization");
     throw new ToolError(
       "RATE_LIMITED",
       `Too many tool calls for this ${refusal.scope === "run" ? "run" : "organization"}; retry in ${Math.ceil(refusal.retryAfterMs / 1000)} s.`,
@@ -200,7 +203,11 @@ export function validateOutput(contract: Contract, result: unknown): unknown {
 }
 
 /** Dispatches one tool call of a run and answers the tool envelope. A run of another organization is 404. */
-export async function dispatchToolCall(request: ToolCallRequest): Promise<ToolEnvelope> {
+export function dispatchToolCall(request: ToolCallRequest): Promise<ToolEnvelope> {
+  return inToolSpan(request.runId, () => dispatch(request));
+}
+
+async function dispatch(request: ToolCallRequest): Promise<ToolEnvelope> {
   const given = request.run;
   const run =
     given && given.id === request.runId && given.organizationId === request.organizationId

@@ -5,6 +5,7 @@ import { insertStepWithCounters } from "@/lib/db/step-record";
 import { stepRow, type StepRecord } from "@/lib/runs/steps";
 import type { RunDriver } from "@/lib/runs/driver";
 import type { RunRow } from "@/lib/runs/service";
+import { noteToolCall, noteValidationError, type ToolCallNote } from "@/lib/observability/spans";
 import { counterRow, type TelemetryEvent } from "@/lib/telemetry/service";
 import { parseToolName } from "./arguments";
 import type { ToolEnvelope } from "./dispatcher";
@@ -43,8 +44,11 @@ export async function recordCall(record: CallRecord): Promise<void> {
   const tool = contract?.key ?? "";
   const version = contract?.version ?? 0;
   const events: TelemetryEvent[] = [{ metric: "call", tool, version, code: code ?? "ok" }];
-  if (code && VALIDATION_CODES.has(code))
+  if (code && VALIDATION_CODES.has(code)) {
     events.push({ metric: "validation_error", tool, version, code, field: field ?? "" });
+    noteValidationError(code, field);
+  }
+  noteToolCall(observed(record));
   if (code === "INVALID_OUTPUT") events.push({ metric: "output_error", tool, version, code });
   // Conflicts and unknown outcomes are counted by the operation that settles them (lib/operations/service.ts),
   // not per envelope: a replayed answer or a suspended run's refused call is not a new one.
@@ -81,6 +85,33 @@ export async function recordCall(record: CallRecord): Promise<void> {
     retries: record.retries,
     arguments_sha256: record.argumentsSha256,
   });
+}
+
+/** What the trace and the metrics keep of a call: its tool, its outcome and the proposal it is about. */
+function observed({ contract, envelope, stepId, durationMs }: CallRecord): ToolCallNote {
+  const evidence = envelope.ok
+    ? (envelope.evidence as { proposal_id?: unknown; proposal?: { id?: unknown } | null })
+    : {};
+  const committed = typeof evidence.proposal_id === "string" ? evidence.proposal_id : null;
+  const previewed = typeof evidence.proposal?.id === "string" ? evidence.proposal.id : null;
+  const refused = envelope.ok ? null : envelope.error;
+  return {
+    tool: contract ? { key: contract.key, version: contract.version, effect: contract.effect } : null,
+    stepId,
+    errorCode: refused?.code ?? null,
+    errorField: refused?.field ?? null,
+    decision: refused
+      ? refused.code === "APPROVAL_REQUIRED"
+        ? "pending_approval"
+        : "refused"
+      : committed
+        ? "committed"
+        : previewed
+          ? "proposed"
+          : "executed",
+    proposalId: refused?.proposal_id ?? committed ?? previewed,
+    durationMs,
+  };
 }
 
 async function writeStepAndCounters(record: StepRecord, events: TelemetryEvent[]): Promise<void> {

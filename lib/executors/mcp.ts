@@ -2,7 +2,9 @@ import { createHash } from "node:crypto";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { pinnedFetch } from "@/lib/net/pinned-fetch";
+import { pinnedFetch, type PinnedFetch } from "@/lib/net/pinned-fetch";
+import { inMcpClientSpan } from "@/lib/observability/spans";
+import { withTraceHeaders } from "@/lib/observability/tracing";
 import { UrlNotAllowedError, type UrlPolicy } from "@/lib/net/ssrf";
 import { truncateText } from "./native/upstream";
 import { ToolError } from "./errors";
@@ -42,7 +44,7 @@ async function connectedClient(target: McpCallTarget, signal: AbortSignal): Prom
       const client = new Client({ name: "guichet", version: "0.1.0" });
       const transport = new StreamableHTTPClientTransport(new URL(target.url), {
         // Each request is checked under the SSRF rules and connects only to the checked address.
-        fetch: pinnedFetch(target.net),
+        fetch: tracedFetch(pinnedFetch(target.net)),
         reconnectionOptions: {
           maxReconnectionDelay: 1000,
           initialReconnectionDelay: 100,
@@ -58,6 +60,11 @@ async function connectedClient(target: McpCallTarget, signal: AbortSignal): Prom
     pending.catch(() => clients.delete(key));
   }
   return pending;
+}
+
+/** The transport's fetch, carrying the active trace's headers (nothing when tracing is off). */
+function tracedFetch(fetch: PinnedFetch): PinnedFetch {
+  return (url, init) => fetch(url, withTraceHeaders(init));
 }
 
 function forget(target: McpCallTarget): void {
@@ -82,11 +89,19 @@ export async function callMcpTool(
   let result: CallToolResult;
   try {
     const client = await connectedClient(target, options.signal);
-    result = (await client.request(
-      { method: "tools/call", params: { name: target.tool, arguments: args as Record<string, unknown> } },
-      CallToolResultSchema,
-      { signal: options.signal, timeout: options.timeoutMs },
-    )) as CallToolResult;
+    // The trace goes on to the server in `_meta` (the MCP convention) and in the HTTP headers.
+    result = await inMcpClientSpan(
+      target,
+      async (meta) =>
+        (await client.request(
+          {
+            method: "tools/call",
+            params: { name: target.tool, arguments: args as Record<string, unknown>, ...(meta ? { _meta: meta } : {}) },
+          },
+          CallToolResultSchema,
+          { signal: options.signal, timeout: options.timeoutMs },
+        )) as CallToolResult,
+    );
   } catch (error) {
     const failure = transportFailure(error, options.signal);
     if (failure.code === "UPSTREAM_ERROR" || failure.code === "TOOL_UNAVAILABLE") forget(target);

@@ -13,6 +13,7 @@ import { withIdempotency } from "./idempotency";
 import { enforceRateLimit } from "./rate-limit";
 import { parseInput } from "./validation";
 import { assertDeclaredAnswer, checkAnswers } from "./declared-answer";
+import { inRequestSpan } from "@/lib/observability/spans";
 
 export interface HandlerInput<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> {
   params: z.infer<P>;
@@ -123,7 +124,7 @@ export function handle<P extends z.ZodType, Q extends z.ZodType, B extends z.Zod
   endpoint: Endpoint<P, Q, B, R>,
   handler: (input: HandlerInput<P, Q, B>) => Promise<HandlerResult<z.input<R>>>,
 ) {
-  return (request: Request, context: RouteContext): Promise<Response> =>
+  const answer = (request: Request, context: RouteContext): Promise<Response> =>
     // One read of the cache versions for the whole request (lib/db/changes.ts).
     withinRequest(async () => {
       const requestId = newId("req");
@@ -157,4 +158,7 @@ export function handle<P extends z.ZodType, Q extends z.ZodType, B extends z.Zod
       response.headers.set("x-request-id", requestId);
       return response;
     });
+  // The request's span and metrics, by route template (lib/observability).
+  return (request: Request, context: RouteContext): Promise<Response> =>
+    inRequestSpan(request, endpoint.path, () => answer(request, context));
 }

@@ -4,6 +4,7 @@ import { db } from "@/lib/db";
 import { env } from "@/lib/env";
 import { principalId, type Principal } from "@/lib/auth/principal";
 import { takeToken } from "@/lib/limits/lease";
+import { noteRateLimited } from "@/lib/observability/metrics";
 import { ApiError } from "./errors";
 
 export interface LimitDecision {
@@ -76,5 +77,8 @@ export function rateLimited(retryAfterMs: number, message = "Too many requests."
 /** The per-caller API limit (per key, or per signed-in member). */
 export async function enforceRateLimit(principal: Principal): Promise<void> {
   const decision = await hit(`api:${principalId(principal)}`, env.GUICHET_RATE_LIMIT_PER_MINUTE, 60_000);
-  if (!decision.allowed) throw rateLimited(decision.retryAfterMs);
+  if (!decision.allowed) {
+    noteRateLimited("api");
+    throw rateLimited(decision.retryAfterMs);
+  }
 }

@@ -4,6 +4,7 @@ import { provider } from "@/lib/db";
 import { embeddedBackend } from "./embedded";
 import { pgBossBackend } from "./pg-boss";
 import { JOB_DEFAULTS, type EnqueueOptions, type JobBackend, type JobHandler } from "./types";
+import { inJobSpan, JOB_TRACE_KEY, withJobTrace } from "@/lib/observability/spans";
 
 export type { EnqueueOptions, JobHandler, JobInfo } from "./types";
 
@@ -35,7 +36,7 @@ export function createJobQueue(): JobQueue {
   return {
     async enqueue(name, data, options = {}) {
       checkName(name);
-      return (await open()).enqueue(name, data, {
+      return (await open()).enqueue(name, withJobTrace(data), {
         startAfter: options.startAfter ?? new Date(),
         singletonKey: options.singletonKey ?? null,
         retryLimit: options.retryLimit ?? JOB_DEFAULTS.retryLimit,
@@ -46,7 +47,10 @@ export function createJobQueue(): JobQueue {
       checkName(name);
       if (registered.has(name)) throw new Error(`Job ${name} already has a handler`);
       registered.add(name);
-      await (await open()).work(name, handler as JobHandler<never>);
+      // A job continues the trace of the request that enqueued it (when tracing is on).
+      const traced: typeof handler = (data, job) =>
+        inJobSpan(name, (data as Record<string, unknown>)[JOB_TRACE_KEY], () => handler(data, job));
+      await (await open()).work(name, traced as JobHandler<never>);
     },
     async stop() {
       const opened = backend;

@@ -17,6 +17,7 @@ import { cancelMcpCall, trackMcpCall } from "./cancellation";
 import { internalErrorData, ProtocolError } from "./http";
 import { listRunResources, readRunResource } from "./resources";
 import { callRunTool, listRunTools, type CommitRoute } from "./tools";
+import { inMcpServerSpan } from "@/lib/observability/spans";
 
 // The SDK server of one request of one session: a fresh low-level `Server`
 // whose handlers read the session's run. Nothing is kept between requests (the
@@ -120,10 +121,12 @@ export function buildSessionServer(run: RunRow | null, options: SessionServerOpt
             }, PROGRESS_INTERVAL_MS);
       const tracked = trackMcpCall(run.id, extra.requestId);
       try {
-        return await callRunTool(run, request.params.name, request.params.arguments, {
-          consoleOrigin: options.consoleOrigin,
-          signal: tracked.signal,
-        });
+        return await inMcpServerSpan("tools/call", request.params.name, request.params._meta, () =>
+          callRunTool(run, request.params.name, request.params.arguments, {
+            consoleOrigin: options.consoleOrigin,
+            signal: tracked.signal,
+          }),
+        );
       } finally {
         tracked.done();
         if (timer) clearInterval(timer);

@@ -10,6 +10,7 @@ import { decryptSecret } from "@/lib/mcp/secrets";
 import { privateOriginsFor } from "@/lib/net/origin-grants";
 import { pinnedFetch } from "@/lib/net/pinned-fetch";
 import { modelsForOrganization } from "./service";
+import { withTraceHeaders } from "@/lib/observability/tracing";
 
 // Where a model's calls go. Each model names its provider (`mistral`,
 // `anthropic`…); the operator configures providers by environment. A provider
@@ -166,6 +167,7 @@ export function providerClient(
     apiKey: route.apiKey ?? "none",
     timeout: timeoutMs,
     maxRetries,
-    fetch: (url, init) => pinned(url instanceof Request ? url.url : url, init),
+    // The run's trace goes on to the provider (W3C traceparent), when tracing is on.
+    fetch: (url, init) => pinned(url instanceof Request ? url.url : url, withTraceHeaders(init)),
   });
 }

@@ -15,6 +15,7 @@ import { countTelemetry, type TelemetryMetric } from "@/lib/telemetry/service";
 
 import { operationStatuses } from "./schemas";
 import { recordOperationUnknown } from "@/lib/webhooks/events";
+import { noteSettled } from "@/lib/observability/metrics";
 
 export { operationStatuses };
 export type OperationStatus = (typeof operationStatuses)[number];
@@ -108,12 +109,9 @@ export async function recordSuccess(
 async function countSettled(tx: DbOrTx, operation: OperationRow, metric: TelemetryMetric, code: string): Promise<void> {
   // Stored as key@version; a name that does not parse is counted as written, under version 0.
   const parsed = parseToolName(operation.tool);
-  await countTelemetry(
-    operation.organizationId,
-    [{ metric, tool: parsed?.key ?? operation.tool, version: parsed?.version ?? 0, code }],
-    new Date(),
-    tx,
-  );
+  const events = [{ metric, tool: parsed?.key ?? operation.tool, version: parsed?.version ?? 0, code }];
+  await countTelemetry(operation.organizationId, events, new Date(), tx);
+  noteSettled(events);
 }
 
 /** A final refusal or failure: nothing was written, the proposal stays unconsumed. */

@@ -22,6 +22,7 @@ import {
 import { assertCommittable, assertRunKeepsItsAgent, loadProposalForCommit } from "./commit-checks";
 import { idempotencyKeyFor } from "./idempotency-key";
 import type { ProposalRow } from "./service";
+import { inCommitSpan } from "@/lib/observability/spans";
 
 // The commit: the arguments come from the stored proposal, the
 // idempotency key from Guichet (run + proposal + tool), one writer per target
@@ -150,7 +151,11 @@ async function waitForTurn(
 }
 
 /** Commits an approved proposal: the only way a write reaches a service. */
-export async function commitProposal(call: WriteCall, proposalId: string): Promise<WriteOutcome> {
+export function commitProposal(call: WriteCall, proposalId: string): Promise<WriteOutcome> {
+  return inCommitSpan(proposalId, call.contract, () => commitOnce(call, proposalId));
+}
+
+async function commitOnce(call: WriteCall, proposalId: string): Promise<WriteOutcome> {
   const { run, contract } = call;
   const proposal = await loadProposalForCommit(run.id, run.organizationId, proposalId, contract);
   const key = idempotencyKeyFor(run.id, proposal.id, contract);

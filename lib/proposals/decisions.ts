@@ -13,6 +13,8 @@ import { isoOffset } from "@/lib/time";
 import { getProposal, markExpired, storedPolicy, type ProposalRow } from "./service";
 import { effectiveStatus } from "./state";
 import { recordProposalMoved } from "@/lib/webhooks/events";
+import { noteDecision } from "@/lib/observability/metrics";
+import { inDecisionSpan } from "@/lib/observability/spans";
 
 // Approvals by people: a signed-in member whose role the rule names,
 // who is not the one who asked, approving the exact hash they were shown,
@@ -174,6 +176,7 @@ async function decide(approver: Approver, proposalId: string, decision: Decision
   await countTelemetry(approver.organizationId, [
     { metric: "approval_decision", tool: proposal.tool, version: proposal.toolVersion, code: decision.kind },
   ]);
+  noteDecision(decision.kind, proposal.createdAt);
   await traceDecision(proposal, approver, decision);
   const decided = await getProposal(approver.organizationId, proposal.id);
   if (decided.status !== "pending") {
@@ -211,12 +214,14 @@ export function approveProposal(
   argumentsSha256: string,
   note?: string,
 ): Promise<ProposalRow> {
-  return decide(approver, proposalId, { kind: "approve", argumentsSha256, note });
+  return inDecisionSpan(proposalId, "approve", () =>
+    decide(approver, proposalId, { kind: "approve", argumentsSha256, note }),
+  );
 }
 
 /** POST /v1/proposals/{id}/refuse — one refusal ends the proposal; its reason goes back to the agent. */
 export function refuseProposal(approver: Approver, proposalId: string, reason: string): Promise<ProposalRow> {
-  return decide(approver, proposalId, { kind: "refuse", reason });
+  return inDecisionSpan(proposalId, "refuse", () => decide(approver, proposalId, { kind: "refuse", reason }));
 }
 
 /** One line of a batch: the proposal as decided, or why this one was not. */

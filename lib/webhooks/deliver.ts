@@ -9,6 +9,7 @@ import { pinnedFetch } from "@/lib/net/pinned-fetch";
 import { UrlNotAllowedError } from "@/lib/net/ssrf";
 import { approverMail, type ApprovalPayload } from "./approver-mail";
 import { openWebhookSecret, signedHeaders } from "./secret";
+import { noteDelivery } from "@/lib/observability/metrics";
 
 // Sends the outbox's due deliveries. Each is claimed by a conditional update
 // (still pending, same attempt count, no live claim) before anything is sent,
@@ -95,6 +96,7 @@ async function deliverOne(id: string, attempts: number): Promise<boolean> {
     log("error", "outbox.delivery_error", { delivery: id, error: error instanceof Error ? error.name : "Error" });
     outcome = { ok: false, retry: true, error: "internal_error", statusCode: null, durationMs: null };
   }
+  noteDelivery(delivery.channel, outcome.ok);
   await settle(delivery, outcome);
   return true;
 }

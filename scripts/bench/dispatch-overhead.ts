@@ -12,6 +12,7 @@ import { openerOf } from "@/lib/runs/driver";
 import { createRun } from "@/lib/runs/service";
 import { dispatchToolCall } from "@/lib/proposals/dispatch";
 import { searchSettings } from "@/lib/dispatch/availability";
+import { untraced } from "@/lib/observability/tracing";
 
 // The dispatcher's own cost, in process: N calls of an executor made directly
 // (what a tool costs anyway) against N calls of the same tool through
@@ -75,9 +76,17 @@ async function compare(
 
 /** Times `calculate` (and `get_customer` through MCP when `crmUrl` is given) called directly and through the dispatcher. */
 export async function measureDispatchOverhead(
-  options: { iterations?: number; crmUrl?: string } = {},
+  options: {
+    iterations?: number;
+    crmUrl?: string;
+    /** "untraced": the reference is the same dispatched call with tracing off, not the executor alone. */
+    versus?: "direct" | "untraced";
+  } = {},
 ): Promise<OverheadFigures[]> {
   const iterations = options.iterations ?? 200;
+  // Either the executor alone, or the same dispatched call with tracing off (alternating with the traced one).
+  const reference = (direct: () => Promise<unknown>, dispatched: () => Promise<unknown>) =>
+    options.versus === "untraced" ? () => untraced(dispatched) : direct;
   const organizationId = newId("org");
   await db.organization.create({
     data: { id: organizationId, slug: `bench-${organizationId.slice(-10)}`, name: "Bench", planId: "pro" },
@@ -120,7 +129,10 @@ export async function measureDispatchOverhead(
       await compare(
         "calculate",
         iterations,
-        () => calculate.execute(expression, { ...context, signal: new AbortController().signal }),
+        reference(
+          () => calculate.execute(expression, { ...context, signal: new AbortController().signal }),
+          () => dispatchToolCall({ organizationId, runId: run.id, driver, tool: "calculate", arguments: expression }),
+        ),
         () => dispatchToolCall({ organizationId, runId: run.id, driver, tool: "calculate", arguments: expression }),
       ),
     );
@@ -136,7 +148,10 @@ export async function measureDispatchOverhead(
         await compare(
           "get_customer (MCP)",
           iterations,
-          () => callMcpTool(target, args, { signal: new AbortController().signal, timeoutMs: 10_000 }),
+          reference(
+            () => callMcpTool(target, args, { signal: new AbortController().signal, timeoutMs: 10_000 }),
+            () => dispatchToolCall({ organizationId, runId: run.id, driver, tool: mcpKey!, arguments: args }),
+          ),
           () => dispatchToolCall({ organizationId, runId: run.id, driver, tool: mcpKey!, arguments: args }),
         ),
       );

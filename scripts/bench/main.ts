@@ -61,8 +61,10 @@ async function measure(baseUrl: string, request: BenchRequest, duration = DURATI
 interface DatabaseFigures {
   endpoints: { name: string; ratio: number; p50: number }[];
   dispatcher: { tool: string; overhead_p50_ms: number }[];
+  /** What OpenTelemetry tracing adds to the dispatcher's overhead (p50 ms). */
+  tracing: { tool: string; added_p50_ms: number }[];
 }
-const figures: DatabaseFigures = { endpoints: [], dispatcher: [] };
+const figures: DatabaseFigures = { endpoints: [], dispatcher: [], tracing: [] };
 const FIGURES_LINE = "BENCH_FIGURES ";
 
 async function main() {
@@ -126,6 +128,7 @@ async function main() {
     }
     if (!only || "managed runs".includes(only)) await managedRunMeasures(stack, demoKey);
     if (!only) await inProcessMeasures(stack);
+    if (!only || "tracing".includes(only)) await tracingMeasures(stack);
   } finally {
     await stop();
   }
@@ -190,6 +193,19 @@ async function compareDatabases() {
       );
       console.log(`| ${tool} | ${cells.join(" | ")} |`);
     }
+  }
+  printTracingSummary(names, results, title);
+}
+
+function printTracingSummary(names: string[], results: Map<string, DatabaseFigures>, title: (d: string) => string) {
+  const first = results.get(names[0]);
+  if (!first?.tracing?.length) return;
+  console.log(
+    `\n| added by tracing, p50 ms | ${names.map(title).join(" | ")} |\n|---|${names.map(() => "---|").join("")}`,
+  );
+  for (const { tool } of first.tracing) {
+    const cells = names.map((d) => String(results.get(d)?.tracing.find((e) => e.tool === tool)?.added_p50_ms ?? "–"));
+    console.log(`| ${tool} | ${cells.join(" | ")} |`);
   }
 }
 
@@ -256,6 +272,24 @@ async function inProcessMeasures(stack: TestStack) {
     `\nContention: ${c.concurrent_commits} concurrent commits of one approved proposal → ${c.succeeded} ok (${c.replayed} replayed), ${c.operations} operation(s), effects in CRM Acme: ${c.effects} (must be 1), ${c.wall_ms} ms wall`,
   );
   if (c.effects !== 1) process.exitCode = 1;
+}
+
+async function tracingMeasures(stack: TestStack) {
+  await import("@/lib/proposals/dispatch");
+  const { measureTracingOverhead } = await import("./tracing-overhead");
+  const { figures: traced, spans } = await measureTracingOverhead({
+    iterations: Number(process.env.BENCH_ITERATIONS ?? 200),
+    crmUrl: stack.crmUrl,
+  });
+  console.log(
+    `\nDispatcher overhead with OpenTelemetry tracing off and on (OTLP/HTTP to a local receiver: ${spans} spans received)\n`,
+  );
+  console.log("| tool | dispatched p50 ms, tracing off | dispatched p50 ms, tracing on | added by tracing p50 ms |");
+  console.log("|---|---|---|---|");
+  for (const f of traced) {
+    console.log(`| ${f.tool} | ${f.off_p50_ms} | ${f.on_p50_ms} | ${f.added_p50_ms} |`);
+    figures.tracing.push({ tool: f.tool, added_p50_ms: f.added_p50_ms });
+  }
 }
 
 main().catch((error) => {
