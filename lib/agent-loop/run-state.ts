@@ -18,13 +18,7 @@ import {
   type HeldRunEvent,
 } from "./events";
 import { INSTANCE_ID, leaseUntil, NO_LEASE } from "./lease";
-import {
-  moveActiveRun,
-  saveProgressOnDriver,
-  type HeldRows,
-  type StatusDetails,
-  type StatusEventType,
-} from "./store";
+import { moveActiveRun, saveProgressOnDriver, type HeldRows, type StatusDetails, type StatusEventType } from "./store";
 
 // A managed run's state between its steps, as the loop (./loop.ts) keeps it:
 // the conversation, the usage so far and the events it holds, and the one way
@@ -127,7 +121,12 @@ export class RunState {
   async save(extra: Prisma.RunUpdateManyMutationInput = {}): Promise<boolean> {
     await injectedFault(this.run);
     const data = { ...this.progress(), leaseExpiresAt: leaseUntil(), ...extra };
-    const where = { id: this.run.id, organizationId: this.run.organizationId, status: "active", leaseOwner: INSTANCE_ID };
+    const where = {
+      id: this.run.id,
+      organizationId: this.run.organizationId,
+      status: "active",
+      leaseOwner: INSTANCE_ID,
+    };
     const saved = await this.withHeld(async (rows) => {
       const onDriver = saveProgressOnDriver(this.run, data, rows);
       if (onDriver !== null) return onDriver;

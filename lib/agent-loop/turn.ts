@@ -101,7 +101,13 @@ async function redispatch(
   const proposal = await db.proposal.findFirst({ where: { id: proposalId, organizationId: run.organizationId } });
   const status = proposal ? proposalStatus(proposal) : null;
   // Approved (its commit may have been in flight) or consumed: the commit by proposal id decides by its key.
-  return status === "approved" || status === "consumed" ? dispatch({ proposal_id: proposalId }) : first;
+  if (status !== "approved" && status !== "consumed") return first;
+  for (;;) {
+    const commit = await dispatch({ proposal_id: proposalId });
+    // The stopped instance's lock on the target lapses on its own: wait for it rather than answer a refusal.
+    if (commit.ok || commit.error.code !== "RATE_LIMITED" || signal.aborted) return commit;
+    await new Promise((resolve) => setTimeout(resolve, commit.error.retry_after_ms ?? 1_000));
+  }
 }
 
 export interface TurnContext {
@@ -185,7 +191,5 @@ export function openTurn(messages: OpenAI.Chat.ChatCompletionMessageParam[]): Fu
   const answered = new Set(
     messages.slice(last + 1).flatMap((message) => (message.role === "tool" ? [message.tool_call_id] : [])),
   );
-  return answer.tool_calls.filter(
-    (call): call is FunctionCall => call.type === "function" && !answered.has(call.id),
-  );
+  return answer.tool_calls.filter((call): call is FunctionCall => call.type === "function" && !answered.has(call.id));
 }

@@ -24,7 +24,11 @@ export const POST = handle(createRunEndpoint, async ({ principal, body, request 
   if (body.wait !== undefined && body.input === undefined)
     throw streamRefusal("wait", "requires_input", "`wait` needs `input`: only a managed run runs in the background.");
   if (body.wait !== undefined && body.stream)
-    throw streamRefusal("wait", "not_with_stream", "`wait` answers the run once it pauses or ends; a stream already does.");
+    throw streamRefusal(
+      "wait",
+      "not_with_stream",
+      "`wait` answers the run once it pauses or ends; a stream already does.",
+    );
   if (body.stream && request.headers.has("idempotency-key"))
     throw streamRefusal(
       "Idempotency-Key",
