@@ -9,6 +9,7 @@ import { INSTANCE_ID } from "./lease";
 import { driveManagedRun, type LoopSettings } from "./loop";
 import { failUnexpectedly } from "./run-state";
 import { loopSettingsFor } from "./start";
+import { freeStoppedCommit } from "./turn";
 
 // Where a managed run's loop runs: never inside the request that started it.
 // `launch` starts the loop in this process, detached; `takeOverRun` goes on
@@ -58,6 +59,7 @@ export async function takeOverRun(ref: { id: string; organizationId: string }): 
     if (held.success) {
       // Decided before the resume claimed the run: settled, whatever happened since.
       const proposals = (await approvalsSettled(run.organizationId, held.data.calls)) ?? new Map();
+      for (const proposal of proposals.values()) await freeStoppedCommit(run, proposal.id);
       launch(row, messages, settings, { stored: true, recover: true, held: { calls: held.data.calls, proposals } });
     } else launch(row, messages, settings, { stored: true, recover: true });
   } catch (error) {

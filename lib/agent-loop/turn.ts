@@ -7,6 +7,7 @@ import { db } from "@/lib/db";
 import { dispatchToolCall, type ToolEnvelope } from "@/lib/proposals/dispatch";
 import { effectiveStatus as proposalStatus } from "@/lib/proposals/state";
 import { parseToolName } from "@/lib/dispatch/arguments";
+import { releaseOperationLock } from "@/lib/limits/write-lock";
 import { openerOf } from "@/lib/runs/driver";
 import type { RequiredAction } from "@/lib/runs/schemas";
 import { capabilitySetOf, type RunRow } from "@/lib/runs/service";
@@ -74,6 +75,27 @@ async function frozenContract(run: RunRow, tool: string) {
   return (await findContract(run.organizationId, entry.key, entry.version))?.contract ?? null;
 }
 
+/**
+ * The stopped instance's commit of the proposal may still hold its target's lock (it lapses only after twice
+ * the tool's timeout): freed, so the commit's status check runs now rather than after a refusal.
+ */
+export async function freeStoppedCommit(run: Pick<RunRow, "id" | "organizationId">, proposalId: string) {
+  const proposal = await db.proposal.findFirst({
+    where: { id: proposalId, organizationId: run.organizationId, runId: run.id },
+    select: { id: true, targetType: true, targetId: true },
+  });
+  if (!proposal) return;
+  const target =
+    proposal.targetType && proposal.targetId
+      ? { organizationId: run.organizationId, type: proposal.targetType, id: proposal.targetId }
+      : { organizationId: run.organizationId, type: "proposal", id: proposal.id };
+  const sent = await db.operation.findMany({
+    where: { organizationId: run.organizationId, runId: run.id, proposalId, status: "running" },
+    select: { id: true },
+  });
+  for (const operation of sent) await releaseOperationLock(target, operation.id);
+}
+
 /** Dispatches a call again after a takeover, under the rules above. */
 async function redispatch(
   run: RunRow,
@@ -102,6 +124,7 @@ async function redispatch(
   const status = proposal ? proposalStatus(proposal) : null;
   // Approved (its commit may have been in flight) or consumed: the commit by proposal id decides by its key.
   if (status !== "approved" && status !== "consumed") return first;
+  await freeStoppedCommit(run, proposalId);
   for (;;) {
     const commit = await dispatch({ proposal_id: proposalId });
     // The stopped instance's lock on the target lapses on its own: wait for it rather than answer a refusal.
