@@ -121,62 +121,74 @@ describe("a managed run whose instance is killed", () => {
     },
   );
 
-  it(
-    "while a commit is in flight: the status protocol decides, the write is never sent again",
-    { timeout: 240_000 },
-    async () => {
-      await resetCrm();
-      const policies = await api("/v1/policies", { as: { key: key() } });
-      const allow = await api("/v1/policies", {
-        method: "PUT",
-        json: {
-          rules: [
-            { id: "durable-suspension", match: { tools: ["mcp_*_suspend_invoice_delivery"] }, decision: "allow" },
-            ...policies.body.data.rules,
-          ],
-          base_version: policies.body.data.version,
-        },
-        as: await setup.tenant.as("admin"),
-      });
-      expect(allow.status).toBe(200);
-      await crmFaults({ hold_writes: true });
-      const suspend = {
-        name: setup.crm.key("suspend_invoice_delivery"),
-        arguments: { customer_id: "C-2001", invoice_ids: ["INV-2001-001"] },
-      };
-      const s = await script([{ tool_calls: [suspend] }, { text: "Suspendu." }]);
-      const runId = (await startRun(s.marker, second!.baseUrl)).body.data.id as string;
-      await until(async () => (await crmHeld()) === 1, "the commit held by CRM Acme");
-      await second!.crash();
-      // The held write goes through at CRM Acme after its sender died: only its status can tell.
-      await crmFaults({ hold_writes: false });
-      const done = await until(
-        async () => {
-          const run = await runOf(runId);
-          return run.status === "completed" ? run : null;
-        },
-        "the takeover to settle the commit",
-        120_000,
-      );
-      expect(done.output.text).toBe("Suspendu.");
-      const operations = await crmOperationsOf(runId);
-      expect(operations).toEqual([expect.objectContaining({ status: "succeeded" })]);
-      const stored = await (await testDb()).operation.findMany({ where: { runId } });
-      expect(stored).toEqual([
-        expect.objectContaining({ status: "succeeded", idempotencyKey: operations[0].idempotency_key }),
-      ]);
-      // The answer the model got came from the status tool, not from a second send.
-      const [request] = (await scriptRecord(simBaseUrl, s.id)).requests.slice(-1);
-      const answer = JSON.parse(String(request.messages.find((m) => m.role === "tool")!.content));
-      expect(answer.evidence).toMatchObject({ recovered_by: "status" });
-      await api("/v1/policies", {
-        method: "PUT",
-        json: { rules: policies.body.data.rules, base_version: allow.body.data.version },
-        as: await setup.tenant.as("admin"),
-      });
-      second = await startSecond();
-    },
-  );
+  // Released before the takeover, the held write went through: the status says success. Kept held, the status
+  // finds nothing yet: the operation is unknown and escalated — and CRM Acme never gets a second request.
+  for (const releasedFirst of [true, false])
+    it(
+      `while a commit is in flight (write ${releasedFirst ? "applied" : "still held"}): the status protocol decides, never a second send`,
+      { timeout: 240_000 },
+      async () => {
+        await resetCrm();
+        const policies = await api("/v1/policies", { as: { key: key() } });
+        const allow = await api("/v1/policies", {
+          method: "PUT",
+          json: {
+            rules: [
+              { id: "durable-suspension", match: { tools: ["mcp_*_suspend_invoice_delivery"] }, decision: "allow" },
+              ...policies.body.data.rules,
+            ],
+            base_version: policies.body.data.version,
+          },
+          as: await setup.tenant.as("admin"),
+        });
+        expect(allow.status).toBe(200);
+        await crmFaults({ hold_writes: true });
+        const suspend = {
+          name: setup.crm.key("suspend_invoice_delivery"),
+          arguments: { customer_id: "C-2001", invoice_ids: ["INV-2001-001"] },
+        };
+        const s = await script([{ tool_calls: [suspend] }, { text: "Suspendu." }]);
+        const runId = (await startRun(s.marker, second!.baseUrl)).body.data.id as string;
+        await until(async () => (await crmHeld()) === 1, "the commit held by CRM Acme");
+        await second!.crash();
+        if (releasedFirst) await crmFaults({ hold_writes: false });
+        const db = await testDb();
+        const settled = await until(
+          async () => {
+            const [operation] = await db.operation.findMany({ where: { runId } });
+            return operation && operation.status !== "running" && operation.status !== "queued" ? operation : null;
+          },
+          "the takeover to settle the commit by its status",
+          120_000,
+        );
+        if (releasedFirst) {
+          expect(settled.status).toBe("succeeded");
+          const done = await until(async () => {
+            const run = await runOf(runId);
+            return run.status === "completed" ? run : null;
+          }, "the run to complete");
+          expect(done.output.text).toBe("Suspendu.");
+        } else {
+          expect(settled.status).toBe("unknown");
+          // The one request CRM Acme got is still the first one, held: nothing was sent again.
+          expect(await crmHeld()).toBe(1);
+          await crmFaults({ hold_writes: false });
+        }
+        const operations = await until(async () => {
+          const rows = await crmOperationsOf(runId);
+          return rows.length ? rows : null;
+        }, "CRM Acme to record the write");
+        expect(operations).toEqual([
+          expect.objectContaining({ status: "succeeded", idempotency_key: settled.idempotencyKey }),
+        ]);
+        await api("/v1/policies", {
+          method: "PUT",
+          json: { rules: policies.body.data.rules, base_version: allow.body.data.version },
+          as: await setup.tenant.as("admin"),
+        });
+        second = await startSecond();
+      },
+    );
 
   it("keeps a stream's event ids without gaps or repeats across the takeover", { timeout: 240_000 }, async () => {
     await resetCrm();
