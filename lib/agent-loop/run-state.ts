@@ -18,7 +18,14 @@ import {
   type HeldRunEvent,
 } from "./events";
 import { INSTANCE_ID, leaseUntil, NO_LEASE } from "./lease";
-import { moveActiveRun, saveProgressOnDriver, type HeldRows, type StatusDetails, type StatusEventType } from "./store";
+import {
+  moveActiveRun,
+  saveProgressAsRecord,
+  saveProgressOnDriver,
+  type HeldRows,
+  type StatusDetails,
+  type StatusEventType,
+} from "./store";
 
 // A managed run's state between its steps, as the loop (./loop.ts) keeps it:
 // the conversation, the usage so far and the events it holds, and the one way
@@ -121,6 +128,10 @@ export class RunState {
   async save(extra: Prisma.RunUpdateManyMutationInput = {}): Promise<boolean> {
     await injectedFault(this.run);
     const data = { ...this.progress(), leaseExpiresAt: leaseUntil(), ...extra };
+    // The statements written by hand store SQL NULL where Prisma takes its DbNull marker.
+    const columns = Object.fromEntries(
+      Object.entries(data).map(([column, value]) => [column, value === Prisma.DbNull ? null : value]),
+    );
     const where = {
       id: this.run.id,
       organizationId: this.run.organizationId,
@@ -128,8 +139,9 @@ export class RunState {
       leaseOwner: INSTANCE_ID,
     };
     const saved = await this.withHeld(async (rows) => {
-      const onDriver = saveProgressOnDriver(this.run, data, rows);
-      if (onDriver !== null) return onDriver;
+      const written =
+        saveProgressOnDriver(this.run, columns, rows) ?? (await saveProgressAsRecord(this.run, columns, rows));
+      if (written !== null) return written;
       const update = () => db.run.updateMany({ where, data });
       if (!rows.length) return (await update()).count === 1;
       const [moved] = await db.$transaction([update(), db.runEvent.createMany({ data: rows })]);

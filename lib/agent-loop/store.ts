@@ -1,6 +1,12 @@
 import "server-only";
 import { db, type Prisma } from "@/lib/db";
-import { sqliteTransaction, USE_PRISMA, type DriverStatement, type SqliteTransaction } from "@/lib/db/driver";
+import {
+  recordRows,
+  sqliteTransaction,
+  USE_PRISMA,
+  type DriverStatement,
+  type SqliteTransaction,
+} from "@/lib/db/driver";
 import type { RunRow } from "@/lib/runs/service";
 import { subscribesTo } from "@/lib/webhooks/outbox";
 import { recordRunStatus } from "@/lib/webhooks/events";
@@ -81,6 +87,50 @@ function updateRun(
     ],
   };
   return tx.run(statement);
+}
+
+/**
+ * A step's progress on PostgreSQL, as a record (lib/db/driver.ts): one statement on the records' connections,
+ * without waiting for the WAL flush — a commit visible to every instance at once, which a takeover reads; only
+ * a crash of the database server itself could lose the last one, and then the step is redone from the one
+ * before (a write still never goes twice: its proposal and operation are ordinary commits). Null: use Prisma.
+ */
+export async function saveProgressAsRecord(
+  run: Pick<RunRow, "id" | "organizationId">,
+  data: Record<string, unknown>,
+  held: readonly EventRow[],
+): Promise<boolean | null> {
+  const columns = Object.keys(data);
+  const values: unknown[] = [];
+  const param = (value: unknown, cast = "") => `$${values.push(value)}${cast}`;
+  const sets = columns.map((column) => {
+    const value = data[column];
+    if (value === null) return `"${column}" = NULL`;
+    return RUN_JSON_COLUMNS.has(column)
+      ? `"${column}" = ${param(JSON.stringify(value), "::jsonb")}`
+      : `"${column}" = ${param(value)}`;
+  });
+  const now = new Date();
+  const events = held.map(
+    (row) =>
+      `(${param(row.runId)}, ${param(row.seq)}, ${param(row.organizationId)}, ${param(row.type)}, ${param(JSON.stringify(row.data), "::jsonb")}, ${param(now, "::timestamp")})`,
+  );
+  const update = `UPDATE "Run" SET ${[...sets, `"updatedAt" = ${param(now, "::timestamp")}`].join(", ")}
+    WHERE "id" = ${param(run.id)} AND "organizationId" = ${param(run.organizationId)} AND "status" = 'active' AND "leaseOwner" = ${param(INSTANCE_ID)}
+    RETURNING "id"`;
+  // The events are stored even when the run stopped meanwhile (as on SQLite): their tool calls did run.
+  const sql = events.length
+    ? `WITH "held" AS (INSERT INTO "RunEvent" ("runId", "seq", "organizationId", "type", "data", "createdAt") VALUES ${events.join(", ")}) ${update}`
+    : update;
+  try {
+    const rows = await recordRows<{ id: string }>({ sql, values });
+    return rows === null ? null : rows.length === 1;
+  } catch (error) {
+    // An event number taken meanwhile: the caller renumbers from the database, as after Prisma's P2002.
+    if ((error as { code?: unknown }).code === "23505")
+      throw Object.assign(new Error("event seq taken"), { code: "P2002" });
+    throw error;
+  }
 }
 
 /**
