@@ -43,6 +43,9 @@ const EnvSchema = z.object({
   GUICHET_RUN_RETENTION_DAYS: z.coerce.number().int().positive().max(3650).default(30),
   // Model calls a managed run may make before it fails with max_steps_exceeded.
   GUICHET_RUN_MAX_STEPS: z.coerce.number().int().positive().max(200).default(20),
+  // How long an executing managed run's lease holds without a heartbeat: another instance takes the run over
+  // this long after its instance died. The heartbeat renews it every third of it; the sweep looks as often.
+  GUICHET_RUN_LEASE_MS: z.coerce.number().int().min(1_000).max(600_000).default(15_000),
   // Console sessions (seconds): the longest a sign-in lasts, and how long it may go unused before it ends.
   GUICHET_SESSION_MAX_AGE: z.coerce
     .number()

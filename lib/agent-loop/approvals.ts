@@ -101,18 +101,25 @@ export async function approvalsSettled(organizationId: string, held: HeldCall[])
  * The answer to each held call, in the order the model made them: an approved proposal is committed
  * now through the dispatcher (its step, its operation, its idempotency key), the others are refusals.
  */
+export type SettledProposals = NonNullable<Awaited<ReturnType<typeof approvalsSettled>>>;
+
+/**
+ * `recovered`: answered again by the instance that took the run over (./takeover.ts); a proposal already
+ * consumed may be this run's own commit, made before the stop: the commit by its key answers what it did.
+ */
 export async function answersFor(
   run: { id: string; organizationId: string; apiKeyId: string | null; memberId: string | null },
   held: HeldCall[],
-  proposals: NonNullable<Awaited<ReturnType<typeof approvalsSettled>>>,
+  proposals: SettledProposals,
   signal: AbortSignal,
+  recovered = false,
 ): Promise<{ tool_call_id: string; content: string }[]> {
   const answers: { tool_call_id: string; content: string }[] = [];
   for (const call of held) {
     const proposal = proposals.get(call.proposal_id);
     const status = proposal ? proposalStatus(proposal) : "expired";
     let content: string;
-    if (proposal && status === "approved") {
+    if (proposal && (status === "approved" || (recovered && status === "consumed"))) {
       // The commit is reported under the held call's id: the call the model made gets its outcome now.
       const startedAt = performance.now();
       const ref = { id: call.tool_call_id, name: proposal.tool };

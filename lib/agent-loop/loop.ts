@@ -4,26 +4,27 @@ import type { ClientToolDefinition } from "@/lib/agents/schemas";
 import { checkAgainst } from "@/lib/contracts/schema";
 import { env } from "@/lib/env";
 import type { ModelRoute } from "@/lib/models/providers";
-import { dispatchToolCall, type ToolEnvelope } from "@/lib/proposals/dispatch";
+import { Prisma } from "@/lib/db";
 import { trackCall } from "@/lib/runs/active-calls";
-import { openerOf } from "@/lib/runs/driver";
-import { RunUsage, type RequiredAction } from "@/lib/runs/schemas";
+import { RunUsage } from "@/lib/runs/schemas";
 import { getRun, type RunRow } from "@/lib/runs/service";
 import { traceModelRequest } from "@/lib/traces/record";
-import { pendingProposalOf, scheduleResumes, type HeldCall } from "./approvals";
-import { emitRunEvent, toolCallCompleted } from "./events";
+import { answersFor, type HeldCall, type SettledProposals } from "./approvals";
+import { emitRunEvent } from "./events";
+import { holdLease } from "./lease";
 import { callModel, ModelFailure } from "./model-call";
-import { modelTools, toolMessageContent } from "./prompt";
+import { modelTools } from "./prompt";
 import { failUnexpectedly, RunState } from "./run-state";
 import { inRunSpan } from "@/lib/observability/spans";
+import { openTurn, runTurn, type TurnContext } from "./turn";
 
 // The loop of a managed run. The model is one more untrusted caller: each tool
 // call it makes goes through the dispatcher, exactly as a client's
 // POST /v1/runs/{run}/tool_calls, and its envelope goes back as third-party
 // content. Bounded by a number of model calls, the run's time budget and the
 // run's own deadline; the run's status is read before each model call, so a
-// cancel stops it between steps (and aborts the call in flight in this process).
-//
+// cancel stops it between steps, and the lease's heartbeat aborts the call in
+// flight on whichever instance executes the run (./lease.ts).
 //
 // What the run keeps between steps — its conversation, usage and held events —
 // and how it leaves `active` is ./run-state.ts.
@@ -37,16 +38,6 @@ export interface LoopSettings {
 }
 
 type Message = OpenAI.Chat.ChatCompletionMessageParam;
-
-const NOT_RUN_WHILE_WAITING = JSON.stringify({
-  untrusted_content: null,
-  error: {
-    code: "NOT_EXECUTED",
-    message: "Not run: another call of this turn waits for people's approval. Call it again once the run goes on.",
-    retryable: true,
-    field: null,
-  },
-});
 
 const NOT_JSON = Symbol("not JSON");
 function parseJson(text: string): unknown {
@@ -71,21 +62,6 @@ function clientFunctionTool(tool: ClientToolDefinition): OpenAI.Chat.ChatComplet
   };
 }
 
-/** A client tool's arguments are checked against its `parameters` before the API client ever sees them. */
-function clientCallRefusal(tool: ClientToolDefinition, args: unknown): ToolEnvelope | null {
-  const violation = checkAgainst(tool.parameters, args, "lenient");
-  if (!violation) return null;
-  return {
-    ok: false,
-    error: {
-      code: "INVALID_ARGUMENTS",
-      message: `Invalid arguments for ${tool.name} at ${violation.field || "/"}: ${violation.message}.`,
-      retryable: false,
-      field: violation.field || null,
-    },
-  };
-}
-
 /**
  * Runs the loop until the run completes, fails or stops being active; answers the run as stored then.
  * `stored`: the caller's own write just stored `messages` and made the run active, so the first model
@@ -95,28 +71,50 @@ export function driveManagedRun(
   run: RunRow,
   messages: Message[],
   settings: LoopSettings,
-  options: { stored?: boolean } = {},
+  options: DriveOptions = {},
 ): Promise<RunRow> {
   return inRunSpan(run, () => driveLoop(run, messages, settings, options));
+}
+
+interface DriveOptions {
+  stored?: boolean;
+  /** Taken over from a stopped instance (./takeover.ts): the open turn's calls go on under its rules. */
+  recover?: boolean;
+  /** Resumed after people decided: the held calls to answer first. */
+  held?: { calls: HeldCall[]; proposals: SettledProposals };
 }
 
 async function driveLoop(
   run: RunRow,
   messages: Message[],
   settings: LoopSettings,
-  options: { stored?: boolean },
+  options: DriveOptions,
 ): Promise<RunRow> {
   // A resumed run goes on counting from the usage stored before its pause.
   const usage = RunUsage.nullable().catch(null).parse(run.usage);
   const state = new RunState(run, messages, usage, options.stored === true);
   const tracked = trackCall(run.id);
+  const lease = holdLease(run);
   const budgetMs = Math.min(env.GUICHET_MANAGED_RUN_TIMEOUT_MS, run.expiresAt.getTime() - Date.now());
   const budget = AbortSignal.timeout(Math.max(budgetMs, 1));
-  const signal = AbortSignal.any([tracked.signal, budget]);
+  const signal = AbortSignal.any([tracked.signal, budget, lease.signal]);
   const deadline = Date.now() + budgetMs;
   try {
     const tools = [...(await modelTools(run)), ...settings.clientTools.map(clientFunctionTool)];
     const clientTools = new Map(settings.clientTools.map((tool) => [tool.name, tool]));
+    const context: TurnContext = { run, state, clientTools, signal };
+    if (options.held) {
+      // The answers of the calls held for people, the approved ones committed; stored with the held calls cleared.
+      const answers = await answersFor(run, options.held.calls, options.held.proposals, signal, options.recover);
+      for (const answer of answers) state.messages.push({ role: "tool", ...answer });
+      if (!(await state.save({ pendingApproval: Prisma.DbNull }))) return getRun(run.organizationId, run.id);
+    } else if (options.recover) {
+      // Taken over: the calls of the last stored answer without a stored result (./turn.ts says how each goes on).
+      const open = openTurn(state.messages);
+      const parsed = open.map((call) => parseJson(call.function.arguments || "{}"));
+      if (open.length && (await runTurn(context, open, parsed, true)) === "stopped")
+        return getRun(run.organizationId, run.id);
+    }
     let malformedRetried = false;
     let outputRetried = false;
     for (let step = 0; step < env.GUICHET_RUN_MAX_STEPS; step += 1) {
@@ -149,56 +147,9 @@ async function driveLoop(
           continue;
         }
         state.messages.push({ role: "assistant", content: turn.message.content ?? null, tool_calls: calls });
-        const pending: RequiredAction["tool_calls"] = [];
-        const held: HeldCall[] = [];
-        for (const [index, call] of calls.entries()) {
-          const client = clientTools.get(call.function.name);
-          const startedAt = performance.now();
-          await state.record("tool_call.started", {
-            tool_call_id: call.id,
-            tool: call.function.name,
-            client: !!client,
-          });
-          if (client) {
-            const refusal = clientCallRefusal(client, parsed[index]);
-            if (refusal) {
-              state.messages.push({ role: "tool", tool_call_id: call.id, content: toolMessageContent(refusal) });
-              await state.record(
-                "tool_call.completed",
-                toolCallCompleted({ id: call.id, name: call.function.name }, refusal, startedAt),
-              );
-            } else pending.push({ id: call.id, name: call.function.name, arguments: parsed[index] });
-            continue;
-          }
-          const envelope = await dispatchToolCall({
-            organizationId: run.organizationId,
-            runId: run.id,
-            // Guichet moves a managed run on for whoever opened it.
-            driver: openerOf(run),
-            tool: call.function.name,
-            arguments: parsed[index],
-            signal,
-          });
-          await state.record(
-            "tool_call.completed",
-            toolCallCompleted({ id: call.id, name: call.function.name }, envelope, startedAt),
-          );
-          // A write waiting for people: the model hears about it once they decided (approvals.ts).
-          const proposalId = pendingProposalOf(envelope);
-          if (proposalId) held.push({ tool_call_id: call.id, proposal_id: proposalId });
-          else state.messages.push({ role: "tool", tool_call_id: call.id, content: toolMessageContent(envelope) });
-        }
-        if (held.length) {
-          // Client calls of the same turn are not handed out: the run cannot wait for both at once.
-          for (const call of pending)
-            state.messages.push({ role: "tool", tool_call_id: call.id, content: NOT_RUN_WHILE_WAITING });
-          if (await state.waitForApproval({ calls: held })) await scheduleResumes(run.organizationId, run.id, held);
-          return getRun(run.organizationId, run.id);
-        }
-        if (pending.length) {
-          await state.pause({ tool_calls: pending });
-          return getRun(run.organizationId, run.id);
-        }
+        // Stored before any call is made: a takeover goes on with these calls, never asks the model again.
+        if (!(await state.save())) return getRun(run.organizationId, run.id);
+        if ((await runTurn(context, calls, parsed)) === "stopped") return getRun(run.organizationId, run.id);
         continue;
       }
       const text = turn.message.content ?? "";
@@ -240,6 +191,7 @@ async function driveLoop(
     await state.finish({ status: "failed", failure });
     return getRun(run.organizationId, run.id);
   } finally {
+    lease.release();
     tracked.done();
   }
 }

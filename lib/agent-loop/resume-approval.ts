@@ -1,13 +1,11 @@
 import "server-only";
 import type OpenAI from "openai";
 import { z } from "zod";
-import { db, Prisma } from "@/lib/db";
-import { env } from "@/lib/env";
-import { trackCall } from "@/lib/runs/active-calls";
+import { db } from "@/lib/db";
 import { effectiveStatus, runSelect } from "@/lib/runs/service";
-import { answersFor, approvalsSettled, PendingApproval } from "./approvals";
+import { approvalsSettled, PendingApproval } from "./approvals";
+import { takenLease } from "./lease";
 import { driveManagedRun } from "./loop";
-import { failUnexpectedly } from "./run-state";
 import { loopSettingsFor } from "./start";
 
 // The resume job of a run in requires_approval (JOBS.resumeRun). Any instance
@@ -40,31 +38,16 @@ export async function resumeWaitingRun(data: { organizationId: string; runId: st
   if (!proposals) return;
   // A missing provider throws here, before the claim: the job is retried and the run keeps waiting.
   const settings = await loopSettingsFor(organizationId, run.agentId, run.modelId);
+  // The held calls stay on the run until their answers are stored: a takeover answers them again.
   const claimed = await db.run.updateMany({
     where: { id: run.id, organizationId, status: "requires_approval", expiresAt: { gt: new Date() } },
-    data: { status: "active", pendingApproval: Prisma.DbNull },
+    data: { status: "active", ...takenLease() },
   });
   if (claimed.count === 0) return;
-  const active = { ...run, status: "active", pendingApproval: null };
-  const messages = Messages.parse(run.transcript ?? []);
-  const tracked = trackCall(run.id);
-  try {
-    const signal = AbortSignal.any([
-      tracked.signal,
-      AbortSignal.timeout(
-        Math.max(1, Math.min(env.GUICHET_MANAGED_RUN_TIMEOUT_MS, run.expiresAt.getTime() - Date.now())),
-      ),
-    ]);
-    const answers = await answersFor(run, pending.data.calls, proposals, signal);
-    for (const answer of answers) messages.push({ role: "tool", ...answer });
-  } catch (error) {
-    // A commit's own failure is an envelope; reaching here is Guichet's fault, and the run must not stay active.
-    await failUnexpectedly(active, error);
-    return;
-  } finally {
-    tracked.done();
-  }
-  await driveManagedRun(active, messages, settings);
+  const active = { ...run, status: "active" };
+  await driveManagedRun(active, Messages.parse(run.transcript ?? []), settings, {
+    held: { calls: pending.data.calls, proposals },
+  });
 }
 
 /** Runs left in requires_approval whose proposals are all settled (a resume lost with a crashed process): resumed. */

@@ -7,6 +7,7 @@ import { assertDrives, type RunDriver } from "@/lib/runs/driver";
 import { RequiredAction, type ToolOutputsBody } from "@/lib/runs/schemas";
 import { effectiveStatus, getRun, type RunRow } from "@/lib/runs/service";
 import { emitRunEvent } from "./events";
+import { takenLease } from "./lease";
 import { driveManagedRun } from "./loop";
 import { loopSettingsFor } from "./start";
 
@@ -71,7 +72,12 @@ export async function submitToolOutputs(
   }
   const claimed = await db.run.updateMany({
     where: { id: run.id, organizationId, status: "requires_action", expiresAt: { gt: new Date() } },
-    data: { status: "active", requiredAction: Prisma.DbNull, transcript: messages as unknown as Prisma.InputJsonArray },
+    data: {
+      status: "active",
+      requiredAction: Prisma.DbNull,
+      transcript: messages as unknown as Prisma.InputJsonArray,
+      ...takenLease(),
+    },
   });
   if (claimed.count === 0)
     throw new ApiError("run_not_waiting", "This run was resumed by another request: it waits for no tool output.", {

@@ -17,21 +17,29 @@ import {
   knownNextSeq,
   type HeldRunEvent,
 } from "./events";
-import { moveActiveRun, type HeldRows, type StatusDetails, type StatusEventType } from "./store";
+import { INSTANCE_ID, leaseUntil, NO_LEASE } from "./lease";
+import {
+  moveActiveRun,
+  saveProgressAsRecord,
+  saveProgressOnDriver,
+  type HeldRows,
+  type StatusDetails,
+  type StatusEventType,
+} from "./store";
 
 // A managed run's state between its steps, as the loop (./loop.ts) keeps it:
 // the conversation, the usage so far and the events it holds, and the one way
 // it leaves `active` (paused for a client's outputs or for people, completed,
 // failed).
 //
-// A step's own cost is mostly its database writes: each is a commit, and
-// Prisma compiles each query with its values, the whole conversation included.
-// So the conversation is written at pauses and ends (in their status
-// transaction) and otherwise at most every SAVE_EVERY_MS, and the tool-call
-// events of a run nobody streams are held and stored with that write, in one
-// transaction. A streamed run's events are stored as they happen: its reader
-// shows them live. Held events are stored before a pause's or end's own event,
-// so the numbering keeps the order.
+// The conversation is stored after each model answer that calls tools and
+// after each tool result (`save`), with the events held since the last write
+// and the renewed lease, in one transaction: a run taken over by another
+// instance (./takeover.ts) goes on from there, so no tool result is lost and
+// none is stored twice. Every write is fenced by the lease: a loop that lost
+// its run (cancelled, taken over) writes nothing more. A streamed run's events
+// are stored as they happen: its reader shows them live. Held events are
+// stored before a pause's or end's own event, so the numbering keeps the order.
 
 type Message = OpenAI.Chat.ChatCompletionMessageParam;
 
@@ -42,17 +50,20 @@ const INTERNAL_FAILURE: RunFailure = {
 };
 
 /**
- * How often a running loop writes its conversation (and a non-streamed run's events): a crash leaves the
- * run with its conversation as of a step at most this old, which nothing resumes (an active run's loop is
- * not taken over; it expires). Pauses and ends always write everything, in their status transaction.
+ * Test stacks only (GUICHET_TEST_STACK=1): a run whose metadata asks for it meets a real database error
+ * when it stores its first tool result, so the suites see what an unexpected error does to a run.
  */
-const SAVE_EVERY_MS = 1_000;
+async function injectedFault(run: RunRow): Promise<void> {
+  if (process.env.GUICHET_TEST_STACK !== "1") return;
+  const metadata = run.metadata as Record<string, unknown> | null;
+  if (metadata?.guichet_test_fault === "store_error") await db.$queryRawUnsafe('SELECT 1 FROM "NoSuchTable"');
+}
 
 export class RunState {
   readonly usage: RunUsage;
   private held: HeldRunEvent[] = [];
-  /** When the conversation was last written: by the caller just before the loop, or by `checkpoint`. */
-  private savedAt: number;
+  /** How many messages of the conversation are stored: by the caller just before the loop, or by `save`. */
+  private savedLength: number;
   constructor(
     readonly run: RunRow,
     readonly messages: Message[],
@@ -60,7 +71,7 @@ export class RunState {
     stored: boolean,
   ) {
     this.usage = usage ?? { input_tokens: 0, output_tokens: 0, model_calls: [] };
-    this.savedAt = stored ? performance.now() : -Infinity;
+    this.savedLength = stored ? messages.length : -1;
   }
 
   addUsage(call: RunUsage["model_calls"][number]): void {
@@ -102,36 +113,51 @@ export class RunState {
     };
   }
 
-  /** The run's status read again: on the driver when it can (no Prisma query machinery), else through Prisma. */
-  private async stillActive(): Promise<boolean> {
+  /** The run's status and lease read again: on the driver when it can, else through Prisma. */
+  private async stillOurs(): Promise<boolean> {
     const where = { id: this.run.id, organizationId: this.run.organizationId };
-    const select = { status: true, expiresAt: true } as const;
+    const select = { status: true, expiresAt: true, leaseOwner: true } as const;
     const state = await findFirstOnDriver("Run", select, where, () => db.run.findFirst({ where, select }));
-    return state !== null && effectiveStatus(state) === "active";
+    return state !== null && effectiveStatus(state) === "active" && state.leaseOwner === INSTANCE_ID;
   }
 
   /**
-   * Before a model call: false when the run is no longer active (cancelled, expired). The conversation
-   * so far and the held events are written at most every SAVE_EVERY_MS; in between, the run's status
-   * is only read (no commit, no conversation to compile into a query).
+   * Stores the conversation, the usage and the held events, and renews the lease, in one transaction; `extra`
+   * columns go with them. False when the run is no longer active or no longer this instance's: the loop stops.
    */
-  async checkpoint(): Promise<boolean> {
+  async save(extra: Prisma.RunUpdateManyMutationInput = {}): Promise<boolean> {
+    await injectedFault(this.run);
+    const data = { ...this.progress(), leaseExpiresAt: leaseUntil(), ...extra };
+    // The statements written by hand store SQL NULL where Prisma takes its DbNull marker.
+    const columns = Object.fromEntries(
+      Object.entries(data).map(([column, value]) => [column, value === Prisma.DbNull ? null : value]),
+    );
     const where = {
       id: this.run.id,
       organizationId: this.run.organizationId,
       status: "active",
-      expiresAt: { gt: new Date() },
+      leaseOwner: INSTANCE_ID,
     };
-    if (performance.now() - this.savedAt < SAVE_EVERY_MS) return this.stillActive();
-    const update = () => db.run.updateMany({ where, data: this.progress() });
     const saved = await this.withHeld(async (rows) => {
-      if (!rows.length) return update();
-      // The events are stored even when the run stopped meanwhile: their tool calls did run.
+      const written =
+        saveProgressOnDriver(this.run, columns, rows) ?? (await saveProgressAsRecord(this.run, columns, rows));
+      if (written !== null) return written;
+      const update = () => db.run.updateMany({ where, data });
+      if (!rows.length) return (await update()).count === 1;
       const [moved] = await db.$transaction([update(), db.runEvent.createMany({ data: rows })]);
-      return moved;
+      return moved.count === 1;
     });
-    this.savedAt = performance.now();
-    return saved.count === 1;
+    this.savedLength = this.messages.length;
+    return saved && new Date() < this.run.expiresAt;
+  }
+
+  /**
+   * Before a model call: false when the run is no longer active (cancelled, expired) or no longer this
+   * instance's. A conversation that grew since the last write is stored first; otherwise only read.
+   */
+  async checkpoint(): Promise<boolean> {
+    if (this.messages.length !== this.savedLength || this.held.length) return this.save();
+    return this.stillOurs();
   }
 
   /** Waits for the API client's outputs of its client tools (POST /v1/runs/{run}/tool_outputs resumes). */
@@ -181,7 +207,7 @@ export class RunState {
     details: StatusDetails = {},
   ): Promise<boolean> {
     const moved = await this.withHeld((rows, nextSeq) =>
-      moveActiveRun(this.run, { ...data, ...this.progress() }, rows, nextSeq, type, event, details),
+      moveActiveRun(this.run, { ...data, ...this.progress(), ...NO_LEASE }, rows, nextSeq, type, event, details),
     );
     if (moved) announceRunEvent(this.run.id);
     return moved;
@@ -205,7 +231,7 @@ export async function failUnexpectedly(run: RunRow, error: unknown, state?: RunS
   const end = (rows: HeldRows, nextSeq?: number) =>
     moveActiveRun(
       run,
-      { status: "failed", failure: INTERNAL_FAILURE as unknown as Prisma.InputJsonObject },
+      { status: "failed", failure: INTERNAL_FAILURE as unknown as Prisma.InputJsonObject, ...NO_LEASE },
       rows,
       nextSeq,
       "run.failed",
@@ -215,10 +241,18 @@ export async function failUnexpectedly(run: RunRow, error: unknown, state?: RunS
   let ended;
   try {
     ended = state ? await state.withHeld(end) : await end([]);
-  } catch (error) {
-    // The held events may be what the database refused: the run ends without them.
-    if (!state) throw error;
-    ended = await end([]);
+  } catch {
+    try {
+      // The held events may be what the database refused: the run ends without them.
+      ended = await end([]);
+    } catch {
+      // Not even its event could be stored: the run still leaves `active`, with its failure, never held behind.
+      const moved = await db.run.updateMany({
+        where: { id: run.id, organizationId: run.organizationId, status: "active", leaseOwner: INSTANCE_ID },
+        data: { status: "failed", failure: INTERNAL_FAILURE as unknown as Prisma.InputJsonObject, ...NO_LEASE },
+      });
+      ended = moved.count === 1;
+    }
   }
   if (ended) announceRunEvent(run.id);
 }

@@ -9,8 +9,9 @@ import { modelRouteFor } from "@/lib/models/providers";
 import type { RunCreateBody, RunUsage } from "@/lib/runs/schemas";
 import { assertRunnable, createRun, runAgentSelect, type RunRow } from "@/lib/runs/service";
 import type { RunWarning } from "@/lib/runs/capabilities";
-import { driveManagedRun, type LoopSettings } from "./loop";
+import type { LoopSettings } from "./loop";
 import { firstRunEvent, heldEventsStored } from "./events";
+import { takenLease } from "./lease";
 import { systemMessage } from "./prompt";
 import { storeOpening } from "./store";
 
@@ -97,6 +98,8 @@ export async function prepareManagedRun(
     stream: body.stream === true,
     transcript: messages as unknown as Prisma.InputJsonArray,
     usage: NO_USAGE as unknown as Prisma.InputJsonObject,
+    // This instance executes the run from now on (./lease.ts); its loop starts right after.
+    ...takenLease(),
   };
   if (!storeOpening(run, opening, created))
     await db.$transaction([
@@ -111,12 +114,4 @@ export async function prepareManagedRun(
     messages,
     settings,
   };
-}
-
-export async function startManagedRun(
-  principal: Principal,
-  body: RunCreateBody & { input: NonNullable<RunCreateBody["input"]> },
-): Promise<{ run: RunRow; warnings: RunWarning[] }> {
-  const { run, warnings, messages, settings } = await prepareManagedRun(principal, body);
-  return { run: await driveManagedRun(run, messages, settings, { stored: true }), warnings };
 }

@@ -1,12 +1,19 @@
 import "server-only";
 import { db, type Prisma } from "@/lib/db";
-import { sqliteTransaction, USE_PRISMA, type DriverStatement, type SqliteTransaction } from "@/lib/db/driver";
+import {
+  recordRows,
+  sqliteTransaction,
+  USE_PRISMA,
+  type DriverStatement,
+  type SqliteTransaction,
+} from "@/lib/db/driver";
 import type { RunRow } from "@/lib/runs/service";
 import { subscribesTo } from "@/lib/webhooks/outbox";
 import { recordRunStatus } from "@/lib/webhooks/events";
 import type { WebhookEventType } from "@/lib/webhooks/schemas";
 import type { RunEventData } from "@/lib/runs/event-schemas";
 import { heldEventRows, storeRunStatusEvent } from "./events";
+import { INSTANCE_ID } from "./lease";
 
 // A managed run's own writes — its opening, its end or pause — on SQLite's
 // connection under Prisma (lib/db/driver.ts), each in one synchronous
@@ -56,25 +63,90 @@ function insertEvents(tx: SqliteTransaction, rows: readonly EventRow[]): void {
     });
 }
 
-/** Sets `data`'s columns (and updatedAt) on the run; with `activeOnly`, only while it is active. Answers the rows changed. */
+/**
+ * Sets `data`'s columns (and updatedAt) on the run; `fenced`, only while it is active and this instance holds
+ * its lease (./lease.ts). Answers the rows changed.
+ */
 function updateRun(
   tx: SqliteTransaction,
   run: Pick<RunRow, "id" | "organizationId">,
   data: Record<string, unknown>,
-  activeOnly: boolean,
+  fenced: boolean,
 ): number {
   const columns = Object.keys(data);
+  const n = columns.length;
   const statement: DriverStatement = {
     sql: `UPDATE "Run" SET ${[...columns, "updatedAt"].map((column, i) => `"${column}" = $${i + 1}`).join(", ")}
-      WHERE "id" = $${columns.length + 2} AND "organizationId" = $${columns.length + 3}${activeOnly ? ` AND "status" = 'active'` : ""}`,
+      WHERE "id" = $${n + 2} AND "organizationId" = $${n + 3}${fenced ? ` AND "status" = 'active' AND "leaseOwner" = $${n + 4}` : ""}`,
     values: [
       ...columns.map((column) => stored(data[column], RUN_JSON_COLUMNS.has(column))),
       new Date(),
       run.id,
       run.organizationId,
+      ...(fenced ? [INSTANCE_ID] : []),
     ],
   };
   return tx.run(statement);
+}
+
+/**
+ * A step's progress on PostgreSQL, as a record (lib/db/driver.ts): one statement on the records' connections,
+ * without waiting for the WAL flush — a commit visible to every instance at once, which a takeover reads; only
+ * a crash of the database server itself could lose the last one, and then the step is redone from the one
+ * before (a write still never goes twice: its proposal and operation are ordinary commits). Null: use Prisma.
+ */
+export async function saveProgressAsRecord(
+  run: Pick<RunRow, "id" | "organizationId">,
+  data: Record<string, unknown>,
+  held: readonly EventRow[],
+): Promise<boolean | null> {
+  const columns = Object.keys(data);
+  const values: unknown[] = [];
+  const param = (value: unknown, cast = "") => `$${values.push(value)}${cast}`;
+  const sets = columns.map((column) => {
+    const value = data[column];
+    if (value === null) return `"${column}" = NULL`;
+    return RUN_JSON_COLUMNS.has(column)
+      ? `"${column}" = ${param(JSON.stringify(value), "::jsonb")}`
+      : `"${column}" = ${param(value)}`;
+  });
+  const now = new Date();
+  const events = held.map(
+    (row) =>
+      `(${param(row.runId)}, ${param(row.seq)}, ${param(row.organizationId)}, ${param(row.type)}, ${param(JSON.stringify(row.data), "::jsonb")}, ${param(now, "::timestamp")})`,
+  );
+  const update = `UPDATE "Run" SET ${[...sets, `"updatedAt" = ${param(now, "::timestamp")}`].join(", ")}
+    WHERE "id" = ${param(run.id)} AND "organizationId" = ${param(run.organizationId)} AND "status" = 'active' AND "leaseOwner" = ${param(INSTANCE_ID)}
+    RETURNING "id"`;
+  // The events are stored even when the run stopped meanwhile (as on SQLite): their tool calls did run.
+  const sql = events.length
+    ? `WITH "held" AS (INSERT INTO "RunEvent" ("runId", "seq", "organizationId", "type", "data", "createdAt") VALUES ${events.join(", ")}) ${update}`
+    : update;
+  try {
+    const rows = await recordRows<{ id: string }>({ sql, values });
+    return rows === null ? null : rows.length === 1;
+  } catch (error) {
+    // An event number taken meanwhile: the caller renumbers from the database, as after Prisma's P2002.
+    if ((error as { code?: unknown }).code === "23505")
+      throw Object.assign(new Error("event seq taken"), { code: "P2002" });
+    throw error;
+  }
+}
+
+/**
+ * A step's progress on SQLite's connection, in one transaction: the events the loop held, then the run's
+ * conversation, usage and lease, only while it is active and this instance's. Null: write through Prisma.
+ */
+export function saveProgressOnDriver(
+  run: Pick<RunRow, "id" | "organizationId">,
+  data: Record<string, unknown>,
+  held: readonly EventRow[],
+): boolean | null {
+  return sqliteTransaction((tx) => {
+    // The events are stored even when the run stopped meanwhile: their tool calls did run.
+    insertEvents(tx, held);
+    return updateRun(tx, run, data, true) === 1;
+  });
 }
 
 /** A new managed run's opening: its model, conversation and usage, and its first event. */
@@ -132,7 +204,8 @@ export type StatusDetails = { failureCode?: string | null; proposals?: string[] 
 /**
  * One transaction moves an active run to a waiting or final status: the events its loop held, the new
  * status with `data`, the webhook event and the stream event after the held ones. False when the run was
- * no longer active (a cancel or an expiry won); the caller announces the event once this committed.
+ * no longer active or no longer this instance's (a cancel, an expiry or a takeover won); the caller
+ * announces the event once this committed.
  */
 export async function moveActiveRun<T extends StatusEventType>(
   run: RunRow,
@@ -151,7 +224,7 @@ export async function moveActiveRun<T extends StatusEventType>(
   return db.$transaction(async (tx) => {
     if (rows.length) await tx.runEvent.createMany({ data: rows });
     const moved = await tx.run.updateMany({
-      where: { id: run.id, organizationId: run.organizationId, status: "active" },
+      where: { id: run.id, organizationId: run.organizationId, status: "active", leaseOwner: INSTANCE_ID },
       data,
     });
     if (moved.count !== 1) return false;

@@ -285,3 +285,12 @@ export async function driverWrite(statements: DriverStatement[]): Promise<boolea
   }
   return false;
 }
+
+/**
+ * One statement on the records' connections (PostgreSQL, see above), answering its rows; null when the
+ * caller must use Prisma (SQLite, not connected yet, or GUICHET_DURABLE_RECORDS=1).
+ */
+export async function recordRows<T>(statement: DriverStatement): Promise<T[] | null> {
+  if (!pg || env.GUICHET_DURABLE_RECORDS === "1") return null;
+  return (await pgRows(await recordsPool(), statement)) as T[];
+}

@@ -5,6 +5,8 @@ export const JOBS = {
   resumeRun: "run.resume",
   /** Finds runs whose approval wait is over but whose resume job was lost (a crash between decision and enqueue). */
   approvalSweep: "run.approval-sweep",
+  /** Claims active managed runs whose instance stopped renewing their lease, and goes on with them. */
+  leaseSweep: "run.lease-sweep",
   /** Deletes the transcripts of runs older than GUICHET_RUN_RETENTION_DAYS. */
   runRetention: "run.retention",
   /** Deletes the audit events older than GUICHET_AUDIT_RETENTION_DAYS. */

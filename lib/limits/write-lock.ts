@@ -74,3 +74,23 @@ export async function withWriteLock<T>(
     await releaseWriteLock(target, holder);
   }
 }
+
+/**
+ * Frees the target's lock when an attempt of `operationId` holds it (holders are `<operation id>:<nonce>`):
+ * for the instance that took over a run whose stopped instance held it. That attempt's write is never sent
+ * again — the commit asks the service's status — so nothing else is let through to the target early.
+ */
+export async function releaseOperationLock(target: WriteLockTarget, operationId: string): Promise<void> {
+  const name = lockName(target);
+  const redis = redisClient();
+  if (redis) {
+    await redis.eval(
+      "local h = redis.call('get', KEYS[1]) if h and string.sub(h, 1, string.len(ARGV[1])) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end",
+      1,
+      `guichet:wl:${name}`,
+      `${operationId}:`,
+    );
+    return;
+  }
+  await db.writeLock.deleteMany({ where: { target: name, holder: { startsWith: `${operationId}:` } } });
+}

@@ -62,7 +62,7 @@ export const createRunEndpoint = defineEndpoint({
   path: "/v1/runs",
   tag: "Runs",
   summary:
-    "Start a run of an agent, with its capability set frozen for the run's life. With `input`, Guichet runs the agent's model (a managed run) and answers the finished run",
+    "Start a run of an agent, with its capability set frozen for the run's life. With `input`, Guichet runs the agent's model in the background (a managed run) and answers at once, or after `wait` seconds at most once the run pauses or ends",
   auth: "both",
   scopes: ["runs:write"],
   body: RunCreateBody,

@@ -33,7 +33,11 @@ export const RunCreateBody = z.strictObject({
   metadata: RunMetadata.optional().meta({ description: "Up to 16 string pairs of your own, returned with the run." }),
   stream: z.boolean().optional().meta({
     description:
-      "With `input`: answer Server-Sent Events (text/event-stream) as the run goes, instead of the finished run; the model's text streams as `message.delta`.",
+      "With `input`: answer Server-Sent Events (text/event-stream) as the run goes, instead of the run as it starts; the model's text streams as `message.delta`.",
+  }),
+  wait: z.number().int().min(0).max(60).optional().meta({
+    description:
+      "With `input`: seconds (at most 60) to wait for the run to pause or end before answering; the run as it stands then. Without it the managed run is answered at once, `active`: it runs in the background.",
   }),
 });
 export type RunCreateBody = z.infer<typeof RunCreateBody>;

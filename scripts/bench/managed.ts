@@ -5,7 +5,9 @@ import type { TestStack } from "../test-stack";
 // A managed run of five read tool calls against model-sim (instant answers),
 // next to the same five calls made client-driven. Guichet's own overhead per
 // model step is the run's total time minus the time its model calls took (as
-// the provider client measured them), divided by the model calls (6).
+// the provider client measured them), divided by the model calls (6). It
+// includes what makes the run durable: the lease taken with the run, the
+// conversation stored after each model answer and each tool result.
 
 const TOOL_CALLS = 5;
 
@@ -35,7 +37,13 @@ export async function measureManagedRuns(stack: TestStack, key: string, iteratio
   for (let i = 0; i < iterations; i += 1) {
     let started = performance.now();
     const run = (
-      await post(stack, key, "/v1/runs", { agent: agent.id, input: "6 × 7, cinq fois ?", instructions: script.marker })
+      await post(stack, key, "/v1/runs", {
+        agent: agent.id,
+        input: "6 × 7, cinq fois ?",
+        instructions: script.marker,
+        // The loop runs in the background; `wait` answers once it ended, woken by the run's last event.
+        wait: 60,
+      })
     ).data as { status: string; usage: { model_calls: { duration_ms: number }[] } };
     const total = performance.now() - started;
     if (run.status !== "completed") throw new Error(`managed run ended ${run.status}`);

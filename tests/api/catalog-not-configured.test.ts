@@ -97,7 +97,7 @@ describe("an instance without GUICHET_SEARCH_URL", () => {
 
   it("does not offer it to a managed run's model", async () => {
     const s = await createScript(simBaseUrl, { turns: [{ text: "Bonjour." }] });
-    const created = await post("/v1/runs", { agent: agentId, input: "Bonjour", instructions: s.marker });
+    const created = await post("/v1/runs", { agent: agentId, input: "Bonjour", instructions: s.marker, wait: 60 });
     expect(created.status).toBe(201);
     expect(created.body.warnings).toEqual([{ code: "tool_unavailable", tool: "web_search", reason: NOT_CONFIGURED }]);
     const [request] = (await scriptRecord(simBaseUrl, s.id)).requests;

@@ -39,6 +39,8 @@ export default async function setup(project: TestProject) {
     GUICHET_RATE_LIMIT_PER_MINUTE: process.env.GUICHET_RATE_LIMIT_PER_MINUTE ?? "100000",
     // The suite's instance serves every route: it loads them all as it starts, as in production.
     GUICHET_PRELOAD_ROUTES: "1",
+    // A managed run's lease: a run whose instance a test kills is taken over within seconds.
+    GUICHET_RUN_LEASE_MS: "3000",
   };
   const crm = await startAcmeCrm({
     port: 0,

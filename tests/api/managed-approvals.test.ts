@@ -61,6 +61,7 @@ async function startRun(marker: string, at?: string, agentId = setup.agentId, ex
     input: "Changez l'adresse de livraison de C-1842 pour Lyon.",
     instructions: marker,
     capabilities: "read_write",
+    ...(extra.stream ? {} : { wait: 60 }),
     ...extra,
   };
   if (extra.stream) {

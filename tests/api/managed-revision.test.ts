@@ -29,7 +29,13 @@ describe("a managed run whose held proposal a person revised", () => {
       ],
     });
     const started = await api("/v1/runs", {
-      json: { agent: setup.agentId, input: "Changez l'adresse.", instructions: s.marker, capabilities: "read_write" },
+      json: {
+        agent: setup.agentId,
+        input: "Changez l'adresse.",
+        instructions: s.marker,
+        capabilities: "read_write",
+        wait: 60,
+      },
       as: { key: setup.tenant.key },
     });
     expect(started.status).toBe(201);

@@ -24,7 +24,13 @@ async function script(turns: ScriptBody["turns"]) {
 /** POST /v1/runs with input; the script is selected by its marker in the call's instructions. */
 async function managedRun(agentId: string, marker: string, body: Record<string, unknown> = {}, tenant = acme) {
   return api("/v1/runs", {
-    json: { agent: agentId, input: "Bonjour", instructions: `Réponds en français. ${marker}`, ...body },
+    json: {
+      agent: agentId,
+      input: "Bonjour",
+      instructions: `Réponds en français. ${marker}`,
+      ...(body.stream ? {} : { wait: 60 }),
+      ...body,
+    },
     as: { key: tenant.key },
   });
 }

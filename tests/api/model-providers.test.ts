@@ -196,7 +196,10 @@ describe("POST /v1/model_providers/{provider}/test", () => {
 
 describe("managed runs use the organization's settings first", () => {
   const run = (agentId: string, marker: string, tenant: Tenant) =>
-    api("/v1/runs", { json: { agent: agentId, input: "Bonjour", instructions: marker }, as: { key: tenant.key } });
+    api("/v1/runs", {
+      json: { agent: agentId, input: "Bonjour", instructions: marker, wait: 60 },
+      as: { key: tenant.key },
+    });
 
   it("a model with no provider anywhere stays 503 and says where to configure it", async () => {
     const fresh = await createTenant("pro");

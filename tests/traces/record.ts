@@ -130,6 +130,8 @@ describe("recording the demo scenarios' traces", () => {
         input: "Changez l'adresse de livraison de C-1842 pour son adresse de Lyon.",
         instructions: script.marker,
         capabilities: "read_write",
+        // The run goes on in the background: answered once it waits for the approval.
+        wait: 60,
       },
       as: { key: tenant.key },
     });
