@@ -33,7 +33,7 @@ export const endpoints: Endpoint[] = [];
 /** Each endpoint's operationId: its export name without `Endpoint` (`createAgentEndpoint` → `createAgent`). */
 export const operationIds = new Map<Endpoint, string>();
 // Export names that are not a verb followed by a noun.
-const renamed: Record<string, string> = { toolCall: "callTool", telemetry: "getTelemetry", putPolicy: "replacePolicy" };
+const renamed: Record<string, string> = { toolCall: "callTool", telemetry: "getTelemetry", putPolicy: "replacePolicy", putShadowPolicy: "replaceShadowPolicy" };
 for (const domain of modules) {
   for (const [name, value] of Object.entries(domain)) {
     if (!isEndpoint(value)) continue;
