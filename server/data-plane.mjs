@@ -104,6 +104,11 @@ export function createDataPlane({ distDir, log = () => undefined }) {
       await listener(req, res);
       return true;
     },
+    /** Loads one route module: a build this plane cannot read stops the server at start, not at a first call. */
+    async check() {
+      if (!routes.length) throw new Error("the build has no /v1 or /mcp route: is it a Guichet build?");
+      await load(routes[0]);
+    },
     /** Loads every route module now (start-up), so no first caller waits for one. */
     async preload() {
       await Promise.all(routes.map(load));

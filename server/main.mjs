@@ -49,6 +49,7 @@ const plane = createDataPlane({ distDir, log });
 // `prepare()`, which starts the background jobs: loading the routes opens their database client, and on
 // SQLite two clients opening write transactions in the same instant can leave one of them locked out.
 if (process.env.GUICHET_PRELOAD_ROUTES !== "0") await plane.preload();
+else await plane.check();
 await app.prepare();
 
 let inFlight = 0;
