@@ -62,8 +62,9 @@ it("finishes every accepted tool call, step written, and refuses new connections
   const burst = Array.from({ length: 8 }, call);
   await new Promise((resolve) => setTimeout(resolve, 1000));
   process.kill(app.pid, "SIGTERM");
-  await new Promise((resolve) => setTimeout(resolve, 200));
-  // The calls are still upstream: the port is already closed to new connections.
+  // Once the server says it is stopping, its port is closed (the same tick); the calls are still upstream.
+  for (let i = 0; i < 100 && !app.log().includes('"event":"server.stopping"'); i++)
+    await new Promise((resolve) => setTimeout(resolve, 20));
   const refused = await fetch(`${app.baseUrl}/api/health`).then(
     () => null,
     (error: { cause?: { code?: string } }) => error.cause?.code,
