@@ -1,6 +1,7 @@
 // npm start — the product on the embedded database with demo data:
 // dependencies, Prisma clients, migrations, seed, the CRM Acme demo connector,
-// a build when sources changed, then `next start` on $PORT (3000).
+// a build when sources changed, then the production server (server/main.mjs: Next for the console,
+// the data plane for agents' bearer calls, one port) on $PORT (3000).
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -117,7 +118,7 @@ orStop(() =>
 ensureBuild();
 
 step(`Starting Guichet on http://localhost:${port} (listening on ${host})`);
-const app = spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", "-H", host, "-p", String(port)], {
+const app = spawn(process.execPath, ["server/main.mjs", "-H", host, "-p", String(port)], {
   cwd: root,
   stdio: ["ignore", "inherit", "inherit"],
   env: {

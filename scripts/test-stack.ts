@@ -3,7 +3,7 @@
 // migrations, demo seed, CRM Acme, model-sim (the provider of Mistral models, with
 // the demo's script for conversations that select none), a SearXNG-compatible
 // search backend for web_search, and
-// `next start` of the production build.
+// the production server (server/main.mjs) on the build.
 // Writes what the tests need to know to $STACK_FILE, cleans up on SIGTERM.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";

@@ -72,6 +72,8 @@ export interface ControlDeps {
   setFaults(f: Faults): void;
   /** How many write calls `hold_writes` is holding right now. */
   heldWrites(): number;
+  /** MCP sessions: how many `initialize` requests arrived, and a way to expire every open session. */
+  sessions: { stats(): Record<string, number>; expire(): number };
 }
 
 async function readJsonObject(req: IncomingMessage, schema: Record<string, unknown>): Promise<Record<string, unknown>> {
@@ -111,6 +113,9 @@ export async function handleControl(req: IncomingMessage, res: ServerResponse, p
       return sendJson(res, 200, { faults: deps.getFaults(), data_reset: body.data === true });
     }
     if (pathname === "/__control/state" && method === "GET") return sendJson(res, 200, deps.store.dumpState());
+    if (pathname === "/__control/sessions" && method === "GET") return sendJson(res, 200, deps.sessions.stats());
+    if (pathname === "/__control/sessions/expire" && method === "POST")
+      return sendJson(res, 200, { expired: deps.sessions.expire() });
     if (pathname === "/__control/held" && method === "GET") return sendJson(res, 200, { writes: deps.heldWrites() });
     const touch = /^\/__control\/customers\/([^/]+)\/touch$/.exec(pathname);
     if (touch && method === "POST") {

@@ -6,10 +6,11 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { handleControl, malform, noFaults, type Faults } from "./faults";
 import { BodyTooLarge, jsonRpcError, readBody, sendJson } from "./http";
+import { SessionTable } from "./sessions";
 import { Store } from "./store";
 import { dispatch, listTools, WRITE_TOOL_NAMES } from "./tools";
 
-// CRM Acme: a real MCP server over Streamable HTTP (stateless, JSON responses).
+// CRM Acme: a real MCP server over Streamable HTTP (stateless by default, JSON responses).
 // It stands for a customer's own system and imports nothing from Guichet.
 
 export interface AcmeCrmOptions {
@@ -22,6 +23,8 @@ export interface AcmeCrmOptions {
   token?: string;
   /** Enables /__control/* (faults, touch, state). Off by default. */
   enableControl?: boolean;
+  /** Stateful: each initialize opens a session (Mcp-Session-Id) that /__control/sessions/expire can drop. Default stateless. */
+  sessions?: boolean;
 }
 
 export interface AcmeCrmServer {
@@ -97,7 +100,7 @@ export async function startAcmeCrm(opts: AcmeCrmOptions): Promise<AcmeCrmServer>
       wakeups.add(release);
     });
 
-  function buildMcpServer(res: ServerResponse): Server {
+  function buildMcpServer(current: { res: ServerResponse | null }): Server {
     const mcp = new Server(
       { name: "acme-crm", title: "CRM Acme", version: "1.0.0" },
       { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
@@ -112,7 +115,7 @@ export async function startAcmeCrm(opts: AcmeCrmOptions): Promise<AcmeCrmServer>
       if (!outcome) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
       if (outcome.committed && faults.cut_after_commit) {
         // The transaction is committed; the caller never hears about it.
-        res.socket?.destroy();
+        current.res?.socket?.destroy();
       }
       if (!outcome.result.isError && faults.malformed_success) return malform(outcome.result);
       return outcome.result;
@@ -120,12 +123,15 @@ export async function startAcmeCrm(opts: AcmeCrmOptions): Promise<AcmeCrmServer>
     return mcp;
   }
 
+  const table = new SessionTable(buildMcpServer);
+
   async function handleMcp(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (opts.token && !bearerMatches(req.headers.authorization, opts.token)) {
       return sendJson(res, 401, jsonRpcError(-32001, "Unauthorized"), {
         "www-authenticate": 'Bearer realm="acme-crm"',
       });
     }
+    if (opts.sessions && req.method !== "POST") return table.handle(req, res, undefined);
     if (req.method !== "POST") {
       // Stateless server: no GET event stream, no session to DELETE.
       return sendJson(res, 405, jsonRpcError(-32000, "Method not allowed."), { allow: "POST" });
@@ -140,7 +146,9 @@ export async function startAcmeCrm(opts: AcmeCrmOptions): Promise<AcmeCrmServer>
     if (faults.status_down && callsTool(body, "get_operation_status")) {
       return sendJson(res, 503, { error: "operation status service unavailable" }, { "retry-after": "1" });
     }
-    const mcp = buildMcpServer(res);
+    table.count(body);
+    if (opts.sessions) return table.handle(req, res, body);
+    const mcp = buildMcpServer({ res });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on("close", () => {
       void transport.close();
@@ -171,6 +179,7 @@ export async function startAcmeCrm(opts: AcmeCrmOptions): Promise<AcmeCrmServer>
           if (!f.hold_writes) for (const release of [...held]) release();
         },
         heldWrites: () => held.size,
+        sessions: table,
       });
     }
     return sendJson(res, 404, { error: "not found" });
@@ -203,6 +212,7 @@ export async function startAcmeCrm(opts: AcmeCrmOptions): Promise<AcmeCrmServer>
       if (closed) return;
       closed = true;
       for (const wake of [...wakeups]) wake();
+      table.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -22,16 +22,20 @@ import { env } from "@/lib/env";
 type SqliteStatement = BetterSqlite3.Statement<unknown[], Record<string, unknown>>;
 export type SqliteConnection = BetterSqlite3.Database;
 
-let sqlite: SqliteConnection | null = null;
-let pg: Pool | null = null;
+// One database client per process (lib/db/index.ts), whichever bundle of the build (the instrumentation
+// hook's, the routes') loads this module: what it captured is kept on the process, for all of them.
+const captured = ((globalThis as Record<symbol, unknown>)[Symbol.for("guichet.dbDriver")] ??= {
+  sqlite: null,
+  pg: null,
+}) as { sqlite: SqliteConnection | null; pg: Pool | null };
 
 /** Called by lib/db/index.ts when Prisma opens its connection (SQLite) or its pool (PostgreSQL). */
 export function captureSqlite(connection: SqliteConnection) {
-  sqlite = connection;
+  captured.sqlite = connection;
   sqliteStatements.clear();
 }
 export function capturePgPool(pool: Pool) {
-  pg = pool;
+  captured.pg = pool;
 }
 
 /** One statement and its values: `$1`, `$2`… in the text, as on PostgreSQL, each once and in order (SQLite gets `?`). */
@@ -177,8 +181,8 @@ export async function driverFirst<T>(statement: DriverStatement, prisma: () => P
  * where Prisma makes other queries wait for it to end).
  */
 export async function driverRows<T>(statement: DriverStatement): Promise<T[] | null> {
-  if (sqlite) return sqlite.inTransaction ? null : (sqliteRows(sqlite, statement) as T[]);
-  if (pg) return (await pgRows(pg, statement)) as T[];
+  if (captured.sqlite) return captured.sqlite.inTransaction ? null : (sqliteRows(captured.sqlite, statement) as T[]);
+  if (captured.pg) return (await pgRows(captured.pg, statement)) as T[];
   return null;
 }
 
@@ -219,7 +223,7 @@ async function recordsPool(): Promise<Pool> {
  * connections on PostgreSQL. False when the caller must use Prisma.
  */
 export async function recordWrite(statements: DriverStatement[]): Promise<boolean> {
-  if (!pg || env.GUICHET_DURABLE_RECORDS === "1") return driverWrite(statements);
+  if (!captured.pg || env.GUICHET_DURABLE_RECORDS === "1") return driverWrite(statements);
   if (statements.length !== 1) throw new Error("recordWrite: one statement at a time on PostgreSQL");
   await pgRows(await recordsPool(), statements[0]);
   return true;
@@ -242,7 +246,7 @@ export const USE_PRISMA = Symbol("use Prisma");
  * the caller must use Prisma: not SQLite, not connected yet, a Prisma transaction open, or USE_PRISMA.
  */
 export function sqliteTransaction<T>(work: (tx: SqliteTransaction) => T | typeof USE_PRISMA): T | null {
-  const connection = sqlite;
+  const connection = captured.sqlite;
   if (!connection || connection.inTransaction) return null;
   const tx: SqliteTransaction = {
     run: (statement) =>
@@ -271,16 +275,16 @@ export function sqliteTransaction<T>(work: (tx: SqliteTransaction) => T | typeof
  * transaction is open on the SQLite connection (statements run now would join it).
  */
 export async function driverWrite(statements: DriverStatement[]): Promise<boolean> {
-  if (sqlite) {
+  if (captured.sqlite) {
     const done = sqliteTransaction((tx) => {
       for (const s of statements) tx.run(s);
       return true;
     });
     return done === true;
   }
-  if (pg) {
+  if (captured.pg) {
     if (statements.length !== 1) throw new Error("driverWrite: one statement at a time on PostgreSQL");
-    await pgRows(pg, statements[0]);
+    await pgRows(captured.pg, statements[0]);
     return true;
   }
   return false;
@@ -291,6 +295,6 @@ export async function driverWrite(statements: DriverStatement[]): Promise<boolea
  * caller must use Prisma (SQLite, not connected yet, or GUICHET_DURABLE_RECORDS=1).
  */
 export async function recordRows<T>(statement: DriverStatement): Promise<T[] | null> {
-  if (!pg || env.GUICHET_DURABLE_RECORDS === "1") return null;
+  if (!captured.pg || env.GUICHET_DURABLE_RECORDS === "1") return null;
   return (await pgRows(await recordsPool(), statement)) as T[];
 }

@@ -32,9 +32,12 @@ function createClient(): Db {
   return client as unknown as Db;
 }
 
+// One client per process. The build compiles this module into more than one bundle (the instrumentation
+// hook's, which runs the background jobs, and the routes'), each with its own module instance: two clients
+// would hold two SQLite connections, and a transaction of one waiting for the other's write lock blocks
+// the event loop the other needs to commit. In development, hot reloads keep it too.
 const globalForDb = globalThis as unknown as { guichetDb?: Db };
-export const db: Db = globalForDb.guichetDb ?? createClient();
-if (env.NODE_ENV !== "production") globalForDb.guichetDb = db;
+export const db: Db = (globalForDb.guichetDb ??= createClient());
 
 /** A unique-constraint violation (P2002), whichever client raised it. */
 export function isUniqueViolation(error: unknown): boolean {

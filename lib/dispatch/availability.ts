@@ -48,7 +48,7 @@ export async function executorFor(organizationId: string, contract: Contract): P
     } catch {
       throw unavailable("The connector's stored token cannot be read; give the connector a new token.");
     }
-    return mcpExecutor(endpoint, contract.mcp.tool, contract.timeout_ms);
+    return mcpExecutor({ ...endpoint, serverId: contract.mcp.server_id }, contract.mcp.tool, contract.timeout_ms);
   }
   if (contract.kind === "data") {
     const organization = await db.organization.findUnique({

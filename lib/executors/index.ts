@@ -40,14 +40,21 @@ export function builtinExecutorKeys(): string[] {
 
 /** An executor for one MCP tool at a resolved endpoint. */
 export function mcpExecutor(
-  endpoint: { url: string; token: string | null },
+  endpoint: { url: string; token: string | null; serverId: number },
   tool: string,
   timeoutMs: number,
 ): Executor {
   return {
     execute: (args, ctx) =>
       callMcpTool(
-        { url: endpoint.url, token: endpoint.token, tool, net: { privateOrigins: ctx.privateOrigins } },
+        {
+          url: endpoint.url,
+          token: endpoint.token,
+          tool,
+          net: { privateOrigins: ctx.privateOrigins },
+          // The connector's token is the organization's: its session is shared by the organization's runs only.
+          scope: { organizationId: ctx.run.organizationId, serverId: endpoint.serverId },
+        },
         args,
         { signal: ctx.signal, timeoutMs },
       ),

@@ -1,10 +1,7 @@
-import { createHash } from "node:crypto";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { pinnedFetch, type PinnedFetch } from "@/lib/net/pinned-fetch";
+import { closeMcpSessions, dropMcpSession, withMcpSession, type McpSessionScope } from "@/lib/mcp/session-pool";
 import { inMcpClientSpan } from "@/lib/observability/spans";
-import { withTraceHeaders } from "@/lib/observability/tracing";
 import { UrlNotAllowedError, type UrlPolicy } from "@/lib/net/ssrf";
 import { truncateText } from "./native/upstream";
 import { ToolError } from "./errors";
@@ -21,65 +18,14 @@ export interface McpCallTarget {
   /** The tool's own name on the server (not the catalog key). */
   tool: string;
   net: UrlPolicy;
+  /** Whose session this call may use (lib/mcp/session-pool.ts): never another organization's or member's. */
+  scope: McpSessionScope;
 }
 
 export const MAX_TEXT_RESULT_CHARS = 20_000;
 
-const clients = new Map<string, Promise<Client>>();
-
-function poolKey(target: McpCallTarget): string {
-  return (
-    createHash("sha256")
-      // The grants too: two organizations allowed different private origins never share a client.
-      .update(`${target.url}\n${target.token ?? ""}\n${[...(target.net.privateOrigins ?? [])].sort().join(",")}`)
-      .digest("hex")
-  );
-}
-
-async function connectedClient(target: McpCallTarget, signal: AbortSignal): Promise<Client> {
-  const key = poolKey(target);
-  let pending = clients.get(key);
-  if (!pending) {
-    pending = (async () => {
-      const client = new Client({ name: "guichet", version: "0.1.0" });
-      const transport = new StreamableHTTPClientTransport(new URL(target.url), {
-        // Each request is checked under the SSRF rules and connects only to the checked address.
-        fetch: tracedFetch(pinnedFetch(target.net)),
-        reconnectionOptions: {
-          maxReconnectionDelay: 1000,
-          initialReconnectionDelay: 100,
-          reconnectionDelayGrowFactor: 2,
-          maxRetries: 0,
-        },
-        requestInit: target.token ? { headers: { authorization: `Bearer ${target.token}` } } : undefined,
-      });
-      await client.connect(transport, { signal });
-      return client;
-    })();
-    clients.set(key, pending);
-    pending.catch(() => clients.delete(key));
-  }
-  return pending;
-}
-
-/** The transport's fetch, carrying the active trace's headers (nothing when tracing is off). */
-function tracedFetch(fetch: PinnedFetch): PinnedFetch {
-  return (url, init) => fetch(url, withTraceHeaders(init));
-}
-
-function forget(target: McpCallTarget): void {
-  const key = poolKey(target);
-  const pending = clients.get(key);
-  clients.delete(key);
-  pending?.then((client) => client.close()).catch(() => undefined);
-}
-
-/** Closes every pooled connection (tests, benchmarks, shutdown). */
-export async function closeMcpClients(): Promise<void> {
-  const all = [...clients.values()];
-  clients.clear();
-  await Promise.all(all.map((p) => p.then((c) => c.close()).catch(() => undefined)));
-}
+/** Closes every pooled upstream session (tests, benchmarks, shutdown). */
+export const closeMcpClients = closeMcpSessions;
 
 export async function callMcpTool(
   target: McpCallTarget,
@@ -88,23 +34,29 @@ export async function callMcpTool(
 ): Promise<unknown> {
   let result: CallToolResult;
   try {
-    const client = await connectedClient(target, options.signal);
-    // The trace goes on to the server in `_meta` (the MCP convention) and in the HTTP headers.
-    result = await inMcpClientSpan(
-      target,
-      async (meta) =>
-        (await client.request(
-          {
-            method: "tools/call",
-            params: { name: target.tool, arguments: args as Record<string, unknown>, ...(meta ? { _meta: meta } : {}) },
-          },
-          CallToolResultSchema,
-          { signal: options.signal, timeout: options.timeoutMs },
-        )) as CallToolResult,
+    result = await withMcpSession(target.scope, target, options.signal, (client) =>
+      // The trace goes on to the server in `_meta` (the MCP convention) and in the HTTP headers.
+      inMcpClientSpan(
+        target,
+        async (meta) =>
+          (await client.request(
+            {
+              method: "tools/call",
+              params: {
+                name: target.tool,
+                arguments: args as Record<string, unknown>,
+                ...(meta ? { _meta: meta } : {}),
+              },
+            },
+            CallToolResultSchema,
+            { signal: options.signal, timeout: options.timeoutMs },
+          )) as CallToolResult,
+      ),
     );
   } catch (error) {
     const failure = transportFailure(error, options.signal);
-    if (failure.code === "UPSTREAM_ERROR" || failure.code === "TOOL_UNAVAILABLE") forget(target);
+    // A refused address, refused credentials, a broken connection: the next call starts a new session.
+    if (failure.code === "UPSTREAM_ERROR" || failure.code === "TOOL_UNAVAILABLE") dropMcpSession(target.scope);
     throw failure;
   }
   if (result.isError) throw upstreamRefusal(result);

@@ -16,6 +16,12 @@ import { JOBS } from "./names";
 const RETRY_MS = 15_000;
 let started: Promise<void> | null = null;
 let signalsHooked = false;
+let stopping: Promise<void> | null = null;
+
+/** Stops the background work once (a signal, or the server's graceful shutdown awaiting it). */
+export function stopBackgroundWork(): Promise<void> {
+  return (stopping ??= Promise.all([stopJobs(), stopOutboxJobs()]).then(() => undefined));
+}
 
 async function registerAll(): Promise<void> {
   // Domains' job handlers, one line each.
@@ -46,8 +52,9 @@ export function startBackgroundWork(): Promise<void> {
     }
     if (!signalsHooked) {
       signalsHooked = true;
-      for (const signal of ["SIGTERM", "SIGINT"] as const)
-        process.once(signal, () => void Promise.all([stopJobs(), stopOutboxJobs()]));
+      for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => void stopBackgroundWork());
+      // server/main.mjs (plain JavaScript, outside the build) awaits it before the process exits.
+      (globalThis as Record<symbol, unknown>)[Symbol.for("guichet.stopBackgroundWork")] = stopBackgroundWork;
     }
     log("info", "jobs.started");
   })());

@@ -1,8 +1,8 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { pinnedFetch, type PinnedFetch } from "@/lib/net/pinned-fetch";
+import { pinnedTransport } from "./session-pool";
 import { UrlNotAllowedError, type UrlPolicy } from "@/lib/net/ssrf";
 
 // Guichet's side of the MCP protocol: a Streamable HTTP client that only
@@ -52,16 +52,6 @@ export interface McpClientOptions {
   policy?: UrlPolicy;
 }
 
-/** The transport's fetch, never carrying the token to an origin other than the server's (a redirect, an endpoint URL the server announces). */
-function tokenOnlyFor(origin: string, fetch: PinnedFetch): PinnedFetch {
-  return (url, init = {}) => {
-    if (new URL(String(url)).origin === origin) return fetch(url, init);
-    const headers = new Headers(init.headers);
-    headers.delete("authorization");
-    return fetch(url, { ...init, headers });
-  };
-}
-
 /** Opens a client session, runs `work`, and always closes it. */
 export async function withMcpClient<T>(
   endpoint: McpEndpoint,
@@ -69,16 +59,8 @@ export async function withMcpClient<T>(
   options: McpClientOptions = {},
 ): Promise<T> {
   const timeoutMs = options.timeoutMs ?? MCP_TIMEOUT_MS;
-  const transport = new StreamableHTTPClientTransport(new URL(endpoint.url), {
-    fetch: tokenOnlyFor(new URL(endpoint.url).origin, pinnedFetch(options.policy ?? {})),
-    requestInit: endpoint.token ? { headers: { authorization: `Bearer ${endpoint.token}` } } : undefined,
-    reconnectionOptions: {
-      maxReconnectionDelay: 1000,
-      initialReconnectionDelay: 100,
-      reconnectionDelayGrowFactor: 2,
-      maxRetries: 0,
-    },
-  });
+  // A one-off session (listing tools is rare): opened, used and closed, never pooled.
+  const transport = pinnedTransport({ url: endpoint.url, token: endpoint.token, net: options.policy ?? {} });
   const client = new Client({ name: "guichet", version: "0.1.0" });
   try {
     await client.connect(transport, { timeout: timeoutMs });

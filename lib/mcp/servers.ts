@@ -13,6 +13,7 @@ import {
 } from "./api";
 import { McpFailure, type McpEndpoint } from "./remote";
 import { decryptSecret, encryptSecret } from "./secrets";
+import { dropMcpSessions } from "./session-pool";
 
 // MCP servers of an organization: create, read, update, delete. Every query is
 // scoped by organization; another organization's server is simply not found.
@@ -173,6 +174,10 @@ export async function updateServer(
       select: serverSelect,
     });
     const fields = (["name", "url", "auth", "active"] as const).filter((field) => existing[field] !== updated[field]);
+    // Moved, paused, another auth or token: this instance's open upstream sessions go (others never reuse
+    // them: the dispatcher reads the connector on every call, and a new credential opens a new session).
+    if (fields.some((field) => field !== "name") || tokenCiphertext !== existing.tokenCiphertext)
+      dropMcpSessions(organizationId, existing.id);
     const target = connectorTarget(existing.id);
     if (fields.length)
       await recordAudit({ organizationId, actor, action: "connector.updated", target, details: { fields } }, tx);
@@ -201,6 +206,7 @@ export async function deleteServer(organizationId: string, id: number, actor: Au
   // Explicit rather than relying on the database's cascade, which SQLite applies only with foreign keys on.
   await tx.mcpTool.deleteMany({ where: { serverId: id, organizationId } });
   await tx.mcpServer.deleteMany({ where: { id, organizationId } });
+  dropMcpSessions(organizationId, id);
 }
 
 /**

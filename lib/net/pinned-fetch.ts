@@ -14,7 +14,12 @@ import { assertPublicUrl, type UrlPolicy } from "./ssrf";
 
 export type PinnedFetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
-export function pinnedFetch(policy: UrlPolicy): PinnedFetch {
+/**
+ * `agent`: a keep-alive agent owned by the caller (one per upstream session, lib/mcp/session-pool.ts), so
+ * that consecutive requests reuse a connection. Its sockets were opened to checked addresses; every request
+ * is still checked, and a new socket connects only to the addresses checked for that request.
+ */
+export function pinnedFetch(policy: UrlPolicy, options: { agent?: http.Agent | https.Agent } = {}): PinnedFetch {
   return async (input, init = {}) => {
     const { url, addresses } = await assertPublicUrl(String(input), policy);
     const lookup: LookupFunction = (_hostname, opts, callback) => {
@@ -28,7 +33,13 @@ export function pinnedFetch(policy: UrlPolicy): PinnedFetch {
     const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
       const req = client.request(
         url,
-        { method: init.method ?? "GET", headers, lookup, agent: false, signal: init.signal ?? undefined },
+        {
+          method: init.method ?? "GET",
+          headers,
+          lookup,
+          agent: options.agent ?? false,
+          signal: init.signal ?? undefined,
+        },
         resolve,
       );
       req.on("error", reject);

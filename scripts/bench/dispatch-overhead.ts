@@ -142,6 +142,7 @@ export async function measureDispatchOverhead(
         token: null,
         tool: "get_customer",
         net: { privateOrigins: [new URL(options.crmUrl).origin] },
+        scope: { organizationId, serverId: "bench-direct" },
       };
       const args = { customer_id: "C-1842" };
       results.push(

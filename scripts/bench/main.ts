@@ -1,6 +1,8 @@
 // npm run bench — throughput and latency of our endpoints on the production
-// build, each next to a bare route handler returning the same number of bytes
-// in the same run (the ratio is the figure: absolute numbers depend on the machine).
+// build, each next to a bare Next route handler and a raw node:http server
+// returning the same number of bytes in the same run (the ratios are the
+// figures: absolute numbers depend on the machine), and the latency Guichet
+// adds to an MCP read against calling CRM Acme directly, at a fixed rate.
 import { commaList } from "@/lib/comma-list";
 import autocannon from "autocannon";
 import { freePort } from "@/tests/api/server";
@@ -36,7 +38,7 @@ interface Figures {
   bytes: number;
 }
 
-async function measure(baseUrl: string, request: BenchRequest, duration = DURATION_S): Promise<Figures> {
+async function measure(baseUrl: string, request: BenchRequest, duration = DURATION_S, rate?: number): Promise<Figures> {
   const dynamicBody = typeof request.body === "function" ? request.body : undefined;
   const result = await autocannon({
     url: baseUrl + request.path,
@@ -46,6 +48,8 @@ async function measure(baseUrl: string, request: BenchRequest, duration = DURATI
     requests: dynamicBody ? [{ setupRequest: (req) => ({ ...req, body: dynamicBody() }) }] : undefined,
     connections: CONNECTIONS,
     duration,
+    // A fixed offered rate (requests per second, all connections together) instead of as fast as possible.
+    ...(rate ? { overallRate: rate } : {}),
   });
   return {
     rps: result.requests.average,
@@ -57,9 +61,9 @@ async function measure(baseUrl: string, request: BenchRequest, duration = DURATI
   };
 }
 
-/** What a run on one database hands to the summary: each endpoint's ratio to the bare handler, the dispatcher's overhead. */
+/** What a run on one database hands to the summary: each endpoint's ratios to the bare handler and to raw node:http, the dispatcher's overhead. */
 interface DatabaseFigures {
-  endpoints: { name: string; ratio: number; p50: number }[];
+  endpoints: { name: string; ratio: number; rawRatio?: number; p50: number }[];
   dispatcher: { tool: string; overhead_p50_ms: number }[];
   /** What OpenTelemetry tracing adds to the dispatcher's overhead (p50 ms). */
   tracing: { tool: string; added_p50_ms: number }[];
@@ -75,6 +79,7 @@ async function main() {
     GUICHET_ORG_CALLS_PER_MINUTE: "100000000",
   };
   const { stack, stop } = await startTestStack({ port: await freePort(), env: { GUICHET_BENCH: "1", ...limits } });
+  const stops: (() => void)[] = [];
   // This process reaches the same database for preparing data and the in-process measures.
   Object.assign(process.env, {
     DATABASE_URL: stack.databaseUrl,
@@ -90,8 +95,13 @@ async function main() {
     console.log(
       `Benchmarks: ${CONNECTIONS} connections, ${DURATION_S} s each, ${process.env.TEST_DB ?? "sqlite"} database\n`,
     );
-    console.log("| endpoint | req/s | p50 ms | p99 ms | bare req/s | bare p50 | bare p99 | ratio | non-2xx |");
-    console.log("|---|---|---|---|---|---|---|---|---|");
+    console.log(
+      "| endpoint | req/s | p50 ms | p99 ms | bare Next req/s | bare p50 | bare p99 | ÷ bare | raw node:http req/s | ÷ raw | non-2xx |",
+    );
+    console.log("|---|---|---|---|---|---|---|---|---|---|---|");
+    const { startRawServer } = await import("./ceiling");
+    const raw = await startRawServer();
+    stops.push(raw.stop);
     const only = process.env.BENCH_ONLY?.toLowerCase();
     const p50s = new Map<string, number>();
     const scenarios = benchScenarios.filter((s) => !only || s.name.toLowerCase().includes(only));
@@ -112,11 +122,15 @@ async function main() {
       const ours = await measure(stack.baseUrl, request);
       p50s.set(scenario.name, ours.p50);
       const bare = await measure(stack.baseUrl, { path: `/api/bench/bare?bytes=${size}` });
-      figures.endpoints.push({ name: scenario.name, ratio: ours.rps / bare.rps, p50: ours.p50 });
+      const ceiling = await measure(raw.baseUrl, { path: `/?bytes=${size}` });
+      const ratio = ours.rps / bare.rps;
+      const rawRatio = ours.rps / ceiling.rps;
+      figures.endpoints.push({ name: scenario.name, ratio, rawRatio, p50: ours.p50 });
       console.log(
-        `| ${scenario.name} | ${ours.rps.toFixed(0)} | ${ours.p50} | ${ours.p99} | ${bare.rps.toFixed(0)} | ${bare.p50} | ${bare.p99} | ${(ours.rps / bare.rps).toFixed(2)} | ${ours.non2xx + ours.errors} |`,
+        `| ${scenario.name} | ${ours.rps.toFixed(0)} | ${ours.p50} | ${ours.p99} | ${bare.rps.toFixed(0)} | ${bare.p50} | ${bare.p99} | ${ratio.toFixed(2)} | ${ceiling.rps.toFixed(0)} | ${rawRatio.toFixed(3)} | ${ours.non2xx + ours.errors} |`,
       );
     }
+    if (!only || "added latency".includes(only)) await addedLatency(stack, demoKey);
     const compared = scenarios.filter((s) => s.comparedTo && p50s.has(s.comparedTo));
     if (compared.length > 0) {
       console.log("\n| scenario | against | p50 ratio |\n|---|---|---|");
@@ -130,6 +144,7 @@ async function main() {
     if (!only) await inProcessMeasures(stack);
     if (!only || "tracing".includes(only)) await tracingMeasures(stack);
   } finally {
+    for (const s of stops) s();
     await stop();
   }
   console.log(FIGURES_LINE + JSON.stringify(figures));
@@ -174,12 +189,12 @@ async function compareDatabases() {
   const title = (d: string) => (d === "postgresql" ? "PostgreSQL" : "SQLite");
   const first = results.get(names[0]);
   if (!first) return;
-  console.log(`\n## Summary: ratio to the bare handler in the same run (p50 ms)\n`);
+  console.log(`\n## Summary: ratio to the bare Next handler / to raw node:http in the same run (p50 ms)\n`);
   console.log(`| endpoint | ${names.map(title).join(" | ")} |\n|---|${names.map(() => "---|").join("")}`);
   for (const { name } of first.endpoints) {
     const cells = names.map((d) => {
       const f = results.get(d)?.endpoints.find((e) => e.name === name);
-      return f ? `${f.ratio.toFixed(2)} (${f.p50})` : "–";
+      return f ? `${f.ratio.toFixed(2)} / ${f.rawRatio?.toFixed(3) ?? "–"} (${f.p50})` : "–";
     });
     console.log(`| ${name} | ${cells.join(" | ")} |`);
   }
@@ -207,6 +222,26 @@ function printTracingSummary(names: string[], results: Map<string, DatabaseFigur
     const cells = names.map((d) => String(results.get(d)?.tracing.find((e) => e.tool === tool)?.added_p50_ms ?? "–"));
     console.log(`| ${tool} | ${cells.join(" | ")} |`);
   }
+}
+
+/**
+ * get_customer through Guichet (POST tool_calls → dispatcher → CRM Acme) against the same call sent to
+ * CRM Acme directly, both at BENCH_RATE requests/s (default 100, below saturation on two cores).
+ */
+async function addedLatency(stack: TestStack, demoKey: string) {
+  const { crmDirectRequest } = await import("./ceiling");
+  const { dispatchScenarios } = await import("./dispatch");
+  const rate = Number(process.env.BENCH_RATE ?? 100);
+  const viaGuichet = await dispatchScenarios[1].prepare(stack, demoKey);
+  const direct = crmDirectRequest(stack);
+  await measure(stack.baseUrl, viaGuichet, WARMUP_S, rate);
+  const g = await measure(stack.baseUrl, viaGuichet, DURATION_S, rate);
+  const d = await measure(direct.baseUrl, direct.request, DURATION_S, rate);
+  console.log(`\nAdded latency on an MCP read (get_customer), ${rate} req/s offered, ${DURATION_S} s each\n`);
+  console.log("| path | achieved req/s | p50 ms | p99 ms | errors + non-2xx |\n|---|---|---|---|---|");
+  console.log(`| CRM Acme directly | ${d.rps.toFixed(0)} | ${d.p50} | ${d.p99} | ${d.errors + d.non2xx} |`);
+  console.log(`| through Guichet | ${g.rps.toFixed(0)} | ${g.p50} | ${g.p99} | ${g.errors + g.non2xx} |`);
+  console.log(`| Guichet adds | | ${(g.p50 - d.p50).toFixed(2)} | ${(g.p99 - d.p99).toFixed(2)} | |`);
 }
 
 async function mcpInProcess(stack: TestStack, demoKey: string) {

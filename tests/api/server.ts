@@ -172,29 +172,33 @@ export async function waitForHealth(
 }
 
 /**
- * `next start` of the existing production build, on its own port and database. Routes load on their first
- * request (GUICHET_PRELOAD_ROUTES=0, unless `env` says otherwise): an extra instance serves a few of them,
- * and loading them all would hold its start for seconds.
+ * The production server (server/main.mjs: Next for the console, the data plane for bearer calls) on the
+ * existing build, its own port and database. `GUICHET_SERVER=next` in `env` starts plain `next start`
+ * instead (every request through Next), for the tests that compare the two planes. Routes load on their
+ * first request (GUICHET_PRELOAD_ROUTES=0, unless `env` says otherwise): an extra instance serves a few of
+ * them, and loading them all would hold its start for seconds.
  */
 export async function startApp(
   env: NodeJS.ProcessEnv,
   fixedPort?: number,
-): Promise<{ baseUrl: string; stop(): Promise<void>; crash(): Promise<void>; log(): string }> {
+): Promise<{
+  baseUrl: string;
+  stop(): Promise<void>;
+  crash(): Promise<void>;
+  log(): string;
+  /** The server's process id (a test that sends it a signal itself). */
+  pid: number;
+  /** Resolves when the process has exited. */
+  exited: Promise<void>;
+}> {
   const port = fixedPort ?? (await freePort());
   const baseUrl = `http://127.0.0.1:${port}`;
   let output = "";
+  const entry = env.GUICHET_SERVER === "next" ? ["node_modules/next/dist/bin/next", "start"] : ["server/main.mjs"];
   const child = spawn(
     process.execPath,
     // BENCH_APP_NODE_ARGS: Node flags for the server alone (`--cpu-prof --cpu-prof-dir=…` to profile a bench).
-    [
-      ...(env.BENCH_APP_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
-      "node_modules/next/dist/bin/next",
-      "start",
-      "-p",
-      String(port),
-      "-H",
-      "127.0.0.1",
-    ],
+    [...(env.BENCH_APP_NODE_ARGS?.split(" ").filter(Boolean) ?? []), ...entry, "-p", String(port), "-H", "127.0.0.1"],
     {
       env: {
         GUICHET_PRELOAD_ROUTES: "0",
@@ -207,9 +211,12 @@ export async function startApp(
   );
   child.stdout!.on("data", (chunk) => (output += chunk));
   child.stderr!.on("data", (chunk) => (output += chunk));
+  const exited = new Promise<void>((resolve) => child.once("close", () => resolve()));
   await waitForHealth(baseUrl, child, () => output);
   return {
     baseUrl,
+    pid: child.pid!,
+    exited,
     log: () => output,
     async stop() {
       // A process killed by a signal has no exit code, only its signal: it is gone all the same.
