@@ -34,7 +34,9 @@ export type IdPrefix =
   | "evt"
   | "msg"
   | "aud"
-  | "inv";
+  | "inv"
+  | "ocl"
+  | "ogr";
 
 /** A prefixed id: `agt_` + 26-char lowercase ULID. */
 export function newId(prefix: IdPrefix): string {
