@@ -159,14 +159,13 @@ async function initialize(
   const init = InitializeRequestSchema.safeParse(message);
   // A malformed initialize gets the SDK's own answer, and no run is created for it.
   if (!init.success) return serve(request, message, null, { requestId });
-  // Under OAuth the grant says what the session may do; a URL asking for more is answered with the scope to ask for.
-  const fallback = oauth?.scope === "mcp:read_write" ? "read_write" : "read";
-  const capabilities = RunCapabilities.safeParse(new URL(request.url).searchParams.get("capabilities") ?? fallback);
+  const capabilities = RunCapabilities.safeParse(new URL(request.url).searchParams.get("capabilities") ?? "read");
   if (!capabilities.success) {
     throw new ApiError("invalid_parameter", "capabilities must be read or read_write.", {
       errors: [{ field: "capabilities", code: "invalid_enum_value", message: "must be read or read_write" }],
     });
   }
+  // Under OAuth the grant says what the session may do; a URL asking for more is answered with the scope to ask for.
   if (oauth && capabilities.data === "read_write" && oauth.scope !== "mcp:read_write")
     throw new ApiError("insufficient_scope", "Writing through this agent needs the scope mcp:read_write.", {
       reason: { required_scopes: ["mcp:read_write"] },

@@ -12,9 +12,11 @@ export function withOAuthChallenge(response: Response, error: ApiError, request:
   const metadata = resourceMetadataUrl(issuerOf(request), agentId);
   if (error.code === "unauthenticated") {
     const invalid = error.reason?.oauth_error === "invalid_token" ? ', error="invalid_token"' : "";
+    // The scope this URL needs: sessions read unless the URL asks for writes, as with an API key.
+    const writes = new URL(request.url).searchParams.get("capabilities") === "read_write";
     response.headers.set(
       "www-authenticate",
-      `Bearer realm="guichet"${invalid}, resource_metadata="${metadata}", scope="mcp:read"`,
+      `Bearer realm="guichet"${invalid}, resource_metadata="${metadata}", scope="mcp:${writes ? "read_write" : "read"}"`,
     );
   }
   const required = error.reason?.required_scopes;
