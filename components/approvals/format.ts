@@ -70,10 +70,10 @@ export function requesterInWords(requester: ProposalObject["requester"]): { agen
       ? // An OAuth session: a person acting through a client they consented to (« Dana Dev via Claude »).
         `${requester.member.name ?? requester.member.id} via ${requester.mcp_client?.name ?? "un client MCP"}`
       : requester.source === "mcp"
-      ? `client MCP ${requester.mcp_client ? `${requester.mcp_client.name} ${requester.mcp_client.version}`.trim() : "inconnu"}`
-      : requester.source === "api_key"
-        ? `clé API « ${requester.api_key?.name ?? "supprimée"} »`
-        : `console, par ${requester.member?.name ?? requester.member?.id ?? "une personne"}`;
+        ? `client MCP ${requester.mcp_client ? `${requester.mcp_client.name} ${requester.mcp_client.version}`.trim() : "inconnu"}`
+        : requester.source === "api_key"
+          ? `clé API « ${requester.api_key?.name ?? "supprimée"} »`
+          : `console, par ${requester.member?.name ?? requester.member?.id ?? "une personne"}`;
   return { agent, via };
 }
 

@@ -43,6 +43,8 @@ export const deleteOAuthClientEndpoint = defineEndpoint({
   auth: "session",
   roles: [...MANAGER_ROLES],
   params: OAuthClientParams,
-  response: z.object({ data: z.object({ id: z.string(), deleted: z.literal(true), revoked_grants: z.number().int() }) }),
+  response: z.object({
+    data: z.object({ id: z.string(), deleted: z.literal(true), revoked_grants: z.number().int() }),
+  }),
   errors: ["not_found"],
 });

@@ -157,7 +157,8 @@ export async function decide(
   allow: boolean,
   issuer: string,
 ): Promise<string> {
-  const fail = (error: OAuthError) => errorRedirect(new AuthorizationRedirectError(error, request.redirectUri, request.state), issuer);
+  const fail = (error: OAuthError) =>
+    errorRedirect(new AuthorizationRedirectError(error, request.redirectUri, request.state), issuer);
   if (!allow) return fail(new AccessDeniedError("The member refused."));
   if (!roleMayGrant(member.role, request.scope))
     return fail(new InvalidScopeError("The member's role does not allow mcp:read_write."));

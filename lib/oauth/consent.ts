@@ -28,7 +28,9 @@ export function consentToken(
   const session = sessionCookie(cookies);
   if (!session) return null;
   return createHmac("sha256", authSecret())
-    .update(["oauth-consent", session, request.clientId, request.codeChallenge, request.scope, request.resource].join("\n"))
+    .update(
+      ["oauth-consent", session, request.clientId, request.codeChallenge, request.scope, request.resource].join("\n"),
+    )
     .digest("base64url");
 }
 

@@ -37,8 +37,7 @@ export async function oauthEndpoint(name: string, work: () => Promise<Response>)
     return await work();
   } catch (error) {
     if (error instanceof OAuthError) {
-      const status =
-        error instanceof TooManyRequestsError ? 429 : error.errorCode === "invalid_client" ? 401 : 400;
+      const status = error instanceof TooManyRequestsError ? 429 : error.errorCode === "invalid_client" ? 401 : 400;
       return oauthJson(status, error.toResponseObject());
     }
     log("error", "oauth_endpoint_failed", {

@@ -3,7 +3,9 @@ import { z } from "zod";
 // Connected applications' zod schemas and types: safe for the browser (no server import).
 
 export const OAuthGrantParams = z.strictObject({ grant: z.string().regex(/^ogr_[0-9a-z]{26}$/, "must be a grant id") });
-export const OAuthClientParams = z.strictObject({ client: z.string().regex(/^ocl_[0-9a-z]{26}$/, "must be a client id") });
+export const OAuthClientParams = z.strictObject({
+  client: z.string().regex(/^ocl_[0-9a-z]{26}$/, "must be a client id"),
+});
 
 export const OAuthClientObject = z.object({
   id: z.string(),

@@ -44,8 +44,18 @@ async function issue(tx: DbOrTx, grant: { id: string; scope: string }): Promise<
   const now = Date.now();
   await tx.oAuthToken.createMany({
     data: [
-      { hash: secretHash(access), grantId: grant.id, kind: "access", expiresAt: new Date(now + ACCESS_TOKEN_TTL_S * 1000) },
-      { hash: secretHash(refresh), grantId: grant.id, kind: "refresh", expiresAt: new Date(now + REFRESH_TOKEN_TTL_S * 1000) },
+      {
+        hash: secretHash(access),
+        grantId: grant.id,
+        kind: "access",
+        expiresAt: new Date(now + ACCESS_TOKEN_TTL_S * 1000),
+      },
+      {
+        hash: secretHash(refresh),
+        grantId: grant.id,
+        kind: "refresh",
+        expiresAt: new Date(now + REFRESH_TOKEN_TTL_S * 1000),
+      },
     ],
   });
   return {
@@ -77,7 +87,7 @@ export function memberGone(grant: {
 type Form = Record<string, string | undefined>;
 
 /** One-time use: the first caller marks the secret used; a second caller (a copy) revokes the grant. */
-async function useOnce(
+async function spendOnce(
   form: Form,
   secret: string | undefined,
   kind: "code" | "refresh",
@@ -86,8 +96,12 @@ async function useOnce(
   const token = await findToken(secret, kind);
   if (!token) throw new InvalidGrantError(`Unknown or expired ${kind}.`);
   const { grant } = token;
-  if (grant.client.clientId !== form.client_id) throw new InvalidGrantError(`This ${kind} was issued to another client.`);
-  const used = await db.oAuthToken.updateMany({ where: { hash: token.hash, usedAt: null }, data: { usedAt: new Date() } });
+  if (grant.client.clientId !== form.client_id)
+    throw new InvalidGrantError(`This ${kind} was issued to another client.`);
+  const used = await db.oAuthToken.updateMany({
+    where: { hash: token.hash, usedAt: null },
+    data: { usedAt: new Date() },
+  });
   if (used.count === 0) {
     await revokeGrant(grant, kind === "code" ? "code_reuse" : "refresh_reuse", null);
     throw new InvalidGrantError(`This ${kind} was already used: the grant is revoked.`);
@@ -112,7 +126,7 @@ export async function exchange(form: Form): Promise<OAuthTokens> {
   if (!form.client_id) throw new InvalidRequestError("client_id is required (public clients only).");
   if (form.grant_type === "authorization_code") {
     if (!form.code_verifier) throw new InvalidRequestError("code_verifier is required (PKCE).");
-    const token = await useOnce(form, form.code, "code");
+    const token = await spendOnce(form, form.code, "code");
     if (!pkceMatches(form.code_verifier, token.codeChallenge))
       throw new InvalidGrantError("code_verifier does not match the code_challenge.");
     if (form.redirect_uri !== token.redirectUri)
@@ -120,7 +134,7 @@ export async function exchange(form: Form): Promise<OAuthTokens> {
     return issue(db, token.grant);
   }
   if (form.grant_type === "refresh_token") {
-    const token = await useOnce(form, form.refresh_token, "refresh");
+    const token = await spendOnce(form, form.refresh_token, "refresh");
     const asked = (form.scope ?? "").split(" ").filter(Boolean);
     const allowed = token.grant.scope === "mcp:read_write" ? ["mcp:read", "mcp:read_write"] : ["mcp:read"];
     if (asked.some((scope) => !allowed.includes(scope)))

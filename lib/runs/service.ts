@@ -21,7 +21,7 @@ export const RUN_TTL_MS = 60 * 60 * 1000;
 
 /** Who drives a run: an API client (`POST /v1/runs`) or an MCP session, recorded with the client it named. */
 export type RunOrigin =
-    | { source: "api" }
+  | { source: "api" }
   | {
       source: "mcp";
       clientName: string;

@@ -1,6 +1,10 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from "@modelcontextprotocol/sdk/shared/auth.js";
 import { chromium, type Browser } from "playwright";
 import { startTestServer } from "@/tests/support/http-server";
 import { baseUrl, signIn, testDb, type Caller } from "./helpers";
@@ -95,7 +99,14 @@ let browser: Browser | undefined;
 export async function theBrowser(): Promise<Browser> {
   browser ??= await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
   });
   return browser;
 }
@@ -111,6 +122,7 @@ export async function consentInChromium(
   email: string,
   decision: "Autoriser" | "Refuser",
   inspect?: (page: import("playwright").Page) => Promise<void>,
+  at = baseUrl,
 ): Promise<void> {
   const context = await (await theBrowser()).newContext({ locale: "fr-FR" });
   try {
@@ -122,7 +134,7 @@ export async function consentInChromium(
     await page.getByRole("button", { name: "Refuser" }).waitFor();
     await inspect?.(page);
     await page.getByRole("button", { name: decision }).click();
-    await page.waitForURL((target) => !target.toString().startsWith(baseUrl), { timeout: 15_000 });
+    await page.waitForURL((target) => !target.toString().startsWith(at), { timeout: 15_000 });
   } finally {
     await context.close();
   }
@@ -155,7 +167,11 @@ export async function authorizeRequest(params: Record<string, string>, as?: Call
     headers: as?.cookie ? { cookie: as.cookie } : {},
   });
   const location = response.headers.get("location");
-  return { status: response.status, location: location ? new URL(location, baseUrl) : null, text: await response.text() };
+  return {
+    status: response.status,
+    location: location ? new URL(location, baseUrl) : null,
+    text: await response.text(),
+  };
 }
 
 /**

@@ -169,7 +169,9 @@ describe("API keys", () => {
     expect(read.isError).toBeFalsy();
     await client.close();
     const db = await testDb();
-    const run = await db.run.findFirstOrThrow({ where: { agentId: setup.agentId, source: "mcp", apiKeyId: { not: null } } });
+    const run = await db.run.findFirstOrThrow({
+      where: { agentId: setup.agentId, source: "mcp", apiKeyId: { not: null } },
+    });
     expect(run.oauthGrantId).toBeNull();
   });
 });

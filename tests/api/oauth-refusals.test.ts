@@ -59,14 +59,21 @@ describe("the authorization request", () => {
 
   it("refuses a redirect_uri not registered or not exact, on the page, without redirecting", async () => {
     const { challenge } = pkce();
-    for (const uri of ["https://app.example/cb/", "https://app.example/cb?x=1", "https://evil.example/cb", "http://127.0.0.1:9/other"]) {
+    for (const uri of [
+      "https://app.example/cb/",
+      "https://app.example/cb?x=1",
+      "https://evil.example/cb",
+      "http://127.0.0.1:9/other",
+    ]) {
       const answer = await authorizeRequest(authorizationParams(clientId, uri, challenge, agentId));
       expect(answer.status).toBe(400);
       expect(answer.location).toBeNull();
       expect(answer.text).toContain("invalid_request");
     }
     // A loopback redirect URI matches on any port (RFC 8252 §7.3).
-    const loopback = await authorizeRequest(authorizationParams(clientId, "http://127.0.0.1:45678/callback", challenge, agentId));
+    const loopback = await authorizeRequest(
+      authorizationParams(clientId, "http://127.0.0.1:45678/callback", challenge, agentId),
+    );
     expect(loopback.status).toBe(302);
     expect(loopback.location?.pathname).toBe("/oauth/consentement");
     await nothingGranted((await grantsOf(tenant.organizationId)).length);
@@ -75,7 +82,11 @@ describe("the authorization request", () => {
   it("requires a resource naming one agent's MCP URL (RFC 8707)", async () => {
     const { challenge } = pkce();
     const params = authorizationParams(clientId, redirectUri, challenge, agentId);
-    for (const resource of [undefined, `${baseUrl}/v1/agents`, "https://other.example/mcp/agents/agt_01jx0000000000000000000000"]) {
+    for (const resource of [
+      undefined,
+      `${baseUrl}/v1/agents`,
+      "https://other.example/mcp/agents/agt_01jx0000000000000000000000",
+    ]) {
       const { resource: _drop, ...rest } = params;
       const answer = await authorizeRequest(resource === undefined ? rest : { ...rest, resource });
       expect(answer.location?.searchParams.get("error")).toBe("invalid_target");
@@ -84,7 +95,9 @@ describe("the authorization request", () => {
 
   it("refuses an unknown client and a registration with a redirect URI Guichet would not send a code to", async () => {
     const { challenge } = pkce();
-    const unknown = await authorizeRequest(authorizationParams("ocl_01jx0000000000000000000000", redirectUri, challenge, agentId));
+    const unknown = await authorizeRequest(
+      authorizationParams("ocl_01jx0000000000000000000000", redirectUri, challenge, agentId),
+    );
     expect(unknown.status).toBe(400);
     for (const uris of [["http://app.example/cb"], ["javascript:alert(1)"], []]) {
       const response = await fetch(`${baseUrl}/oauth/register`, {
@@ -131,9 +144,12 @@ describe("the authorization request", () => {
   it("serves the consent screen unframeable", async () => {
     const caller = await signIn(tenant.emails.developer);
     const { challenge } = pkce();
-    const response = await fetch(`${baseUrl}/oauth/consentement?${new URLSearchParams(authorizationParams(clientId, redirectUri, challenge, agentId))}`, {
-      headers: { cookie: caller.cookie! },
-    });
+    const response = await fetch(
+      `${baseUrl}/oauth/consentement?${new URLSearchParams(authorizationParams(clientId, redirectUri, challenge, agentId))}`,
+      {
+        headers: { cookie: caller.cookie! },
+      },
+    );
     expect(response.status).toBe(200);
     expect(response.headers.get("x-frame-options")).toBe("DENY");
     expect(response.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
@@ -154,7 +170,9 @@ describe("codes and tokens", () => {
     expect(again.body.error).toBe("invalid_grant");
     expect((await initializeWith(granted.tokens.access_token, door(agentId))).status).toBe(401);
     const db = await testDb();
-    const grant = await db.oAuthGrant.findFirstOrThrow({ where: { clientId: { not: "" }, client: { clientId: granted.clientId } } });
+    const grant = await db.oAuthGrant.findFirstOrThrow({
+      where: { clientId: { not: "" }, client: { clientId: granted.clientId } },
+    });
     expect(grant.revokedReason).toBe("code_reuse");
   });
 
@@ -162,17 +180,37 @@ describe("codes and tokens", () => {
     const redirect = "http://127.0.0.1:9/callback";
     const client = await register([redirect]);
     const { verifier, challenge } = pkce();
-    const consent = await consentOverHttp(authorizationParams(client, redirect, challenge, agentId), tenant.emails.developer, "allow");
+    const consent = await consentOverHttp(
+      authorizationParams(client, redirect, challenge, agentId),
+      tenant.emails.developer,
+      "allow",
+    );
     const code = consent.redirect!.searchParams.get("code")!;
-    const wrong = await tokenRequest({ grant_type: "authorization_code", code, code_verifier: pkce().verifier, client_id: client, redirect_uri: redirect });
+    const wrong = await tokenRequest({
+      grant_type: "authorization_code",
+      code,
+      code_verifier: pkce().verifier,
+      client_id: client,
+      redirect_uri: redirect,
+    });
     expect(wrong.body.error).toBe("invalid_grant");
-    const late = await tokenRequest({ grant_type: "authorization_code", code, code_verifier: verifier, client_id: client, redirect_uri: redirect });
+    const late = await tokenRequest({
+      grant_type: "authorization_code",
+      code,
+      code_verifier: verifier,
+      client_id: client,
+      redirect_uri: redirect,
+    });
     expect(late.body.error).toBe("invalid_grant");
   });
 
   it("revokes the whole grant when a refresh token is used twice", async () => {
     const granted = await grantOverHttp(agentId, tenant.emails.developer);
-    const refresh = { grant_type: "refresh_token", refresh_token: granted.tokens.refresh_token, client_id: granted.clientId };
+    const refresh = {
+      grant_type: "refresh_token",
+      refresh_token: granted.tokens.refresh_token,
+      client_id: granted.clientId,
+    };
     const first = await tokenRequest(refresh);
     expect(first.status).toBe(200);
     const reused = await tokenRequest(refresh);
@@ -180,7 +218,9 @@ describe("codes and tokens", () => {
     expect(reused.body.error).toBe("invalid_grant");
     // The rotated pair of the first use is gone with the grant.
     expect((await initializeWith(first.body.access_token, door(agentId))).status).toBe(401);
-    expect((await tokenRequest({ ...refresh, refresh_token: first.body.refresh_token })).body.error).toBe("invalid_grant");
+    expect((await tokenRequest({ ...refresh, refresh_token: first.body.refresh_token })).body.error).toBe(
+      "invalid_grant",
+    );
     const db = await testDb();
     const events = await db.auditEvent.findMany({
       where: { organizationId: tenant.organizationId, action: "oauth_grant.refresh_reused" },
@@ -210,7 +250,10 @@ describe("codes and tokens", () => {
     const granted = await grantOverHttp(agentId, tenant.emails.developer);
     const db = await testDb();
     const { secretHash } = await import("@/lib/oauth/config");
-    await db.oAuthToken.update({ where: { hash: secretHash(granted.tokens.access_token) }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await db.oAuthToken.update({
+      where: { hash: secretHash(granted.tokens.access_token) },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
     expect((await initializeWith(granted.tokens.access_token, door(agentId))).status).toBe(401);
   });
 

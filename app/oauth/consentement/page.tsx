@@ -56,8 +56,14 @@ export default async function ConsentPage({ searchParams }: { searchParams: Prom
     throw error;
   }
   const [agent, member] = await Promise.all([
-    db.agent.findFirst({ where: { id: request.agentId, organizationId: session.organizationId }, select: { name: true } }),
-    db.member.findUnique({ where: { id: session.memberId }, select: { name: true, organization: { select: { name: true } } } }),
+    db.agent.findFirst({
+      where: { id: request.agentId, organizationId: session.organizationId },
+      select: { name: true },
+    }),
+    db.member.findUnique({
+      where: { id: session.memberId },
+      select: { name: true, organization: { select: { name: true } } },
+    }),
   ]);
   const allowed = roleMayGrant(session.role, request.scope);
   const csrf = consentToken(jar, {

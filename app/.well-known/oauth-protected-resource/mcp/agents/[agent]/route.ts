@@ -6,7 +6,9 @@ export async function GET(request: Request, { params }: { params: Promise<{ agen
   const { agent } = await params;
   if (!/^agt_[0-9a-z]{26}$/.test(agent))
     return oauthJson(404, { error: "not_found", error_description: "No such MCP endpoint." });
-  return oauthJson(200, protectedResourceMetadata(issuerOf(request), agent), { "cache-control": "public, max-age=300" });
+  return oauthJson(200, protectedResourceMetadata(issuerOf(request), agent), {
+    "cache-control": "public, max-age=300",
+  });
 }
 
 export const OPTIONS = preflight;
