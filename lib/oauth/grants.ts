@@ -3,6 +3,7 @@ import { recordAudit, type AuditActor } from "@/lib/audit/record";
 import type { Principal } from "@/lib/auth/principal";
 import { scopesForRole, Role } from "@/lib/auth/scopes";
 import { db, type DbOrTx } from "@/lib/db";
+import { WatchedCache } from "@/lib/db/changes";
 import { abortSessionCalls } from "@/lib/mcp-server/session";
 import { isSecretOf, secretHash, type OAuthScope } from "./config";
 
@@ -76,56 +77,79 @@ export type AccessRefusal = "invalid_token" | "wrong_resource";
 
 const LAST_USED_GRANULARITY_MS = 60_000;
 
+interface KnownToken {
+  kind: string;
+  expiresAt: Date;
+  grantId: string;
+  organizationId: string;
+  scope: string;
+  resource: string;
+  revokedAt: Date | null;
+  memberRole: string;
+  lastUsedAt: Date | null;
+  clientName: string;
+  memberId: string;
+  email: string;
+  role: string;
+  deactivatedAt: Date | null;
+  memberOrganizationId: string;
+}
+
+// Access tokens by hash, kept by each instance while no grant, client or member
+// changes anywhere (the "oauth" topic, lib/db/changes.ts): a revocation, a role
+// change or a removal is seen by the next request of every instance, as for API
+// keys. Unknown tokens are never kept; expiry is checked against the clock.
+const knownTokens = new WatchedCache<string, KnownToken>(["oauth"]);
+
+async function loadToken(hash: string): Promise<KnownToken | null> {
+  // SQL rather than findUnique: Prisma 6 compiles every ORM query anew, and this runs on every request.
+  const [row] = await db.$queryRaw<KnownToken[]>`
+    SELECT t."kind", t."expiresAt", g."id" AS "grantId", g."organizationId", g."scope", g."resource",
+           g."revokedAt", g."memberRole", g."lastUsedAt", c."name" AS "clientName", m."id" AS "memberId",
+           m."email", m."role", m."deactivatedAt", m."organizationId" AS "memberOrganizationId"
+    FROM "OAuthToken" t
+    JOIN "OAuthGrant" g ON g."id" = t."grantId"
+    JOIN "OAuthClient" c ON c."id" = g."clientId"
+    JOIN "Member" m ON m."id" = g."memberId"
+    WHERE t."hash" = ${hash}`;
+  return row ?? null;
+}
+
 /**
- * The access a bearer token gives at one resource, read from the database on
- * every request: a revoked grant, an expired token, a removed, deactivated or
- * re-roled member are refused at once, on every instance.
+ * The access a bearer token gives at one resource: a revoked grant, an expired
+ * token, a removed, deactivated or re-roled member are refused at once, on
+ * every instance.
  */
 export async function verifyAccessToken(token: string, resource: string): Promise<OAuthAccess | AccessRefusal> {
   if (!isSecretOf("access", token)) return "invalid_token";
-  const row = await db.oAuthToken.findUnique({
-    where: { hash: secretHash(token) },
-    select: {
-      kind: true,
-      expiresAt: true,
-      grant: {
-        select: {
-          id: true,
-          organizationId: true,
-          scope: true,
-          resource: true,
-          revokedAt: true,
-          memberRole: true,
-          lastUsedAt: true,
-          client: { select: { name: true } },
-          member: { select: { id: true, email: true, role: true, deactivatedAt: true, organizationId: true } },
-        },
-      },
-    },
-  });
+  const hash = secretHash(token);
+  const row = await knownTokens.get(hash, () => loadToken(hash));
   const now = new Date();
-  if (!row || row.kind !== "access" || row.expiresAt <= now || row.grant.revokedAt) return "invalid_token";
-  const { grant } = row;
-  const role = Role.safeParse(grant.member.role);
-  if (grant.member.deactivatedAt || grant.member.role !== grant.memberRole || !role.success) {
-    await revokeGrant(grant, grant.member.deactivatedAt ? "deactivated" : "role_changed", null);
+  if (!row || row.kind !== "access" || row.expiresAt <= now || row.revokedAt) return "invalid_token";
+  const grant = { id: row.grantId, organizationId: row.organizationId };
+  const role = Role.safeParse(row.role);
+  if (row.deactivatedAt || row.role !== row.memberRole || !role.success) {
+    await revokeGrant(grant, row.deactivatedAt ? "deactivated" : "role_changed", null);
     return "invalid_token";
   }
-  if (grant.resource !== resource || grant.member.organizationId !== grant.organizationId) return "wrong_resource";
-  if (!grant.lastUsedAt || now.getTime() - grant.lastUsedAt.getTime() >= LAST_USED_GRANULARITY_MS)
-    await db.oAuthGrant.updateMany({ where: { id: grant.id }, data: { lastUsedAt: now } });
+  if (row.resource !== resource || row.memberOrganizationId !== row.organizationId) return "wrong_resource";
+  if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= LAST_USED_GRANULARITY_MS) {
+    // At most one write a minute per grant and instance; lastUsedAt is outside what the triggers watch.
+    row.lastUsedAt = now;
+    await db.oAuthGrant.updateMany({ where: { id: row.grantId }, data: { lastUsedAt: now } });
+  }
   return {
     principal: {
       kind: "member",
-      organizationId: grant.organizationId,
-      memberId: grant.member.id,
-      email: grant.member.email,
+      organizationId: row.organizationId,
+      memberId: row.memberId,
+      email: row.email,
       role: role.data,
       scopes: scopesForRole(role.data),
     },
-    grantId: grant.id,
-    clientName: grant.client.name,
-    scope: grant.scope === "mcp:read_write" ? "mcp:read_write" : "mcp:read",
-    resource: grant.resource,
+    grantId: row.grantId,
+    clientName: row.clientName,
+    scope: row.scope === "mcp:read_write" ? "mcp:read_write" : "mcp:read",
+    resource: row.resource,
   };
 }

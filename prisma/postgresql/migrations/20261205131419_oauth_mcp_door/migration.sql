@@ -73,3 +73,18 @@ ALTER TABLE "OAuthGrant" ADD CONSTRAINT "OAuthGrant_clientId_fkey" FOREIGN KEY (
 -- AddForeignKey
 ALTER TABLE "OAuthToken" ADD CONSTRAINT "OAuthToken_grantId_fkey" FOREIGN KEY ("grantId") REFERENCES "OAuthGrant"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
+
+-- The door keeps validated access tokens per instance (lib/oauth/grants.ts): any change of a
+-- grant (but lastUsedAt), of a client, or of a member's role, status or organization bumps
+-- the "oauth" topic, so a revocation is seen by the next request of every instance.
+INSERT INTO "CacheVersion" ("topic", "version") VALUES ('oauth', 0);
+CREATE TRIGGER "OAuthGrant_update_changes" AFTER UPDATE OF "id", "organizationId", "memberId", "clientId", "agentId", "resource", "scope", "memberRole", "createdAt", "revokedAt", "revokedReason" ON "OAuthGrant"
+FOR EACH STATEMENT EXECUTE FUNCTION "guichet_bump_cache_version"('oauth');
+CREATE TRIGGER "OAuthGrant_insert_delete_changes" AFTER INSERT OR DELETE OR TRUNCATE ON "OAuthGrant"
+FOR EACH STATEMENT EXECUTE FUNCTION "guichet_bump_cache_version"('oauth');
+CREATE TRIGGER "OAuthClient_update_delete_changes" AFTER UPDATE OR DELETE OR TRUNCATE ON "OAuthClient"
+FOR EACH STATEMENT EXECUTE FUNCTION "guichet_bump_cache_version"('oauth');
+CREATE TRIGGER "Member_oauth_update_changes" AFTER UPDATE OF "id", "organizationId", "email", "role", "deactivatedAt" ON "Member"
+FOR EACH STATEMENT EXECUTE FUNCTION "guichet_bump_cache_version"('oauth');
+CREATE TRIGGER "Member_oauth_delete_changes" AFTER DELETE OR TRUNCATE ON "Member"
+FOR EACH STATEMENT EXECUTE FUNCTION "guichet_bump_cache_version"('oauth');

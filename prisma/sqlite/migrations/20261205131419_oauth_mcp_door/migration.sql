@@ -61,3 +61,22 @@ CREATE INDEX "OAuthGrant_memberId_idx" ON "OAuthGrant"("memberId");
 -- CreateIndex
 CREATE INDEX "OAuthToken_grantId_idx" ON "OAuthToken"("grantId");
 
+
+-- The door keeps validated access tokens per instance (lib/oauth/grants.ts): any change of a
+-- grant (but lastUsedAt), of a client, or of a member's role, status or organization bumps
+-- the "oauth" topic, so a revocation is seen by the next request of every instance.
+INSERT INTO "CacheVersion" ("topic", "version") VALUES ('oauth', 0);
+CREATE TRIGGER "OAuthGrant_insert_changes" AFTER INSERT ON "OAuthGrant"
+BEGIN UPDATE "CacheVersion" SET "version" = "version" + 1 WHERE "topic" = 'oauth'; END;
+CREATE TRIGGER "OAuthGrant_update_changes" AFTER UPDATE OF "id", "organizationId", "memberId", "clientId", "agentId", "resource", "scope", "memberRole", "createdAt", "revokedAt", "revokedReason" ON "OAuthGrant"
+BEGIN UPDATE "CacheVersion" SET "version" = "version" + 1 WHERE "topic" = 'oauth'; END;
+CREATE TRIGGER "OAuthGrant_delete_changes" AFTER DELETE ON "OAuthGrant"
+BEGIN UPDATE "CacheVersion" SET "version" = "version" + 1 WHERE "topic" = 'oauth'; END;
+CREATE TRIGGER "OAuthClient_update_changes" AFTER UPDATE ON "OAuthClient"
+BEGIN UPDATE "CacheVersion" SET "version" = "version" + 1 WHERE "topic" = 'oauth'; END;
+CREATE TRIGGER "OAuthClient_delete_changes" AFTER DELETE ON "OAuthClient"
+BEGIN UPDATE "CacheVersion" SET "version" = "version" + 1 WHERE "topic" = 'oauth'; END;
+CREATE TRIGGER "Member_oauth_update_changes" AFTER UPDATE OF "id", "organizationId", "email", "role", "deactivatedAt" ON "Member"
+BEGIN UPDATE "CacheVersion" SET "version" = "version" + 1 WHERE "topic" = 'oauth'; END;
+CREATE TRIGGER "Member_oauth_delete_changes" AFTER DELETE ON "Member"
+BEGIN UPDATE "CacheVersion" SET "version" = "version" + 1 WHERE "topic" = 'oauth'; END;
