@@ -8,7 +8,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTenant, testDb, type Tenant } from "./helpers";
+import { api, createTenant, testDb, type Tenant } from "./helpers";
 import { createAgent } from "./dispatch-fixtures";
 import {
   closeBrowser,
@@ -141,6 +141,21 @@ describe("Client ID Metadata Documents", () => {
     expect(hits.get("/good.json")).toBe(1);
     expect((await authorize(metadataUrl)).status).toBe(302);
     expect(hits.get("/good.json")).toBe(1);
+
+    // Revoked through the suite's instance, the token this instance has validated and kept is refused at once here.
+    const grant = await db.oAuthGrant.findFirstOrThrow({ where: { client: { clientId: metadataUrl } } });
+    const developer = await tenant.as("developer");
+    expect((await api(`/v1/oauth_grants/${grant.id}`, { method: "DELETE", as: developer })).status).toBe(200);
+    const after = await fetch(door, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${provider.saved!.access_token}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(after.status).toBe(401);
   });
 
   it("refuses a document on a private address, oversized, slow, or naming another client_id", async () => {

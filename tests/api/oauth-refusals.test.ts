@@ -285,15 +285,19 @@ describe("the member behind a token", () => {
 
     const admin = await memberOf(other.emails.admin);
     const deactivated = await grantOverHttp(agent, other.emails.admin);
+    // Each token is used once first, so the door has it validated and kept: the change must still end it.
+    expect((await initializeWith(deactivated.tokens.access_token, door(agent))).status).toBe(200);
     await api(`/v1/members/${admin.id}`, { method: "PATCH", json: { active: false }, as: owner });
     expect((await initializeWith(deactivated.tokens.access_token, door(agent))).status).toBe(401);
 
     const approver = await memberOf(other.emails.approver);
     const reroled = await grantOverHttp(agent, other.emails.approver, "mcp:read");
+    expect((await initializeWith(reroled.tokens.access_token, door(agent))).status).toBe(200);
     await api(`/v1/members/${approver.id}`, { method: "PATCH", json: { role: "viewer" }, as: owner });
     expect((await initializeWith(reroled.tokens.access_token, door(agent))).status).toBe(401);
 
     const signedOut = await grantOverHttp(agent, other.emails.owner);
+    expect((await initializeWith(signedOut.tokens.access_token, door(agent))).status).toBe(200);
     expect((await api("/v1/sessions", { method: "DELETE", as: owner })).status).toBe(200);
     expect((await initializeWith(signedOut.tokens.access_token, door(agent))).status).toBe(401);
     const reasons = (await grantsOf(other.organizationId)).map((grant) => grant.revokedReason);
