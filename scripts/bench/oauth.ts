@@ -43,7 +43,11 @@ export async function measureOAuthAtDoor(baseUrl: string, key: string, iteration
   const init = await handleMcpRequest(
     new Request(url, {
       method: "POST",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json" },
+      headers: {
+        authorization: `Bearer ${token}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
       body: JSON.stringify({
         jsonrpc: "2.0",
         id: 1,
