@@ -19,6 +19,8 @@ const EnvSchema = z.object({
   GUICHET_DEMO_CRM_URL: z.string().url().default("http://127.0.0.1:4010/mcp"),
   REDIS_URL: z.string().optional(),
   GUICHET_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
+  // Dynamic Client Registration is open to anyone: at most this many registrations per address and hour.
+  GUICHET_OAUTH_REGISTRATIONS_PER_HOUR: z.coerce.number().int().positive().default(30),
   GUICHET_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   GUICHET_MAX_BODY_BYTES: z.coerce.number().int().positive().default(1_048_576),
   // Deepest nesting of arrays/objects a /v1 JSON body may have; checked before parsing.

@@ -37,7 +37,9 @@ export type IdPrefix =
   | "inv"
   | "shp"
   | "shd"
-  | "pev";
+  | "pev"
+  | "ocl"
+  | "ogr";
 
 /** A prefixed id: `agt_` + 26-char lowercase ULID. */
 export function newId(prefix: IdPrefix): string {

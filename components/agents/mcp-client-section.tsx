@@ -40,6 +40,11 @@ export function McpClientSection({ agentId }: { agentId: string }) {
         par défaut ; ajoutez <code>?capabilities=read_write</code> pour que les écritures deviennent des propositions à
         approuver.
       </p>
+      <p className="text-sm text-slate-600">
+        Sans clé : un client MCP qui se connecte par OAuth (Claude, ChatGPT, VS Code, <code>mcp-remote</code>) n’a
+        besoin que de cette adresse. Chaque membre s’y connecte avec son compte Guichet et autorise l’application ; elle
+        agit alors en son nom (Préférences › Applications connectées).
+      </p>
       <div className="flex items-center gap-2">
         <code data-testid="mcp-url" className="flex-1 overflow-x-auto rounded-md bg-slate-100 px-2 py-1 text-xs">
           {url}

@@ -42,6 +42,11 @@ export const auditActionLabels = {
   "webhook_endpoint.enabled": "Webhook réactivé",
   "webhook_endpoint.disabled": "Webhook désactivé",
   "organization.created": "Organisation créée",
+  "oauth_client.registered": "Application enregistrée (OAuth)",
+  "oauth_client.deleted": "Application supprimée (OAuth)",
+  "oauth_grant.created": "Application autorisée (OAuth)",
+  "oauth_grant.revoked": "Autorisation d'application révoquée",
+  "oauth_grant.refresh_reused": "Jeton de rafraîchissement réutilisé : autorisation révoquée",
 } as const;
 
 export const auditActions = Object.keys(auditActionLabels) as [AuditAction, ...AuditAction[]];

@@ -15,6 +15,7 @@ import { db, provider } from "./index";
 //   tenancy   Organization (but name), Plan, PlanModel, Model
 //   catalog   McpServer, McpTool
 //   policies  PolicyVersion, ShadowPolicy
+//   oauth     OAuthGrant (but lastUsedAt), OAuthClient, Member (role, status, organization)
 // - SQLite (one file, one host): each instance holds one read connection of
 //   its own. PRAGMA data_version answers, in microseconds and without I/O,
 //   whether any other connection has committed since it last asked; only then
@@ -31,8 +32,8 @@ import { db, provider } from "./index";
 // A topic's mark changes with every change of the topic; something loaded
 // after taking the mark is current as long as the mark is the same.
 
-export type Topic = "api_keys" | "tenancy" | "catalog" | "policies";
-const TOPICS: readonly Topic[] = ["api_keys", "tenancy", "catalog", "policies"];
+export type Topic = "api_keys" | "tenancy" | "catalog" | "policies" | "oauth";
+const TOPICS: readonly Topic[] = ["api_keys", "tenancy", "catalog", "policies", "oauth"];
 
 /** Bumped at every change seen; each topic remembers the value at its last change. */
 let clock = 1;

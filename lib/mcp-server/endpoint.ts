@@ -13,6 +13,8 @@ import type { Principal } from "@/lib/auth/principal";
 import { hasAnyScope } from "@/lib/auth/scopes";
 import { env } from "@/lib/env";
 import { authenticateBearer } from "@/lib/http/bearer";
+import { agentResource, isSecretOf, issuerOf, type OAuthScope } from "@/lib/oauth/config";
+import { verifyAccessToken } from "@/lib/oauth/grants";
 import { parseJsonText, readBoundedBody } from "@/lib/http/body";
 import { ApiError } from "@/lib/http/errors";
 import { enforceRateLimit } from "@/lib/http/rate-limit";
@@ -24,6 +26,7 @@ import { consoleOrigin, internalErrorData, jsonRpcError, originAllowed, refusal 
 import { buildSessionServer, sessionInstructions } from "./server";
 import { runCommitRoutes } from "./tools";
 import { endSession, findSession, newSessionId, openSession } from "./session";
+import { withOAuthChallenge } from "./oauth-challenge";
 
 // POST|GET|DELETE /mcp/agents/{agent}: Guichet as an MCP server (Streamable
 // HTTP). Guichet checks what the SDK cannot know — origin, API key, scope,
@@ -31,7 +34,28 @@ import { endSession, findSession, newSessionId, openSession } from "./session";
 // fresh SDK server and transport. JSON answers, or an SSE stream when the
 // client asked for progress.
 
-async function authenticate(request: Request): Promise<Principal> {
+/** Who calls the door: an API key, or a member through an OAuth client (with the grant's scope). */
+interface DoorCaller {
+  principal: Principal;
+  oauth: { grantId: string; clientName: string; scope: OAuthScope } | null;
+}
+
+async function authenticate(request: Request, agentId: string): Promise<DoorCaller> {
+  const token = /^Bearer\s+(\S+)$/i.exec(request.headers.get("authorization") ?? "")?.[1];
+  if (token && isSecretOf("access", token)) {
+    // An OAuth access token: bound to one agent's MCP URL, and read from the database on each request.
+    const access = await verifyAccessToken(token, agentResource(issuerOf(request), agentId));
+    if (typeof access === "string")
+      throw new ApiError(
+        "unauthenticated",
+        access === "wrong_resource"
+          ? "This access token was issued for another resource."
+          : "Invalid, expired or revoked access token.",
+        { reason: { oauth_error: "invalid_token" } },
+      );
+    await enforceRateLimit(access.principal);
+    return { principal: access.principal, oauth: access };
+  }
   const principal = await authenticateBearer(request.headers.get("authorization"));
   // A session is a run and its tool calls: the scope POST /v1/runs and tool_calls need.
   if (!hasAnyScope(principal.scopes, ["runs:write"])) {
@@ -40,7 +64,7 @@ async function authenticate(request: Request): Promise<Principal> {
     });
   }
   await enforceRateLimit(principal);
-  return principal;
+  return { principal, oauth: null };
 }
 
 type ParsedBody = { message: JSONRPCMessage } | { response: Response };
@@ -127,7 +151,7 @@ async function serve(
 
 async function initialize(
   request: Request,
-  principal: Principal,
+  { principal, oauth }: DoorCaller,
   agentId: string,
   message: JSONRPCMessage,
   requestId: string,
@@ -141,6 +165,11 @@ async function initialize(
       errors: [{ field: "capabilities", code: "invalid_enum_value", message: "must be read or read_write" }],
     });
   }
+  // Under OAuth the grant says what the session may do; a URL asking for more is answered with the scope to ask for.
+  if (oauth && capabilities.data === "read_write" && oauth.scope !== "mcp:read_write")
+    throw new ApiError("insufficient_scope", "Writing through this agent needs the scope mcp:read_write.", {
+      reason: { required_scopes: ["mcp:read_write"] },
+    });
   const sessionId = newSessionId();
   const { run, warnings } = await openSession(
     principal,
@@ -148,6 +177,7 @@ async function initialize(
     capabilities.data,
     init.data.params.clientInfo,
     sessionId,
+    oauth,
   );
   return serve(request, message, run, {
     requestId,
@@ -156,12 +186,23 @@ async function initialize(
   });
 }
 
-async function sessionRun(request: Request, principal: Principal, agentId: string): Promise<RunRow | Response> {
+async function sessionRun(
+  request: Request,
+  { principal, oauth }: DoorCaller,
+  agentId: string,
+): Promise<RunRow | Response> {
   const sessionId = request.headers.get("mcp-session-id");
   if (!sessionId) return jsonRpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required; initialize first.");
   const run =
     sessionId.length <= 200
-      ? await findSession(principal.organizationId, agentId, sessionId, driverOf(principal))
+      ? await findSession(
+          principal.organizationId,
+          agentId,
+          sessionId,
+          driverOf(principal),
+          undefined,
+          oauth?.grantId ?? null,
+        )
       : null;
   return run ?? jsonRpcError(404, -32001, "Session not found: it ended or never existed; initialize a new one.");
 }
@@ -174,7 +215,7 @@ export async function handleMcpRequest(request: Request, agentId: string): Promi
     response = await route(request, agentId, requestId);
   } catch (error) {
     if (error instanceof ApiError) {
-      response = refusal(error, requestId);
+      response = withOAuthChallenge(refusal(error, requestId), error, request, agentId);
     } else {
       response = jsonRpcError(500, -32603, "Internal error.", { data: internalErrorData(requestId, error) });
     }
@@ -194,9 +235,9 @@ async function route(request: Request, agentId: string, requestId: string): Prom
       headers: { allow: "POST, DELETE" },
     });
   }
-  const principal = await authenticate(request);
+  const caller = await authenticate(request, agentId);
   if (request.method === "DELETE") {
-    const run = await sessionRun(request, principal, agentId);
+    const run = await sessionRun(request, caller, agentId);
     if (run instanceof Response) return run;
     await endSession(run);
     return new Response(null, { status: 204 });
@@ -213,9 +254,9 @@ async function route(request: Request, agentId: string, requestId: string): Prom
   const parsed = parseMessage(body.text);
   if ("response" in parsed) return parsed.response;
   if (InitializeRequestSchema.shape.method.safeParse((parsed.message as { method?: unknown }).method).success) {
-    return initialize(request, principal, agentId, parsed.message, requestId);
+    return initialize(request, caller, agentId, parsed.message, requestId);
   }
-  const run = await sessionRun(request, principal, agentId);
+  const run = await sessionRun(request, caller, agentId);
   if (run instanceof Response) return run;
   return invalidParams(parsed.message) ?? serve(request, parsed.message, run, { requestId });
 }

@@ -41,14 +41,17 @@ export async function openSession(
   capabilities: RunCreateBody["capabilities"],
   client: ClientInfo,
   sessionId: string,
+  oauth: { grantId: string; clientName: string } | null = null,
 ): Promise<{ run: RunRow; warnings: RunWarning[] }> {
   const body: RunCreateBody = { agent: agentId, capabilities, debug: false };
   return createRun(principal, body, {
     origin: {
       source: "mcp",
-      clientName: client.name.slice(0, 200),
+      // Under OAuth the client is the one the member consented to, not the name it gives itself in initialize.
+      clientName: (oauth?.clientName ?? client.name).slice(0, 200),
       clientVersion: client.version.slice(0, 100),
       mcpSessionHash: sessionHash(sessionId),
+      ...(oauth ? { oauthGrantId: oauth.grantId } : {}),
     },
   });
 }
@@ -65,15 +68,17 @@ export async function findSession(
   sessionId: string,
   caller: RunDriver,
   now = new Date(),
+  oauthGrantId: string | null = null,
 ): Promise<RunRow | null> {
   const hash = sessionHash(sessionId);
   // Every MCP request looks its session's run up: on the driver once Prisma has connected (lib/db/driver.ts).
+  // A session opened under an OAuth grant is that grant's only: the member's other applications do not share it.
   const where = { mcpSessionHash: hash, organizationId, agentId, source: "mcp" };
-  const select = { ...runSelect, mcpSeenAt: true } as const;
+  const select = { ...runSelect, mcpSeenAt: true, oauthGrantId: true } as const;
   const row = await findFirstOnDriver("Run", select, where, () => db.run.findFirst({ where, select }));
   // Checked before anything is written: another key's request leaves the session as it was.
-  if (!row || !drives(row, caller)) return null;
-  const { mcpSeenAt, ...run } = row;
+  if (!row || !drives(row, caller) || (row.oauthGrantId ?? null) !== oauthGrantId) return null;
+  const { mcpSeenAt, oauthGrantId: _grant, ...run } = row;
   const status = effectiveStatus(run, now);
   if (status !== "active" && status !== "suspended") return null;
   if (mcpSeenAt && now.getTime() - mcpSeenAt.getTime() > MCP_SESSION_IDLE_MS) {

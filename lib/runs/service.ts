@@ -21,7 +21,15 @@ export const RUN_TTL_MS = 60 * 60 * 1000;
 
 /** Who drives a run: an API client (`POST /v1/runs`) or an MCP session, recorded with the client it named. */
 export type RunOrigin =
-  { source: "api" } | { source: "mcp"; clientName: string; clientVersion: string; mcpSessionHash: string };
+  | { source: "api" }
+  | {
+      source: "mcp";
+      clientName: string;
+      clientVersion: string;
+      mcpSessionHash: string;
+      /** The OAuth grant the session acts under (a member through a client they consented to). */
+      oauthGrantId?: string;
+    };
 
 /** What a new run takes from its agent. */
 export const runAgentSelect = {
@@ -97,6 +105,7 @@ export async function createRun(
             clientName: origin.clientName,
             clientVersion: origin.clientVersion,
             mcpSessionHash: origin.mcpSessionHash,
+            oauthGrantId: origin.oauthGrantId ?? null,
             mcpSeenAt: now,
           }
         : {}),

@@ -254,6 +254,11 @@ async function mcpInProcess(stack: TestStack, demoKey: string) {
   console.log("|---|---|---|---|");
   for (const f of await measureMcpInProcess(stack.baseUrl, demoKey, iterations))
     console.log(`| ${f.label} | ${f.mcp_p50_ms} | ${f.rest_p50_ms} | ${f.ratio} |`);
+  const { measureOAuthAtDoor } = await import("./oauth");
+  const oauth = await measureOAuthAtDoor(stack.baseUrl, demoKey, iterations);
+  console.log(`\nThe MCP read call (${oauth.label}) with an OAuth access token and with an API key, in process\n`);
+  console.log("| OAuth p50 ms | API key p50 ms | OAuth − API key p50 ms (target ≤ 0.3) |\n|---|---|---|");
+  console.log(`| ${oauth.oauth_p50_ms} | ${oauth.api_key_p50_ms} | ${oauth.difference_p50_ms} |`);
 }
 
 /** A managed run of five read tool calls over HTTP, against the same five calls client-driven. */

@@ -46,7 +46,7 @@ async function openSession(baseUrl: string, key: string) {
   return { agentId, sessionId, runId, crmTool };
 }
 
-function sessionHeaders(key: string, sessionId: string): Record<string, string> {
+export function sessionHeaders(key: string, sessionId: string): Record<string, string> {
   return {
     ...bearer(key),
     "content-type": "application/json",
@@ -56,8 +56,13 @@ function sessionHeaders(key: string, sessionId: string): Record<string, string> 
   };
 }
 
-function toolCall(name: string, args: Record<string, unknown>): string {
+export function toolCall(name: string, args: Record<string, unknown>): string {
   return JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name, arguments: args } });
+}
+
+/** The API-key session every MCP measure shares (one agent with CRM Acme's get_customer). */
+export function benchSession(baseUrl: string, key: string) {
+  return (session ??= openSession(baseUrl, key));
 }
 
 const CALLS = [
