@@ -34,7 +34,10 @@ export type IdPrefix =
   | "evt"
   | "msg"
   | "aud"
-  | "inv";
+  | "inv"
+  | "wdg"
+  | "wcv"
+  | "wmsg";
 
 /** A prefixed id: `agt_` + 26-char lowercase ULID. */
 export function newId(prefix: IdPrefix): string {
