@@ -38,6 +38,11 @@ export const auditActionLabels = {
   "webhook_endpoint.enabled": "Webhook réactivé",
   "webhook_endpoint.disabled": "Webhook désactivé",
   "organization.created": "Organisation créée",
+  "widget.created": "Widget créé",
+  "widget.updated": "Widget modifié",
+  "widget.deleted": "Widget supprimé",
+  "widget.public_key_rotated": "Clé publique de widget renouvelée",
+  "widget.secret_rotated": "Secret de signature de widget renouvelé",
 } as const;
 
 export const auditActions = Object.keys(auditActionLabels) as [AuditAction, ...AuditAction[]];
