@@ -38,7 +38,7 @@ export async function openSession(request: Request, context: PublicContext) {
   await assertAvailable(widget);
   const visitor =
     widget.identity === "verified"
-      ? await verifyUserToken(widget, body.user_token ?? "")
+      ? await verifyUserToken(widget, body.user_token)
       : body.visitor
         ? { id: body.visitor, name: null, verified: false }
         : anonymousVisitor();

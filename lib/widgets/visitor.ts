@@ -28,7 +28,8 @@ function refuse(reason: string, message: string): ApiError {
 }
 
 /** A verified visitor from the organization's token; every refusal is typed (reason.code) and says why. */
-export async function verifyUserToken(widget: WidgetRow, token: string): Promise<Visitor> {
+export async function verifyUserToken(widget: WidgetRow, token: string | undefined): Promise<Visitor> {
+  if (!token) throw refuse("missing", "This widget admits verified visitors only: send `user_token`.");
   const key = new TextEncoder().encode(signingSecretOf(widget));
   let payload;
   try {
