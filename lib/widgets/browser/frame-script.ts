@@ -1,4 +1,3 @@
-/* eslint-disable max-lines-per-function -- one self-contained function, served as the text of /widget/frame.js */
 
 // The bubble's own page, inside the frame Guichet serves. It takes orders only
 // from its parent page, and only when that page's origin is one the widget

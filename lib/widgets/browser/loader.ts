@@ -1,4 +1,3 @@
-/* eslint-disable max-lines-per-function -- one self-contained function, served as the text of /widget.js */
 
 // The loader a customer's page includes (`<script src=…/widget.js data-key=pk_…>`).
 // It runs on the customer's page, so every call it makes carries that page's true
