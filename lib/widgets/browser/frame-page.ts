@@ -29,6 +29,7 @@ export function frameHeaders(origins: string[]): Record<string, string> {
 const STYLE = `
 :root { --accent: #1d4ed8; color-scheme: light; }
 * { box-sizing: border-box; }
+main { flex: 1; display: flex; flex-direction: column; min-height: 0; }
 body { margin: 0; font: 15px/1.45 system-ui, sans-serif; color: #111827; background: #fff; display: flex; flex-direction: column; height: 100vh; }
 header { display: flex; align-items: center; gap: 8px; padding: 12px 14px; background: var(--accent); color: #fff; }
 header h1 { font-size: 16px; margin: 0; flex: 1; }
@@ -39,7 +40,7 @@ header button { background: transparent; color: #fff; border: 1px solid rgba(255
 .bubble p { margin: 0 0 6px; } .bubble p:last-child { margin: 0; }
 .visitor { align-self: flex-end; background: var(--accent); color: #fff; }
 .assistant { align-self: flex-start; background: #f3f4f6; }
-.assistant.waiting { background: #fef3c7; color: #78350f; }
+.notice { align-self: flex-start; background: #fef3c7; color: #78350f; }
 .assistant a { color: #1e40af; }
 #starters { display: flex; flex-wrap: wrap; gap: 6px; padding: 0 14px 8px; }
 #starters button { border: 1px solid var(--accent); color: #1e3a8a; background: #fff; border-radius: 999px; padding: 4px 10px; cursor: pointer; font: inherit; font-size: 13px; }
@@ -69,7 +70,6 @@ export function framePage(widget: { origins: string[]; language: "fr" | "en"; ti
 </header>
 <main>
 <p id="greeting"></p>
-</main>
 <div id="log" role="log" aria-live="polite" aria-label="${t("Conversation", "Conversation")}" tabindex="0"></div>
 <div id="starters" role="group" aria-label="${t("Suggestions", "Suggestions")}"></div>
 <div id="status" role="status" aria-live="polite"></div>
@@ -78,6 +78,7 @@ export function framePage(widget: { origins: string[]; language: "fr" | "en"; ti
 <textarea id="input" rows="2" maxlength="4000" placeholder="${t("Écrivez votre message…", "Write your message…")}"></textarea>
 <button type="submit">${t("Envoyer", "Send")}</button>
 </form>
+</main>
 <script src="/widget/frame.js?v=${LOADER_VERSION}"></script>
 </body>
 </html>`;

@@ -1,4 +1,3 @@
-
 // The bubble's own page, inside the frame Guichet serves. It takes orders only
 // from its parent page, and only when that page's origin is one the widget
 // lists (the frame-ancestors header already refused every other parent). Model
@@ -20,7 +19,7 @@ function guichetWidgetFrame(): void {
   const starters = document.getElementById("starters")!;
   const title = document.getElementById("title")!;
   const greeting = document.getElementById("greeting")!;
-  const answers = new Map<string, { element: HTMLElement; text: string }>();
+  const answers = new Map<string, { element: HTMLElement; text: string; waiting?: HTMLElement }>();
   let pending: HTMLElement | null = null;
 
   function toParent(message: unknown) {
@@ -89,7 +88,7 @@ function guichetWidgetFrame(): void {
     status.textContent = text;
   }
 
-  function answerFor(message: string | null): { element: HTMLElement; text: string } {
+  function answerFor(message: string | null): { element: HTMLElement; text: string; waiting?: HTMLElement } {
     const key = message || "pending";
     let entry = answers.get(key);
     if (!entry) {
@@ -112,12 +111,11 @@ function guichetWidgetFrame(): void {
     } else if (event === "progress")
       setStatus(t("L'assistant consulte vos informations…", "The assistant is looking…"));
     else if (event === "waiting") {
-      entry.element.classList.add("waiting");
-      render(entry.element, String(data.message));
+      // What the model said so far stays; the wait is said below it.
+      entry.waiting = entry.waiting || bubble("notice", String(data.message));
       setStatus("");
     } else if (event === "done") {
       entry.text = String(data.text || "");
-      entry.element.classList.remove("waiting");
       render(entry.element, entry.text);
       setStatus("");
     } else if (event === "failed") {
@@ -141,9 +139,15 @@ function guichetWidgetFrame(): void {
 
   function showTurn(id: string, turn: { status: string; answer: string | null }) {
     const entry = answerFor(id);
+    if (turn.status !== "waiting_approval" && entry.waiting) {
+      entry.waiting.remove();
+      entry.waiting = undefined;
+    }
     if (turn.status === "answered") render(entry.element, (entry.text = turn.answer || ""));
     else if (turn.status === "waiting_approval")
-      render(entry.element, t("Votre demande attend la validation d'un conseiller.", "Your request awaits approval."));
+      entry.waiting =
+        entry.waiting ||
+        bubble("notice", t("Votre demande attend la validation d'un conseiller.", "Your request awaits approval."));
     else if (turn.status === "failed")
       render(entry.element, t("L'assistant n'a pas pu répondre.", "The assistant could not answer."));
     else render(entry.element, t("Réponse en cours…", "Answer in progress…"));

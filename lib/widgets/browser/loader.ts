@@ -1,4 +1,3 @@
-
 // The loader a customer's page includes (`<script src=…/widget.js data-key=pk_…>`).
 // It runs on the customer's page, so every call it makes carries that page's true
 // `Origin`: it opens the visitor's session, creates conversations and streams
