@@ -239,3 +239,37 @@ describe("unavailable", () => {
     expect(response.body.error.code).toBe("widget_unavailable");
   });
 });
+
+describe("framing and the loader", () => {
+  it("the frame page lists exactly the widget's origins in frame-ancestors; every other page keeps 'none'", async () => {
+    const frame = await widgetRequest(`/widget/frame?key=${anonymous.public_key}`, {});
+    expect(frame.status).toBe(200);
+    const csp = frame.headers.get("content-security-policy") ?? "";
+    expect(csp).toContain(`frame-ancestors ${SHOP} ${DEV}`);
+    expect(csp).not.toContain("'unsafe-inline'; script");
+    expect(csp).toContain("script-src 'self'");
+    expect(frame.headers.get("x-frame-options")).toBeNull();
+    expect(frame.text).not.toMatch(/<script>[^<]/);
+    const unknown = await widgetRequest("/widget/frame?key=pk_unknownunknownunknown", {});
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    for (const path of ["/widget/v1/conversations", "/connexion", "/widget.js"]) {
+      const other = await widgetRequest(path, {});
+      expect(other.headers.get("content-security-policy"), path).toContain("frame-ancestors 'none'");
+      expect(other.headers.get("x-frame-options"), path).toBe("DENY");
+    }
+  });
+
+  it("serves one long-cached, versioned loader, the same bytes for everyone", async () => {
+    const first = await widgetRequest("/widget.js", {});
+    expect(first.status).toBe(200);
+    expect(first.headers.get("content-type")).toContain("text/javascript");
+    expect(first.headers.get("cache-control")).toContain("max-age=3600");
+    expect(first.headers.get("x-guichet-widget-version")).toBe("1");
+    const etag = first.headers.get("etag")!;
+    const again = await widgetRequest("/widget.js", { headers: { "if-none-match": etag } });
+    expect(again.status).toBe(304);
+    expect(first.text).toContain("data-key");
+    expect(first.text).not.toContain(anonymous.public_key);
+  });
+});

@@ -96,7 +96,17 @@ function guichetWidgetLoader(): void {
     try {
       response = await call("POST", "/sessions", body);
     } catch {
-      showNotice("L'assistant est injoignable pour le moment.");
+      // Guichet answers CORS to the widget's origins only, so a refused page cannot read the refusal:
+      // if Guichet is reachable (an opaque request goes through), the page's origin is what was refused.
+      const reachable = await fetch(base + "/api/health", { mode: "no-cors" }).then(
+        () => true,
+        () => false,
+      );
+      showNotice(
+        reachable
+          ? "Ce site n'est pas autorisé à utiliser cet assistant."
+          : "L'assistant est injoignable pour le moment.",
+      );
       return false;
     }
     if (!response.ok) {
