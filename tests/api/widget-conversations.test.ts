@@ -18,6 +18,9 @@ import {
 // events; a write waits for an advisor and resumes after the approval; the
 // limits hold exactly under concurrent requests.
 
+const { enqueue } = await import("@/lib/jobs");
+const { JOBS } = await import("@/lib/jobs/names");
+
 const SHOP = "https://shop.example";
 let setup: CrmSetup;
 
@@ -182,5 +185,30 @@ describe("limits", () => {
     expect(answers.map((a) => a.status).sort()).toEqual([201, 201, 429, 429, 429]);
     expect(answers.find((a) => a.status === 429)!.body.error.reason.scope).toBe("widget");
     expect(await (await testDb()).widgetConversation.count({ where: { widgetId: widget.id } })).toBe(2);
+  });
+});
+
+describe("retention", () => {
+  it("a visitor's message goes with its run's transcript after GUICHET_RUN_RETENTION_DAYS", async () => {
+    const s = await script([{ text: "Bonjour." }, { text: "Toujours là." }]);
+    const widget = await widgetFor(s.marker);
+    const token = await visitorToken(widget.public_key, SHOP);
+    const conversation = await newConversation(token, SHOP);
+    await sendMessage(token, SHOP, conversation, "Ancien message");
+    await sendMessage(token, SHOP, conversation, "Message récent");
+    const db = await testDb();
+    const old = await db.widgetMessage.findFirstOrThrow({
+      where: { conversationId: conversation, content: "Ancien message" },
+    });
+    await db.run.update({
+      where: { id: old.runId! },
+      data: { createdAt: new Date(Date.now() - 31 * 24 * 60 * 60 * 1000) },
+    });
+    expect(await enqueue(JOBS.runRetention, {})).toEqual(expect.any(String));
+    const turns = await until(async () => {
+      const read = await widgetRequest(`/widget/v1/conversations/${conversation}`, { origin: SHOP, token });
+      return read.body.data.turns.length === 1 ? read.body.data.turns : null;
+    }, "the old message to be purged");
+    expect(turns).toMatchObject([{ content: "Message récent", answer: "Toujours là." }]);
   });
 });
