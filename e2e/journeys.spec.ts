@@ -17,6 +17,7 @@ const pages = [
   { link: "Modèles", path: "/modeles" },
   { link: "Clés API", path: "/cles-api" },
   { link: "Webhooks", path: "/webhooks" },
+  { link: "Widget", path: "/widgets" },
   { link: "Approbations", path: "/approbations" },
   { link: "Opérations", path: "/operations" },
   { link: "Politiques", path: "/politiques" },

@@ -39,7 +39,10 @@ export type IdPrefix =
   | "shd"
   | "pev"
   | "ocl"
-  | "ogr";
+  | "ogr"
+  | "wdg"
+  | "wcv"
+  | "wmsg";
 
 /** A prefixed id: `agt_` + 26-char lowercase ULID. */
 export function newId(prefix: IdPrefix): string {

@@ -5,6 +5,7 @@ import { seedDemoConnector } from "@/lib/mcp/seed";
 import { seedPolicies } from "@/lib/policies/seed";
 import { seedDemoDataBases } from "@/lib/data/seed";
 import { seedDemoAgents } from "@/lib/agents/seed";
+import { seedDemoWidget } from "@/lib/widgets/seed";
 import { DEMO_SLUGS } from "@/lib/tenancy/organizations";
 
 async function main() {
@@ -31,6 +32,7 @@ async function main() {
   await seedPolicies();
   await seedDemoDataBases(orgs.acme.id);
   await seedDemoAgents(orgs.acme.id);
+  await seedDemoWidget(orgs.acme.id);
   console.log("Demo data is ready.");
   console.log(`  Logins (password ${DEMO_PASSWORD}): ${demoMembers.map((m) => m.email).join(", ")}`);
   console.log(`  Demo API key for Acme (also in data/demo-api-key): ${demoKey}`);

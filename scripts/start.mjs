@@ -141,4 +141,13 @@ if (demo) {
     `  Demo API key (Acme, every scope): ${readFileSync(path.join(dataDir, "demo-api-key"), "utf8").trim()}  (data/demo-api-key)`,
   );
   console.log(`  Try: curl -H "Authorization: Bearer $(cat data/demo-api-key)" http://localhost:${port}/v1/tools`);
+  // The widget demo: a shop page on a second origin with the bubble (scripts/demo-shop.mjs).
+  const shopPort = Number(process.env.GUICHET_DEMO_SHOP_PORT ?? 4030);
+  const shop = spawn(process.execPath, ["scripts/demo-shop.mjs"], {
+    cwd: root,
+    stdio: ["ignore", "ignore", "inherit"],
+    env: { ...env, GUICHET_URL: `http://localhost:${port}`, GUICHET_DEMO_SHOP_PORT: String(shopPort) },
+  });
+  children.push(shop);
+  console.log(`  Widget demo (the bubble on « another site »): http://localhost:${shopPort}`);
 }

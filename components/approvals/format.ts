@@ -65,15 +65,18 @@ export const STALE_NOTICE = "La fiche a changé depuis cette proposition";
 /** "l’agent « Support »" / "un agent supprimé", then how its run was started. */
 export function requesterInWords(requester: ProposalObject["requester"]): { agent: string; via: string } {
   const agent = requester.agent ? requester.agent.name : "Agent supprimé";
+  const visitor = requester.widget?.visitor;
   const via =
     requester.source === "mcp" && requester.member
       ? // An OAuth session: a person acting through a client they consented to (« Dana Dev via Claude »).
         `${requester.member.name ?? requester.member.id} via ${requester.mcp_client?.name ?? "un client MCP"}`
-      : requester.source === "mcp"
-        ? `client MCP ${requester.mcp_client ? `${requester.mcp_client.name} ${requester.mcp_client.version}`.trim() : "inconnu"}`
-        : requester.source === "api_key"
-          ? `clé API « ${requester.api_key?.name ?? "supprimée"} »`
-          : `console, par ${requester.member?.name ?? requester.member?.id ?? "une personne"}`;
+      : requester.source === "widget"
+        ? `Widget « ${requester.widget?.name ?? "supprimé"} » · visiteur ${visitor ? (visitor.name ?? visitor.id.replace(/^(user|anon):/, "")) : "inconnu"}`
+        : requester.source === "mcp"
+          ? `client MCP ${requester.mcp_client ? `${requester.mcp_client.name} ${requester.mcp_client.version}`.trim() : "inconnu"}`
+          : requester.source === "api_key"
+            ? `clé API « ${requester.api_key?.name ?? "supprimée"} »`
+            : `console, par ${requester.member?.name ?? requester.member?.id ?? "une personne"}`;
   return { agent, via };
 }
 

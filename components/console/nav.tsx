@@ -28,6 +28,7 @@ const sections: { title: string; links: NavLink[] }[] = [
       { href: "/modeles", label: "Modèles" },
       { href: "/cles-api", label: "Clés API" },
       { href: "/webhooks", label: "Webhooks", endpoint: listWebhookEndpointsEndpoint },
+      { href: "/widgets", label: "Widget" },
     ],
   },
   {

@@ -2,13 +2,13 @@ import "server-only";
 import type OpenAI from "openai";
 import { StoredClientTools, StoredSchema } from "@/lib/agents/service";
 import { centiToTemperature } from "@/lib/agents/temperature";
-import type { Principal } from "@/lib/auth/principal";
 import { db, type Prisma } from "@/lib/db";
 import { notFound } from "@/lib/http/errors";
 import { modelRouteFor } from "@/lib/models/providers";
 import type { RunCreateBody, RunUsage } from "@/lib/runs/schemas";
 import { assertRunnable, createRun, runAgentSelect, type RunRow } from "@/lib/runs/service";
 import type { RunWarning } from "@/lib/runs/capabilities";
+import type { RunOpener } from "@/lib/runs/driver";
 import type { LoopSettings } from "./loop";
 import { firstRunEvent, heldEventsStored } from "./events";
 import { takenLease } from "./lease";
@@ -70,7 +70,7 @@ export interface PreparedRun {
 
 /** Everything before the loop: checks, the run stored with its opening conversation, and its `run.created` event. */
 export async function prepareManagedRun(
-  principal: Principal,
+  principal: RunOpener,
   body: RunCreateBody & { input: NonNullable<RunCreateBody["input"]> },
 ): Promise<PreparedRun> {
   const { organizationId } = principal;

@@ -47,6 +47,11 @@ export const auditActionLabels = {
   "oauth_grant.created": "Application autorisée (OAuth)",
   "oauth_grant.revoked": "Autorisation d'application révoquée",
   "oauth_grant.refresh_reused": "Jeton de rafraîchissement réutilisé : autorisation révoquée",
+  "widget.created": "Widget créé",
+  "widget.updated": "Widget modifié",
+  "widget.deleted": "Widget supprimé",
+  "widget.public_key_rotated": "Clé publique de widget renouvelée",
+  "widget.secret_rotated": "Secret de signature de widget renouvelé",
 } as const;
 
 export const auditActions = Object.keys(auditActionLabels) as [AuditAction, ...AuditAction[]];

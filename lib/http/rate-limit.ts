@@ -39,6 +39,21 @@ export async function hit(key: string, limit: number, windowMs: number, now = Da
   return { allowed, retryAfterMs };
 }
 
+/**
+ * Counts one hit with no block taken ahead (lib/limits/lease.ts): each hit is one shared
+ * increment, so a small limit holds exactly under concurrent requests on any instance.
+ */
+export async function hitExactly(
+  key: string,
+  limit: number,
+  windowMs: number,
+  now = Date.now(),
+): Promise<LimitDecision> {
+  const windowStart = Math.floor(now / windowMs) * windowMs;
+  const count = await (redisClient() ? incrementInRedis : incrementInDatabase)(key, windowStart, windowMs, 1);
+  return { allowed: count <= limit, retryAfterMs: windowStart + windowMs - now };
+}
+
 async function incrementInRedis(key: string, windowStart: number, windowMs: number, size: number): Promise<number> {
   const redisKey = `guichet:rl:${key}:${windowStart}`;
   const [[, total]] = (await redisClient()!

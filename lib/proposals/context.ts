@@ -29,9 +29,14 @@ export async function proposalContext(
       source: true,
       clientName: true,
       clientVersion: true,
+      widgetId: true,
       agent: { select: { id: true, name: true } },
     },
   });
+  const widgets = await widgetRequesters(
+    organizationId,
+    runs.flatMap((run) => (run.widgetId ? [run.id] : [])),
+  );
   const keyIds = [...new Set(runs.flatMap((run) => (run.apiKeyId ? [run.apiKeyId] : [])))];
   const memberIds = new Set(
     rows.flatMap((row) => [
@@ -58,15 +63,47 @@ export async function proposalContext(
       {
         agent: run.agent,
         run: run.id,
-        source: run.source === "mcp" ? "mcp" : run.apiKeyId ? "api_key" : "console",
+        source: run.widgetId ? "widget" : run.source === "mcp" ? "mcp" : run.apiKeyId ? "api_key" : "console",
         api_key: run.apiKeyId ? { id: run.apiKeyId, name: keyNames.get(run.apiKeyId) ?? null } : null,
         member: run.memberId ? { id: run.memberId, name: names.get(run.memberId) ?? null } : null,
         mcp_client:
           run.source === "mcp" && run.clientName ? { name: run.clientName, version: run.clientVersion ?? "" } : null,
+        widget: run.widgetId ? (widgets.get(run.id) ?? { id: run.widgetId, name: null, visitor: null }) : null,
       },
     ]),
   );
   return { names, requesters, stale };
+}
+
+/** The widget and visitor behind each widget run: the visitor message that started it. */
+async function widgetRequesters(
+  organizationId: string,
+  runIds: string[],
+): Promise<Map<string, RequesterObject["widget"]>> {
+  if (runIds.length === 0) return new Map();
+  const messages = await db.widgetMessage.findMany({
+    where: { organizationId, runId: { in: runIds } },
+    select: {
+      runId: true,
+      conversation: {
+        select: { visitorId: true, visitorName: true, widget: { select: { id: true, name: true } } },
+      },
+    },
+  });
+  return new Map(
+    messages.map((m) => [
+      m.runId!,
+      {
+        id: m.conversation.widget.id,
+        name: m.conversation.widget.name,
+        visitor: {
+          id: m.conversation.visitorId,
+          name: m.conversation.visitorName,
+          verified: m.conversation.visitorId.startsWith("user:"),
+        },
+      },
+    ]),
+  );
 }
 
 /**

@@ -50,8 +50,9 @@ export const RequesterObject = z
       .nullable()
       .meta({ description: "The agent whose run asked; null once the agent was deleted." }),
     run: z.string(),
-    source: z.enum(["api_key", "console", "mcp"]).meta({
-      description: "How the run was started: with an API key, by a signed-in person, or by an MCP client's session.",
+    source: z.enum(["api_key", "console", "mcp", "widget"]).meta({
+      description:
+        "How the run was started: with an API key, by a signed-in person, by an MCP client's session, or by a widget's visitor.",
     }),
     api_key: z
       .object({ id: z.string(), name: z.string().nullable() })
@@ -62,6 +63,14 @@ export const RequesterObject = z
       .object({ name: z.string(), version: z.string() })
       .nullable()
       .meta({ description: "The MCP client as it named itself when the session opened." }),
+    widget: z
+      .object({
+        id: z.string(),
+        name: z.string().nullable(),
+        visitor: z.object({ id: z.string(), name: z.string().nullable(), verified: z.boolean() }).nullable(),
+      })
+      .nullable()
+      .meta({ description: "The widget whose visitor's message started the run (name null once it is deleted)." }),
   })
   .meta({ description: "Who asks for this write: the agent, its run and how that run was started." });
 export type RequesterObject = z.infer<typeof RequesterObject>;

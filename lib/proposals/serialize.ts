@@ -19,6 +19,7 @@ function requesterOf(row: ProposalRow, context: ProposalContext): RequesterObjec
       api_key: null,
       member: row.requestedBy ? ref(row.requestedBy, context.names) : null,
       mcp_client: null,
+      widget: null,
     }
   );
 }

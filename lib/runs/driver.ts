@@ -9,11 +9,19 @@ import type { RunRow } from "./model";
 // member of the organization cannot act inside someone's run, nor ask in
 // their name and then approve.
 
-/** Who makes a call in a run: exactly one of the two is set for a principal. */
+/**
+ * Who makes a call in a run: exactly one is set. `widgetId`: a widget's visitor
+ * opened the run (lib/widgets); Guichet drives it for the widget, and no key or
+ * member of the organization may act inside it.
+ */
 export interface RunDriver {
   apiKeyId: string | null;
   memberId: string | null;
+  widgetId?: string | null;
 }
+
+/** Who opens a run: a /v1 or MCP principal, or a widget for one of its visitors. */
+export type RunOpener = Principal | { kind: "widget"; organizationId: string; widgetId: string };
 
 /** The caller of a /v1 request or an MCP session, as a run driver. */
 export function driverOf(principal: Principal): RunDriver {
@@ -27,18 +35,25 @@ export function driverOf(principal: Principal): RunDriver {
  * run resuming after an approval) or through the session that opened it (the
  * MCP door, whose session lookup already matched the key).
  */
-export function openerOf(run: Pick<RunRow, "apiKeyId" | "memberId">): RunDriver {
-  return { apiKeyId: run.apiKeyId, memberId: run.memberId };
+export function openerOf(run: Pick<RunRow, "apiKeyId" | "memberId"> & { widgetId?: string | null }): RunDriver {
+  return { apiKeyId: run.apiKeyId, memberId: run.memberId, widgetId: run.widgetId ?? null };
 }
 
 /** Whether this driver opened the run. A run with no recorded opener is driven by no principal. */
-export function drives(run: Pick<RunRow, "apiKeyId" | "memberId">, driver: RunDriver): boolean {
-  if (driver.apiKeyId === null && driver.memberId === null) return false;
-  return run.apiKeyId === driver.apiKeyId && run.memberId === driver.memberId;
+export function drives(
+  run: Pick<RunRow, "apiKeyId" | "memberId"> & { widgetId?: string | null },
+  driver: RunDriver,
+): boolean {
+  const widgetId = driver.widgetId ?? null;
+  if (driver.apiKeyId === null && driver.memberId === null && widgetId === null) return false;
+  return run.apiKeyId === driver.apiKeyId && run.memberId === driver.memberId && (run.widgetId ?? null) === widgetId;
 }
 
 /** Refuses a call from anyone but the run's opener, before anything of the call is stored. */
-export function assertDrives(run: Pick<RunRow, "apiKeyId" | "memberId">, driver: RunDriver): void {
+export function assertDrives(
+  run: Pick<RunRow, "apiKeyId" | "memberId"> & { widgetId?: string | null },
+  driver: RunDriver,
+): void {
   if (drives(run, driver)) return;
   throw new ApiError(
     "run_not_yours",

@@ -32,6 +32,7 @@ export const runSelect = {
   // Who opened the run, the only principal that may drive it (./driver.ts).
   apiKeyId: true,
   memberId: true,
+  widgetId: true,
 } as const;
 export type RunRow = Prisma.RunGetPayload<{ select: typeof runSelect }>;
 

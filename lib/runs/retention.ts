@@ -8,7 +8,9 @@ import { env } from "@/lib/env";
 // a client tool's arguments travel in them). The run's record stays — status,
 // steps, usage, failure, proposals and operations — and
 // GET /v1/runs/{run}/messages then answers no messages with `purged_at`;
-// GET /v1/runs/{run}/events has nothing left to replay.
+// GET /v1/runs/{run}/events has nothing left to replay. A widget visitor's
+// message that started such a run goes with it (lib/widgets): the conversation
+// a visitor reads back holds nothing older than the window.
 
 const BATCH = 200;
 
@@ -37,6 +39,7 @@ export async function purgeOldTranscripts(now = new Date()): Promise<number> {
         },
       });
       await tx.runEvent.deleteMany({ where: { runId: { in: ids } } });
+      await tx.widgetMessage.deleteMany({ where: { runId: { in: ids } } });
       return marked.count;
     });
     total += purged;

@@ -1,6 +1,5 @@
 import "server-only";
 import { z } from "zod";
-import { principalId, type Principal } from "@/lib/auth/principal";
 import { db, Prisma, type DbOrTx } from "@/lib/db";
 import { findFirstOnDriver } from "@/lib/db/driver";
 import { ApiError, notFound } from "@/lib/http/errors";
@@ -8,6 +7,7 @@ import { afterCursor } from "@/lib/http/validation";
 import { newId } from "@/lib/ids";
 import { isTraced, traceCatalog } from "@/lib/traces/record";
 import { abortRunCalls, type AbortedCalls } from "./active-calls";
+import type { RunOpener } from "./driver";
 import { resolveCapabilitySet, type RunWarning } from "./capabilities";
 import { effectiveStatus, liveRunStatuses, runSelect, type RunRow } from "./model";
 import { RunMessage, type RunCreateBody, type RunListQuery } from "./schemas";
@@ -49,7 +49,7 @@ export function assertRunnable<A extends { active: boolean }>(agent: A | null): 
 }
 
 export async function createRun(
-  principal: Principal,
+  principal: RunOpener,
   body: RunCreateBody,
   options: {
     tx?: DbOrTx;
@@ -98,7 +98,9 @@ export async function createRun(
       metadata: body.metadata ?? Prisma.DbNull,
       expiresAt: new Date(now.getTime() + RUN_TTL_MS),
       apiKeyId: principal.kind === "apiKey" ? principal.apiKeyId : null,
-      memberId: principal.kind === "member" ? principalId(principal) : null,
+      memberId: principal.kind === "member" ? principal.memberId : null,
+      // A widget's visitor: the run is the widget's, whatever else the caller says.
+      ...(principal.kind === "widget" ? { source: "widget", widgetId: principal.widgetId } : {}),
       ...(origin.source === "mcp"
         ? {
             source: "mcp",

@@ -44,6 +44,7 @@ describe("the requester", () => {
       api_key: { id: expect.stringMatching(/^key_/), name: expect.stringMatching(/^test /) },
       member: null,
       mcp_client: null,
+      widget: null,
     });
   });
 

@@ -1,0 +1,186 @@
+import "server-only";
+import { clientAddress } from "@/lib/auth/client-address";
+import { db } from "@/lib/db";
+import { ApiError, notFound, toErrorEnvelope } from "@/lib/http/errors";
+import { hitExactly } from "@/lib/http/rate-limit";
+import { securityHeaders } from "@/lib/http/security-headers";
+import { newId } from "@/lib/ids";
+import { allowedOriginsOf, limitsOf, type WidgetRow } from "./service";
+import { keyTagOf, readVisitorToken, type Visitor } from "./visitor";
+
+// The widget's public surface (/widget/v1/…), apart from the console and /v1:
+// no cookie is read or set, and every request is hostile until its `Origin`
+// is one the widget lists — checked before any other work. CORS answers only
+// that origin. Errors are the usual typed envelope.
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+/** A counter that never rolls over: the messages of one conversation. */
+const FOREVER_MS = 100 * 365 * DAY_MS;
+/** Every request of one client address to the widget surface, whatever the widget. */
+export const ADDRESS_REQUESTS_PER_HOUR = 600;
+
+export interface PublicContext {
+  /** The origin that CORS may answer: set once it was found in the widget's list. */
+  allowedOrigin: string | null;
+}
+
+function corsHeaders(origin: string | null): Record<string, string> {
+  return origin
+    ? {
+        "access-control-allow-origin": origin,
+        "access-control-allow-headers": "authorization, content-type, last-event-id",
+        "access-control-allow-methods": "GET, POST, OPTIONS",
+        "access-control-max-age": "600",
+      }
+    : {};
+}
+
+/** Wraps a public route: the typed envelope for every error, security and CORS headers on every answer. */
+export function publicRoute<P>(
+  run: (request: Request, context: PublicContext, params: P) => Promise<Response | { status?: number; body: unknown }>,
+) {
+  return async (request: Request, route: { params: Promise<P> }): Promise<Response> => {
+    const context: PublicContext = { allowedOrigin: null };
+    const requestId = newId("req");
+    const headers: Record<string, string> = {
+      ...securityHeaders(),
+      vary: "Origin",
+      "cache-control": "no-store",
+      "x-request-id": requestId,
+    };
+    try {
+      const answer = await run(request, context, await route.params);
+      if (answer instanceof Response) {
+        for (const [key, value] of Object.entries({ ...headers, ...corsHeaders(context.allowedOrigin) }))
+          if (!answer.headers.has(key)) answer.headers.set(key, value);
+        return answer;
+      }
+      return Response.json(answer.body, {
+        status: answer.status ?? 200,
+        headers: { ...headers, ...corsHeaders(context.allowedOrigin) },
+      });
+    } catch (error) {
+      const { status, body, headers: extra } = toErrorEnvelope(error, requestId);
+      return Response.json(body, { status, headers: { ...headers, ...extra, ...corsHeaders(context.allowedOrigin) } });
+    }
+  };
+}
+
+/** The page's origin; a request without one (not from a browser page) is refused before anything is read. */
+export function requestOrigin(request: Request): string {
+  const origin = request.headers.get("origin");
+  if (!origin || origin === "null")
+    throw new ApiError("widget_origin_not_allowed", "This request has no Origin: the widget answers web pages only.");
+  return origin;
+}
+
+export function assertOriginAllowed(widget: WidgetRow, origin: string, context: PublicContext): void {
+  if (!allowedOriginsOf(widget).includes(origin))
+    throw new ApiError("widget_origin_not_allowed", `This site (${origin.slice(0, 200)}) may not use this widget.`, {
+      reason: { origin: origin.slice(0, 200) },
+    });
+  context.allowedOrigin = origin;
+}
+
+/** The widget of a public key; an unknown (or rotated) key is 404. */
+export async function widgetByPublicKey(publicKey: string): Promise<WidgetRow> {
+  if (!/^pk_[A-Za-z0-9_-]{10,64}$/.test(publicKey)) throw notFound("Widget");
+  const widget = await db.widget.findUnique({ where: { publicKey } });
+  if (!widget) throw notFound("Widget");
+  return widget;
+}
+
+/** An inactive widget or agent: the bubble shows « indisponible ». */
+export async function assertAvailable(widget: WidgetRow): Promise<void> {
+  const agent = await db.agent.findFirst({
+    where: { id: widget.agentId, organizationId: widget.organizationId },
+    select: { active: true },
+  });
+  if (!widget.active || !agent?.active)
+    throw new ApiError("widget_unavailable", "This assistant is unavailable for now.");
+}
+
+/** Whether any active widget lists this origin: what a CORS preflight (no body, no token) may be told. */
+export async function anyWidgetAllows(origin: string): Promise<boolean> {
+  const needle = `%${JSON.stringify(origin).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const rows = await db.$queryRaw<{ n: number | bigint }[]>`
+    SELECT COUNT(*) AS n FROM "Widget" WHERE "active" = ${true} AND CAST("allowedOrigins" AS TEXT) LIKE ${needle} ESCAPE '\\'`;
+  return Number(rows[0]?.n ?? 0) > 0;
+}
+
+export async function preflight(request: Request): Promise<Response> {
+  const origin = request.headers.get("origin");
+  const allowed = origin && origin !== "null" && (await anyWidgetAllows(origin)) ? origin : null;
+  return new Response(null, {
+    status: 204,
+    headers: { ...securityHeaders(), vary: "Origin", ...corsHeaders(allowed) },
+  });
+}
+
+export interface VisitorSession {
+  widget: WidgetRow;
+  visitor: Visitor;
+  origin: string;
+}
+
+/**
+ * The visitor behind a request: its token must have been issued for this very
+ * origin, for a widget that still exists with the same public key and still lists
+ * the origin. Anything else is refused before the conversation is looked at.
+ */
+export async function visitorSession(request: Request, context: PublicContext): Promise<VisitorSession> {
+  const origin = requestOrigin(request);
+  const claims = await readVisitorToken(request.headers.get("authorization"));
+  const widget = await db.widget.findFirst({ where: { id: claims.widgetId, organizationId: claims.organizationId } });
+  if (!widget) throw new ApiError("visitor_token_invalid", "The visitor token is not valid.");
+  assertOriginAllowed(widget, origin, context);
+  if (claims.origin !== origin || claims.keyTag !== keyTagOf(widget))
+    throw new ApiError("visitor_token_invalid", "This visitor token was issued for another page or key.");
+  return { widget, visitor: claims.visitor, origin };
+}
+
+function limited(scope: string, retryAfterMs: number): ApiError {
+  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  return new ApiError("rate_limited", `Too many messages (${scope}). Retry in ${seconds} s.`, {
+    headers: { "retry-after": String(seconds) },
+    reason: { scope, retry_after: seconds, retry_after_ms: retryAfterMs },
+  });
+}
+
+/** The client address's share of the public surface. */
+export async function takeAddressSlot(request: Request): Promise<void> {
+  const decision = await hitExactly(
+    `widget:addr:${clientAddress(request.headers)}`,
+    ADDRESS_REQUESTS_PER_HOUR,
+    HOUR_MS,
+  );
+  if (!decision.allowed) throw limited("client_address", decision.retryAfterMs);
+}
+
+/** One more message of a visitor in a conversation: counted where every instance sees it, one by one. */
+export async function takeMessageSlot(session: VisitorSession, conversationId: string): Promise<void> {
+  const limits = limitsOf(session.widget);
+  const visitor = await hitExactly(
+    `widget:${session.widget.id}:visitor:${session.visitor.id}`,
+    limits.messages_per_visitor_per_hour,
+    HOUR_MS,
+  );
+  if (!visitor.allowed) throw limited("visitor", visitor.retryAfterMs);
+  const conversation = await hitExactly(
+    `widget:conversation:${conversationId}`,
+    limits.messages_per_conversation,
+    FOREVER_MS,
+  );
+  if (!conversation.allowed) throw limited("conversation", conversation.retryAfterMs);
+}
+
+/** One more conversation of the widget today. */
+export async function takeConversationSlot(widget: WidgetRow): Promise<void> {
+  const decision = await hitExactly(
+    `widget:${widget.id}:conversations`,
+    limitsOf(widget).conversations_per_day,
+    DAY_MS,
+  );
+  if (!decision.allowed) throw limited("widget", decision.retryAfterMs);
+}

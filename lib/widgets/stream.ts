@@ -1,0 +1,89 @@
+import "server-only";
+import { EVENT_STREAM_HEADERS, runEventStream } from "@/lib/agent-loop/event-stream";
+import { WAITING_MESSAGE } from "./conversations";
+
+// What a visitor sees of a run as it goes: the model's text, that something is
+// in progress, that a write waits for an advisor, the answer or a plain
+// failure. Never a tool's name, arguments or result — the run's events are
+// read as they are stored (re-attach with Last-Event-ID) and translated here.
+
+export { EVENT_STREAM_HEADERS };
+
+function frame(id: number, event: string, data: unknown): string {
+  return `id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+function translate(type: string, data: unknown, language: "fr" | "en"): { event: string; data: unknown } | null {
+  const payload = (data ?? {}) as Record<string, unknown>;
+  switch (type) {
+    case "message.delta":
+      return { event: "delta", data: { text: String(payload.content ?? "") } };
+    case "tool_call.started":
+      return { event: "progress", data: {} };
+    case "run.requires_approval":
+      return { event: "waiting", data: { message: WAITING_MESSAGE[language] } };
+    case "run.completed": {
+      const output = (payload.output ?? {}) as { text?: unknown };
+      return { event: "done", data: { text: typeof output.text === "string" ? output.text : "" } };
+    }
+    case "run.failed":
+      return {
+        event: "failed",
+        data: {
+          message:
+            language === "en"
+              ? "The assistant could not answer. Please try again."
+              : "L'assistant n'a pas pu répondre. Réessayez.",
+        },
+      };
+    default:
+      return null;
+  }
+}
+
+/** The visitor's stream of one message's run, after `afterSeq`; `opening` is sent first when given. */
+export function visitorEventStream(
+  run: { id: string; organizationId: string },
+  afterSeq: number,
+  language: "fr" | "en",
+  opening?: { event: string; data: unknown },
+): ReadableStream<Uint8Array> {
+  const source = runEventStream(run, afterSeq).getReader();
+  const decoder = new TextDecoder();
+  const encoder = new TextEncoder();
+  let buffer = "";
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      if (opening) controller.enqueue(encoder.encode(frame(afterSeq, opening.event, opening.data)));
+    },
+    async pull(controller) {
+      for (;;) {
+        const { done, value } = await source.read();
+        if (done) return controller.close();
+        buffer += decoder.decode(value, { stream: true });
+        let sent = false;
+        let end: number;
+        while ((end = buffer.indexOf("\n\n")) >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          if (block.startsWith(":")) {
+            controller.enqueue(encoder.encode(": keep-alive\n\n"));
+            sent = true;
+            continue;
+          }
+          const fields = Object.fromEntries(
+            block.split("\n").map((line) => [line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 2)]),
+          );
+          const translated = translate(fields.event ?? "", JSON.parse(fields.data ?? "null"), language);
+          if (!translated) continue;
+          controller.enqueue(encoder.encode(frame(Number(fields.id), translated.event, translated.data)));
+          sent = true;
+        }
+        if (sent) return;
+      }
+    },
+    cancel() {
+      void source.cancel();
+    },
+  });
+}
