@@ -1,7 +1,7 @@
 import { InvalidClientMetadataError, TooManyRequestsError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import { clientAddress } from "@/lib/auth/client-address";
 import { env } from "@/lib/env";
-import { hit } from "@/lib/http/rate-limit";
+import { hitExactly } from "@/lib/http/rate-limit";
 import { registerClient } from "@/lib/oauth/clients";
 import { bodyText, oauthEndpoint, oauthJson, preflight } from "@/lib/oauth/http";
 
@@ -9,8 +9,14 @@ import { bodyText, oauthEndpoint, oauthJson, preflight } from "@/lib/oauth/http"
 export async function POST(request: Request) {
   return oauthEndpoint("register", async () => {
     const from = clientAddress(request.headers);
-    const decision = await hit(`oauth-register:${from}`, env.GUICHET_OAUTH_REGISTRATIONS_PER_HOUR, 3_600_000);
-    if (!decision.allowed) throw new TooManyRequestsError("Too many client registrations from this address.");
+    // Counted one by one (no block taken ahead): the limit is small and must hold exactly on every instance.
+    const decision = await hitExactly(`oauth-register:${from}`, env.GUICHET_OAUTH_REGISTRATIONS_PER_HOUR, 3_600_000);
+    if (!decision.allowed)
+      return oauthJson(
+        429,
+        new TooManyRequestsError("Too many client registrations from this address.").toResponseObject(),
+        { "retry-after": String(Math.max(1, Math.ceil(decision.retryAfterMs / 1000))) },
+      );
     let raw: unknown;
     try {
       raw = JSON.parse(await bodyText(request));
