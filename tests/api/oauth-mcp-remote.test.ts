@@ -45,11 +45,13 @@ describe("mcp-remote", () => {
     await writeFile(browser, `#!/bin/sh\nprintf '%s' "$1" > "${urlFile}"\n`);
     await chmod(browser, 0o755);
     const callbackPort = await freePort();
+    // The URL the README's configuration gives: the agent's door asking for writes.
     const door = `${baseUrl}/mcp/agents/${setup.agentId}`;
+    const configured = `${door}?capabilities=read_write`;
 
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: ["node_modules/mcp-remote/dist/proxy.js", door, String(callbackPort), "--host", "127.0.0.1"],
+      args: ["node_modules/mcp-remote/dist/proxy.js", configured, String(callbackPort), "--host", "127.0.0.1"],
       // No desktop: the bundled xdg-open falls back to $BROWSER. Its tokens and client go to a folder of ours.
       env: {
         PATH: process.env.PATH ?? "",
@@ -69,6 +71,7 @@ describe("mcp-remote", () => {
       expect(authorization.origin + authorization.pathname).toBe(`${baseUrl}/oauth/authorize`);
       expect(authorization.searchParams.get("code_challenge_method")).toBe("S256");
       expect(authorization.searchParams.get("resource")).toBe(door);
+      expect(authorization.searchParams.get("scope")).toBe("mcp:read_write");
       expect(authorization.searchParams.get("redirect_uri")).toBe(`http://127.0.0.1:${callbackPort}/oauth/callback`);
       await consentInChromium(authorization, setup.tenant.emails.developer, "Autoriser");
       await connecting;
@@ -88,7 +91,7 @@ describe("mcp-remote", () => {
     const dana = await db.member.findUniqueOrThrow({ where: { email: setup.tenant.emails.developer } });
     const grants = await grantsOf(setup.tenant.organizationId);
     expect(grants).toHaveLength(1);
-    expect(grants[0]).toMatchObject({ memberId: dana.id, agentId: setup.agentId });
+    expect(grants[0]).toMatchObject({ memberId: dana.id, agentId: setup.agentId, scope: "mcp:read_write" });
     const oauthClient = await db.oAuthClient.findUniqueOrThrow({ where: { id: grants[0].clientId } });
     expect(oauthClient).toMatchObject({ kind: "registered" });
     expect(oauthClient.name).toMatch(/mcp/i);
