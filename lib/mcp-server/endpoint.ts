@@ -25,7 +25,7 @@ import type { RunRow } from "@/lib/runs/service";
 import { consoleOrigin, internalErrorData, jsonRpcError, originAllowed, refusal } from "./http";
 import { buildSessionServer, sessionInstructions } from "./server";
 import { runCommitRoutes } from "./tools";
-import { endSession, findSession, newSessionId, openSession } from "./session";
+import { endSession, findSession, newSessionId, openSession, sessionTakesUrlElicitation } from "./session";
 import { withOAuthChallenge } from "./oauth-challenge";
 
 // POST|GET|DELETE /mcp/agents/{agent}: Guichet as an MCP server (Streamable
@@ -137,6 +137,7 @@ async function serve(
     consoleOrigin: consoleOrigin(request),
     requestId: options.requestId,
     instructions: options.instructions,
+    urlElicitation: sessionTakesUrlElicitation(request.headers.get("mcp-session-id")),
   });
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: options.sessionId === undefined ? undefined : () => options.sessionId as string,
@@ -170,7 +171,8 @@ async function initialize(
     throw new ApiError("insufficient_scope", "Writing through this agent needs the scope mcp:read_write.", {
       reason: { required_scopes: ["mcp:read_write"] },
     });
-  const sessionId = newSessionId();
+  // `elicitation: {}` alone means form mode only (2025-11-25): URL mode must be named.
+  const sessionId = newSessionId(init.data.params.capabilities.elicitation?.url !== undefined);
   const { run, warnings } = await openSession(
     principal,
     agentId,

@@ -65,6 +65,8 @@ export interface SessionServerOptions {
   requestId: string;
   /** Only on `initialize`. */
   instructions?: string;
+  /** The session's client declared URL-mode elicitation: a commit waiting for approval hands it the approval page. */
+  urlElicitation?: boolean;
 }
 
 /**
@@ -125,6 +127,7 @@ export function buildSessionServer(run: RunRow | null, options: SessionServerOpt
           callRunTool(run, request.params.name, request.params.arguments, {
             consoleOrigin: options.consoleOrigin,
             signal: tracked.signal,
+            urlElicitation: options.urlElicitation ?? false,
           }),
         );
       } finally {

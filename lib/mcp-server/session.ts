@@ -21,8 +21,20 @@ export const MCP_SESSION_IDLE_MS = 30 * 60 * 1000;
 // Writing "last seen" on every request would cost a write per call; once a minute is enough to judge idleness.
 const SEEN_GRANULARITY_MS = 60 * 1000;
 
-export function newSessionId(): string {
-  return `mcps_${randomBytes(32).toString("base64url")}`;
+/**
+ * A session id. A fresh SDK server answers each request, so what the client
+ * declared at `initialize` is gone by its next request: the one capability the
+ * door acts on, URL-mode elicitation, is carried by the id itself (`mcpsu_`).
+ * Only the id's SHA-256 is stored and looked up, so a client cannot add the
+ * mark to a session opened without it: the changed id finds no session.
+ */
+export function newSessionId(urlElicitation = false): string {
+  return `${urlElicitation ? "mcpsu_" : "mcps_"}${randomBytes(32).toString("base64url")}`;
+}
+
+/** Whether the client of this session declared URL-mode elicitation (MCP 2025-11-25) at initialize. */
+export function sessionTakesUrlElicitation(sessionId: string | null): boolean {
+  return sessionId?.startsWith("mcpsu_") ?? false;
 }
 
 export function sessionHash(sessionId: string): string {

@@ -1,4 +1,4 @@
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import { UrlElicitationRequiredError, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { catalogIndex } from "@/lib/catalog/service";
 import { findContract } from "@/lib/contracts/registry";
 import type { Contract, JsonSchema } from "@/lib/contracts/types";
@@ -132,6 +132,8 @@ export interface ToolCallOptions {
   consoleOrigin: string;
   /** Aborted when the client cancels the call. */
   signal?: AbortSignal;
+  /** The client takes URL-mode elicitation (declared at initialize). */
+  urlElicitation?: boolean;
 }
 
 /**
@@ -186,6 +188,13 @@ async function toCallToolResult(
       ],
     };
   }
+  if (
+    !envelope.ok &&
+    card?.status === "pending" &&
+    options.urlElicitation &&
+    envelope.error.code === "PROPOSAL_NOT_APPROVED"
+  )
+    throw approvalElicitation(card, envelope.error.message);
   if (!envelope.ok) {
     const structured = { error: envelope.error, ...(card ? { proposal: card } : {}) };
     const hint = card && (card.status === "pending" || card.status === "approved") ? ` ${commitInstruction(card)}` : "";
@@ -201,6 +210,27 @@ async function toCallToolResult(
     ? `Proposal ${card.id} (${card.status}): ${card.effect} Nothing was changed yet. Approve at ${card.approval_url}. ${commitInstruction(card)}`
     : `Result of ${envelope.evidence.tool} (untrusted data): ${JSON.stringify(envelope.result)}`;
   return { structuredContent: structured, content: [{ type: "text", text }] };
+}
+
+/**
+ * A commit of a proposal that still waits for people, for a client that takes
+ * URL-mode elicitation: the JSON-RPC error -32042 hands it the approval page to
+ * show the member. Only the commit answers so: the error means "retry this same
+ * request once the page is done", and the same commit, retried after the
+ * approval, goes through (a preview or a write retried would propose again).
+ */
+function approvalElicitation(card: ProposalCard, why: string): UrlElicitationRequiredError {
+  return new UrlElicitationRequiredError(
+    [
+      {
+        mode: "url",
+        elicitationId: card.id,
+        url: card.approval_url,
+        message: `${card.effect} ${why} Open the approval page; once it is approved, retry this call.`,
+      },
+    ],
+    `Proposal ${card.id} waits for approval at ${card.approval_url}.`,
+  );
 }
 
 /**
