@@ -19,4 +19,6 @@ export const tags = [
   { name: "Preferences", description: "The signed-in person's own settings, such as approval e-mails." },
   { name: "Members", description: "The organization's members and their invitations: roles, deactivation, removal, and one's own password." },
   { name: "Audit", description: "The organization's append-only audit trail: who did what, read by owners and admins." },
+  { name: "Connected applications", description: "OAuth grants members gave MCP clients at an agent's MCP door, and the clients registered with the organization." },
+  { name: "Widgets", description: "Chat bubbles on the organization's own sites: their agent, allowed origins, visitor identity, appearance and limits, and their conversations (read-only)." },
 ] as const;

@@ -5,7 +5,6 @@ import { launch } from "@/lib/agent-loop/takeover";
 import { db, type DbOrTx } from "@/lib/db";
 import { notFound } from "@/lib/http/errors";
 import { newId } from "@/lib/ids";
-import { log } from "@/lib/log";
 import { effectiveStatus, type RunRow } from "@/lib/runs/model";
 import { RunOutput } from "@/lib/runs/schemas";
 import { isoOffset } from "@/lib/time";

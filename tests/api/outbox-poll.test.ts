@@ -48,7 +48,8 @@ describe("the outbox poll", () => {
     expect(await pollOutbox(new Date(0), client)).toBe(false);
     expect(operations.length).toBeGreaterThan(0);
     expect(operations.filter((op) => !READS.has(op.split(".")[1]))).toEqual([]);
-    expect(operations.sort()).toEqual(["OutboxDelivery.findFirst", "Proposal.findFirst"]);
+    // One look each: a delivery due, a proposal expired, a proposal due for escalation.
+    expect(operations.sort()).toEqual(["OutboxDelivery.findFirst", "Proposal.findFirst", "Proposal.findFirst"]);
   });
 
   it("leaves no job rows behind in the server that has been polling all along", async () => {
