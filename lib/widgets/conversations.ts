@@ -154,8 +154,11 @@ export async function sendVisitorMessage(widget: WidgetRow, conversationId: stri
     await db.widgetMessage.delete({ where: { id: message.id } });
     throw error;
   }
-  await db.widgetMessage.update({ where: { id: message.id }, data: { runId: run.id } });
-  await db.widgetConversation.update({ where: { id: conversationId }, data: { updatedAt: new Date() } });
+  // Two independent writes before the answer streams: together, so the first token is not held behind both.
+  await Promise.all([
+    db.widgetMessage.update({ where: { id: message.id }, data: { runId: run.id } }),
+    db.widgetConversation.update({ where: { id: conversationId }, data: { updatedAt: new Date() } }),
+  ]);
   return { message, run };
 }
 
