@@ -25,7 +25,10 @@ export function DecisionPanel({
 }) {
   const decide = useDecide(proposal.id);
   const [reason, setReason] = useState("");
+  const [shareReason, setShareReason] = useState(false);
   const [reasonError, setReasonError] = useState<string>();
+  // Only a widget's visitor is told of a refusal by Guichet itself; the reason stays private unless ticked.
+  const fromWidget = proposal.requester?.source === "widget";
   const [serverError, setServerError] = useState<string>();
   const disabled = expired || decide.isPending || blockedReason !== null;
 
@@ -60,7 +63,7 @@ export function DecisionPanel({
     }
     setReasonError(undefined);
     decide.mutate(
-      { kind: "refuse", reason: reason.trim() },
+      { kind: "refuse", reason: reason.trim(), shareReason: fromWidget && shareReason },
       { onSuccess: () => toast.success("Proposition refusée."), onError },
     );
   }
@@ -127,6 +130,23 @@ export function DecisionPanel({
             />
           )}
         </Field>
+        {fromWidget && (
+          <div>
+            <label className="flex items-center gap-2 text-sm">
+              <input
+                type="checkbox"
+                checked={shareReason}
+                onChange={(e) => setShareReason(e.target.checked)}
+                disabled={disabled}
+                aria-describedby="share-reason-hint"
+              />
+              Montrer le motif au visiteur
+            </label>
+            <p id="share-reason-hint" className="mt-1 text-xs text-slate-500">
+              Sinon, le visiteur lit seulement « Votre demande n’a pas été acceptée. »
+            </p>
+          </div>
+        )}
         <Button type="submit" variant="danger" disabled={disabled}>
           Refuser
         </Button>

@@ -65,7 +65,8 @@ export function useProposal(id: string) {
   });
 }
 
-export type DecisionInput = { kind: "approve"; argumentsSha256: string } | { kind: "refuse"; reason: string };
+export type DecisionInput =
+  { kind: "approve"; argumentsSha256: string } | { kind: "refuse"; reason: string; shareReason?: boolean };
 
 export function useDecide(id: string) {
   const client = useQueryClient();
@@ -73,7 +74,10 @@ export function useDecide(id: string) {
     mutationFn: (input: DecisionInput) =>
       input.kind === "approve"
         ? call(approveProposalEndpoint, { params: { proposal: id }, body: { arguments_sha256: input.argumentsSha256 } })
-        : call(refuseProposalEndpoint, { params: { proposal: id }, body: { reason: input.reason } }),
+        : call(refuseProposalEndpoint, {
+            params: { proposal: id },
+            body: { reason: input.reason, ...(input.shareReason ? { share_reason_with_requester: true } : {}) },
+          }),
     onSuccess: ({ data }) => {
       client.setQueryData(proposalKeys.detail(id), data);
       void client.invalidateQueries({ queryKey: proposalKeys.all });

@@ -11,6 +11,7 @@ import { CopyButton, usePageOrigin } from "@/components/ui/copy-button";
 import type { WidgetObject } from "@/lib/widgets/schemas";
 import { rotateWidgetPublicKey, rotateWidgetSecret, updateWidget, widgetKeys } from "./queries";
 import { WidgetConversations } from "./widget-conversations";
+import { WidgetSettingsForm } from "./widget-settings-form";
 
 /** The snippet a customer pastes in their pages. */
 export function widgetSnippet(origin: string, publicKey: string): string {
@@ -40,6 +41,7 @@ export function WidgetCard({ widget, agentName }: { widget: WidgetObject; agentN
   const origin = usePageOrigin();
   const [secret, setSecret] = useState<string | null>(null);
   const [showConversations, setShowConversations] = useState(false);
+  const [editing, setEditing] = useState(false);
   const refresh = () => void queryClient.invalidateQueries({ queryKey: widgetKeys.list() });
   const onError = (error: Error) => toast.error(error.message);
   const rotateKey = useMutation({
@@ -128,10 +130,14 @@ export function WidgetCard({ widget, agentName }: { widget: WidgetObject; agentN
         <Button variant="secondary" onClick={() => toggle.mutate()}>
           {widget.active ? "Désactiver" : "Réactiver"}
         </Button>
+        <Button variant="ghost" aria-expanded={editing} onClick={() => setEditing((v) => !v)}>
+          Apparence et limites
+        </Button>
         <Button variant="ghost" aria-expanded={showConversations} onClick={() => setShowConversations((v) => !v)}>
           Conversations
         </Button>
       </div>
+      {editing && <WidgetSettingsForm widget={widget} onSaved={() => setEditing(false)} />}
       {showConversations && <WidgetConversations widgetId={widget.id} />}
     </Card>
   );

@@ -29,7 +29,9 @@ export interface Approver {
   email?: string;
 }
 
-type Decision = { kind: "approve"; argumentsSha256: string; note?: string } | { kind: "refuse"; reason: string };
+type Decision =
+  | { kind: "approve"; argumentsSha256: string; note?: string }
+  | { kind: "refuse"; reason: string; shareReason?: boolean };
 
 /** The refusals shared by approve and refuse, in the order a person would want to hear them. */
 export function assertDecidable(proposal: ProposalRow, approver: Approver, now: Date): void {
@@ -137,6 +139,7 @@ async function decide(approver: Approver, proposalId: string, decision: Decision
           argumentsSha256: proposal.argumentsSha256,
           targetVersion: proposal.targetVersion,
           reason: decision.kind === "refuse" ? decision.reason : (decision.note ?? null),
+          shareReason: decision.kind === "refuse" && decision.shareReason === true,
         },
       });
       let quorum = false;
@@ -219,9 +222,19 @@ export function approveProposal(
   );
 }
 
-/** POST /v1/proposals/{id}/refuse — one refusal ends the proposal; its reason goes back to the agent. */
-export function refuseProposal(approver: Approver, proposalId: string, reason: string): Promise<ProposalRow> {
-  return inDecisionSpan(proposalId, "refuse", () => decide(approver, proposalId, { kind: "refuse", reason }));
+/**
+ * POST /v1/proposals/{id}/refuse — one refusal ends the proposal; its reason goes back to the agent, and to a
+ * widget visitor only when `shareReason` says so.
+ */
+export function refuseProposal(
+  approver: Approver,
+  proposalId: string,
+  reason: string,
+  shareReason = false,
+): Promise<ProposalRow> {
+  return inDecisionSpan(proposalId, "refuse", () =>
+    decide(approver, proposalId, { kind: "refuse", reason, shareReason }),
+  );
 }
 
 /** One line of a batch: the proposal as decided, or why this one was not. */

@@ -26,6 +26,9 @@ export const DecisionObject = z.object({
   arguments_sha256: z.string(),
   target_version: z.number().int().nullable(),
   reason: z.string().nullable(),
+  share_reason_with_requester: z.boolean().meta({
+    description: "A refusal whose reason a widget visitor may read; false for approvals.",
+  }),
   created_at: z.string(),
 });
 
@@ -161,6 +164,8 @@ export type RevisionForm = z.infer<typeof RevisionForm>;
 
 export const RefuseBody = z.strictObject({
   reason: z.string().trim().min(1, "a refusal needs a reason the agent can re-plan with").max(500),
+  // The reason always goes back to the agent; a widget visitor reads it only when this is true.
+  share_reason_with_requester: z.boolean().optional(),
 });
 
 const BatchItem = z.discriminatedUnion("decision", [

@@ -80,6 +80,7 @@ export function serializeProposal(row: ProposalRow, context: ProposalContext, no
       arguments_sha256: d.argumentsSha256,
       target_version: d.targetVersion,
       reason: d.reason,
+      share_reason_with_requester: d.shareReason,
       created_at: isoOffset(d.createdAt),
     })),
     operation: row.operationId,

@@ -1,11 +1,14 @@
 import "server-only";
 import { EVENT_STREAM_HEADERS, runEventStream } from "@/lib/agent-loop/event-stream";
 import { WAITING_MESSAGE } from "./conversations";
+import { refusalForVisitor, runRefusals, type RunRefusal } from "./refusal";
 
 // What a visitor sees of a run as it goes: the model's text, that something is
 // in progress, that a write waits for an advisor, the answer or a plain
 // failure. Never a tool's name, arguments or result — the run's events are
 // read as they are stored (re-attach with Last-Event-ID) and translated here.
+// After a refused write the model's text is held back and the end is said as
+// `refused` (its reason and the model's answer only when shareable).
 
 export { EVENT_STREAM_HEADERS };
 
@@ -49,6 +52,14 @@ export function visitorEventStream(
   opening?: { event: string; data: unknown },
 ): ReadableStream<Uint8Array> {
   const source = runEventStream(run, afterSeq).getReader();
+  // Whether the run had a write refused: only a decision can change it, so it is read again after each wait.
+  // A stream read from the start has seen every wait; one re-attached later may have missed one.
+  let mayBeRefused = afterSeq > 0;
+  let refusal: Promise<RunRefusal | null> | null = null;
+  const refused = () =>
+    mayBeRefused
+      ? (refusal ??= runRefusals(run.organizationId, [run.id]).then((found) => found.get(run.id) ?? null))
+      : Promise.resolve(null);
   const decoder = new TextDecoder();
   const encoder = new TextEncoder();
   let buffer = "";
@@ -74,8 +85,22 @@ export function visitorEventStream(
           const fields = Object.fromEntries(
             block.split("\n").map((line) => [line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 2)]),
           );
-          const translated = translate(fields.event ?? "", JSON.parse(fields.data ?? "null"), language);
+          const type = fields.event ?? "";
+          const data: unknown = JSON.parse(fields.data ?? "null");
+          if (type === "run.requires_approval") {
+            mayBeRefused = true;
+            refusal = null;
+          }
+          let translated = translate(type, data, language);
           if (!translated) continue;
+          if (translated.event === "delta" || translated.event === "done") {
+            const found = await refused();
+            if (found && translated.event === "delta") continue;
+            if (found) {
+              const answer = (translated.data as { text: string }).text;
+              translated = { event: "refused", data: refusalForVisitor(found, answer, language) };
+            }
+          }
           controller.enqueue(encoder.encode(frame(Number(fields.id), translated.event, translated.data)));
           sent = true;
         }

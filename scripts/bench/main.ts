@@ -141,6 +141,8 @@ async function main() {
       await mcpInProcess(stack, demoKey);
     }
     if (!only || "managed runs".includes(only)) await managedRunMeasures(stack, demoKey);
+    if (!only || "widget first token".includes(only))
+      await (await import("./widget")).widgetFirstTokenMeasures(stack, demoKey);
     if (!only) await inProcessMeasures(stack);
     if (!only || "tracing".includes(only)) await tracingMeasures(stack);
   } finally {

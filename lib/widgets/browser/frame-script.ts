@@ -121,11 +121,39 @@ function guichetWidgetFrame(): void {
     } else if (event === "failed") {
       render(entry.element, String(data.message));
       setStatus("");
+    } else if (event === "refused") {
+      showRefusal(entry, data as { message?: string; reason?: string | null; text?: string | null });
+      setStatus("");
     }
     log.scrollTop = log.scrollHeight;
   }
 
-  function showTurns(turns: { id: string; content: string; status: string; answer: string | null }[]) {
+  /** A refused write in plain words; the approver's reason and the agent's reply only when shareable. */
+  function showRefusal(
+    entry: { element: HTMLElement; text: string; waiting?: HTMLElement },
+    refusal: { message?: string; reason?: string | null; text?: string | null },
+  ) {
+    if (entry.waiting) {
+      entry.waiting.remove();
+      entry.waiting = undefined;
+    }
+    const parts = [
+      String(refusal.message || t("Votre demande n'a pas été acceptée.", "Your request was not accepted.")),
+    ];
+    if (refusal.reason) parts.push(t("Motif : ", "Reason: ") + refusal.reason);
+    if (refusal.text) parts.push(refusal.text);
+    render(entry.element, (entry.text = parts.join("\n\n")));
+  }
+
+  type Turn = {
+    id: string;
+    content: string;
+    status: string;
+    answer: string | null;
+    refusal?: { message: string; reason: string | null } | null;
+  };
+
+  function showTurns(turns: Turn[]) {
     log.replaceChildren();
     answers.clear();
     turns.forEach((turn) => {
@@ -137,13 +165,14 @@ function guichetWidgetFrame(): void {
     starters.hidden = turns.length > 0;
   }
 
-  function showTurn(id: string, turn: { status: string; answer: string | null }) {
+  function showTurn(id: string, turn: Omit<Turn, "id" | "content">) {
     const entry = answerFor(id);
     if (turn.status !== "waiting_approval" && entry.waiting) {
       entry.waiting.remove();
       entry.waiting = undefined;
     }
     if (turn.status === "answered") render(entry.element, (entry.text = turn.answer || ""));
+    else if (turn.status === "refused") showRefusal(entry, { ...turn.refusal, text: turn.answer });
     else if (turn.status === "waiting_approval")
       entry.waiting =
         entry.waiting ||

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Decision" ADD COLUMN     "shareReason" BOOLEAN NOT NULL DEFAULT false;
+
