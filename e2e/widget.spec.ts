@@ -102,6 +102,13 @@ test("the bubble on the shop: a starter prompt streams, the write waits, an appr
   stack,
 }) => {
   test.setTimeout(120_000);
+  // Earlier journeys on this stack may have moved C-1842 to Lyon already, which would make the preview a no-op.
+  const reset = await fetch(`${stack.crmBaseUrl}/__control/reset`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ data: true }),
+  });
+  expect(reset.ok).toBe(true);
   const widget = await createWidget(api, {
     agent: await demoAgentId(api),
     name: "Boutique démo",
