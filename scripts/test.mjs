@@ -46,6 +46,8 @@ checkNodeVersion();
 ensureDependencies();
 ensureDebianPackage(chromium, "chromium", "the browser tests", "CHROMIUM_PATH");
 ensureDebianPackage(prometheus, "prometheus", "the metrics test", "PROMETHEUS_PATH");
+// The HTTPS test sites (a Client ID Metadata Document, the widget's shop) get certificates made at test time.
+if (!commandExists("openssl")) ensureDebianPackage("/usr/bin/openssl", "openssl", "the HTTPS test sites", "PATH");
 ensurePrismaClients();
 mkdirSync(path.join(root, "test-results"), { recursive: true });
 
