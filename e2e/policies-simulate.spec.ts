@@ -75,7 +75,7 @@ test("an admin publishes a draft in shadow mode, reads what it would have change
   const proposal = (await (await api.get(`/v1/proposals/${asked.error.proposal_id}`)).json()).data;
   expect(proposal.policy.approvals_required).toBe(1);
 
-  await page.reload();
+  // No reload: the panel follows the differences as they come.
   await expect(panel.getByTestId("shadow-counts").getByRole("row", { name: /quorum 1 → 2/ })).toContainText(keys.email);
   await shot(page, "politiques-fantome");
   await panel.getByRole("button", { name: "Abandonner" }).click();

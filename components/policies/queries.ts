@@ -15,6 +15,7 @@ import {
 } from "@/lib/policies/api";
 import type { PolicyPutBody, PolicySimulateBody, ShadowPolicyBody } from "@/lib/policies/schemas";
 import type { z } from "zod";
+import { LIVE_REFRESH_MS } from "@/components/approvals/queries";
 
 // The policy table's reads and its publication; every key under ["policies"] is built here.
 export const policyKeys = {
@@ -56,11 +57,15 @@ export function useShadowPolicy() {
   });
 }
 
-/** The newest differences of the shadow table and their counts; only asked for while there is one. */
+/**
+ * The newest differences of the shadow table and their counts; only asked for while there is one. Live, like
+ * the inbox: an admin watching a shadow table sees the calls it would have decided otherwise as they come.
+ */
 export function useShadowDifferences(enabled: boolean) {
   return useQuery({
     queryKey: policyKeys.shadowDifferences(),
     enabled,
+    refetchInterval: LIVE_REFRESH_MS,
     queryFn: ({ signal }) => call(listShadowDifferencesEndpoint, { query: { limit: 20 }, signal }),
   });
 }
