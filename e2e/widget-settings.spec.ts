@@ -1,5 +1,6 @@
 import type { APIRequestContext } from "@playwright/test";
 import { expect, test } from "./fixtures";
+import { openFromNav } from "./navigation";
 
 // The console's « Widget » page edits the bubble's appearance and limits
 // through the widget's PATCH: a refused value is shown under its own field and
@@ -23,7 +24,7 @@ test("appearance and limits are edited in the console, with errors under their f
   const widget = (await created.json()).data as { id: string; public_key: string };
 
   const page = await pageAs("admin");
-  await page.goto("/widgets");
+  await openFromNav(page, "Widget");
   const card = page.getByRole("article", { name: `Widget ${name}` });
   await card.getByRole("button", { name: "Apparence et limites" }).click();
   const form = card.getByRole("form", { name: `Apparence et limites de ${name}` });
