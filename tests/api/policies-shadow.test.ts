@@ -108,6 +108,19 @@ describe("shadow mode", () => {
     expect(again.body.error.code).toBe("not_found");
   });
 
+  it("refuses to promote over a live table that moved since (base_version): 409, nothing changes", async () => {
+    const admin = await setup.tenant.as("admin");
+    const before = await live(setup.tenant);
+    const published = await api("/v1/policies/shadow", { method: "PUT", json: { rules: before.rules }, as: admin });
+    expect(published.status).toBe(201);
+    const stale = await api("/v1/policies/shadow/promote", { json: { base_version: before.version + 1 }, as: admin });
+    expect(stale.status).toBe(409);
+    expect(stale.body.error.code).toBe("policy_version_conflict");
+    expect((await live(setup.tenant)).version).toBe(before.version);
+    expect((await api("/v1/policies/shadow", { as: admin })).body.data).not.toBeNull();
+    expect((await api("/v1/policies/shadow", { method: "DELETE", as: admin })).status).toBeLessThan(300);
+  });
+
   it("holds one shadow table at a time: a second is a typed 409 and nothing is stored", async () => {
     const admin = await setup.tenant.as("admin");
     const rules = (await live(setup.tenant)).rules;
