@@ -85,6 +85,8 @@ const EnvSchema = z.object({
   GUICHET_SIGNUP_PER_HOUR: z.coerce.number().int().positive().default(5),
   // Invitations one administrator may send per hour: each link may be an e-mail to an outside address.
   GUICHET_INVITATIONS_PER_HOUR: z.coerce.number().int().positive().default(20),
+  // Requests one client address may make to the widget surface per hour, whatever the widget.
+  GUICHET_WIDGET_REQUESTS_PER_ADDRESS_PER_HOUR: z.coerce.number().int().positive().default(600),
   // Webhook and e-mail deliveries (see docs/webhooks.md): one attempt's time limit, the first retry's delay
   // (doubling up to 2 h, for 24 h), failed attempts in a row that disable an endpoint, and how often the outbox is read.
   GUICHET_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),

@@ -1,6 +1,7 @@
 import "server-only";
 import { clientAddress } from "@/lib/auth/client-address";
 import { db } from "@/lib/db";
+import { env } from "@/lib/env";
 import { ApiError, notFound, toErrorEnvelope } from "@/lib/http/errors";
 import { hitExactly } from "@/lib/http/rate-limit";
 import { securityHeaders } from "@/lib/http/security-headers";
@@ -17,8 +18,6 @@ const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 /** A counter that never rolls over: the messages of one conversation. */
 const FOREVER_MS = 100 * 365 * DAY_MS;
-/** Every request of one client address to the widget surface, whatever the widget. */
-export const ADDRESS_REQUESTS_PER_HOUR = 600;
 
 export interface PublicContext {
   /** The origin that CORS may answer: set once it was found in the widget's list. */
@@ -152,7 +151,7 @@ function limited(scope: string, retryAfterMs: number): ApiError {
 export async function takeAddressSlot(request: Request): Promise<void> {
   const decision = await hitExactly(
     `widget:addr:${clientAddress(request.headers)}`,
-    ADDRESS_REQUESTS_PER_HOUR,
+    env.GUICHET_WIDGET_REQUESTS_PER_ADDRESS_PER_HOUR,
     HOUR_MS,
   );
   if (!decision.allowed) throw limited("client_address", decision.retryAfterMs);

@@ -37,6 +37,8 @@ export default async function setup(project: TestProject) {
     ...testNetwork(),
     ...outboxTimings(),
     GUICHET_RATE_LIMIT_PER_MINUTE: process.env.GUICHET_RATE_LIMIT_PER_MINUTE ?? "100000",
+    // Every widget suite calls from 127.0.0.1: the per-address share would otherwise run out mid-suite.
+    GUICHET_WIDGET_REQUESTS_PER_ADDRESS_PER_HOUR: "100000",
     // The suite's instance serves every route: it loads them all as it starts, as in production.
     GUICHET_PRELOAD_ROUTES: "1",
     // A managed run's lease: a run whose instance a test kills is taken over within seconds.
