@@ -74,6 +74,8 @@ export default async function setup(project: TestProject) {
   project.provide("searchUrl", search.url);
   console.log(`API tests on ${kind} at ${app.baseUrl} (build in ${process.env.GUICHET_DIST_DIR ?? ".next"})`);
   return async () => {
+    // DEBUG_APP_LOG=<file>: the suite's server log, kept after the run (it is dropped otherwise).
+    if (process.env.DEBUG_APP_LOG) (await import("node:fs")).writeFileSync(process.env.DEBUG_APP_LOG, app.log());
     await app.stop();
     await crm.close();
     await sim.close();
