@@ -9,6 +9,7 @@ import Provider, {
   type Configuration,
 } from "oidc-provider";
 import { readBody } from "../acme-crm/http";
+import { ClientMetadataDocuments } from "./client-metadata";
 import { accountById, checkCredentials, DEMO_ACCOUNTS } from "./accounts";
 import { consentPage, errorPage, loginPage } from "./pages";
 
@@ -17,8 +18,8 @@ import { consentPage, errorPage, loginPage } from "./pages";
 // authorization code with PKCE S256 only, `iss` in the authorization response
 // (RFC 9207), resource indicators (RFC 8707) whose access tokens are JWTs for
 // the named resource, refresh tokens rotated on every use, open Dynamic Client
-// Registration (RFC 7591), pre-registered clients, RFC 8414 and OpenID
-// discovery. Accounts sign in on Boutique's own French login and consent pages.
+// Registration (RFC 7591), pre-registered clients, Client ID Metadata
+// Documents, RFC 8414 and OpenID discovery. Accounts sign in on Boutique's own French login and consent pages.
 
 /** The scope of Boutique's MCP resource. */
 export const ORDERS_SCOPE = "orders";
@@ -47,6 +48,8 @@ export interface OAuthOptions {
  * account, so the control API can revoke everything an account granted.
  */
 export class ArtefactStore {
+  constructor(readonly clientDocuments = new ClientMetadataDocuments()) {}
+
   private readonly entries = new Map<string, { model: string; payload: AdapterPayload; expiresAt: number | null }>();
 
   adapterFor = (model: string): Adapter => {
@@ -64,7 +67,13 @@ export class ArtefactStore {
       upsert: async (id, payload, expiresIn) => {
         this.entries.set(key(id), { model, payload, expiresAt: expiresIn ? Date.now() + expiresIn * 1000 : null });
       },
-      find: async (id) => live(id)?.payload,
+      find: async (id) => {
+        const stored = live(id)?.payload;
+        // An https client_id nobody registered here: its Client ID Metadata Document.
+        if (!stored && model === "Client")
+          return this.clientDocuments.resolve(id) as Promise<AdapterPayload | undefined>;
+        return stored;
+      },
       findByUserCode: async () => undefined,
       findByUid: async (uid) => {
         for (const [k, entry] of this.entries) {
@@ -160,6 +169,8 @@ export function createProvider(opts: OAuthOptions, store: ArtefactStore, keys: S
     cookies: { keys: [randomBytes(32).toString("base64url")] },
     responseTypes: ["code"],
     scopes: ["openid", "offline_access", ORDERS_SCOPE],
+    // Client ID Metadata Documents are resolved by the artefact store (client-metadata.ts).
+    discovery: { client_id_metadata_document_supported: true },
     claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name"] },
     pkce: { methods: ["S256"], required: () => true },
     clientAuthMethods: ["none", "client_secret_basic", "client_secret_post"],

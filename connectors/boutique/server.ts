@@ -16,6 +16,7 @@ import {
   ORDERS_SCOPE,
   type PreRegisteredClient,
 } from "./oauth";
+import { ClientMetadataDocuments, type FetchLike } from "./client-metadata";
 import { ShopStore } from "./store";
 import { dispatch, listTools } from "./tools";
 
@@ -36,6 +37,8 @@ export interface BoutiqueOptions {
   controls?: boolean;
   /** Pre-registered OAuth clients (besides Dynamic Client Registration, always open). */
   clients?: PreRegisteredClient[];
+  /** How Client ID Metadata Documents are fetched; default the global fetch (tests put a local document server behind it). */
+  clientMetadataFetch?: FetchLike;
   /** SQLite file for orders and idempotency records; default in memory. */
   dbPath?: string;
 }
@@ -77,7 +80,7 @@ export async function startBoutique(opts: BoutiqueOptions = {}): Promise<Boutiqu
     throw new Error(`accessTokenTtlSeconds must be a positive integer`);
   const counters: Counters = newCounters();
   const store = new ShopStore(opts.dbPath);
-  const artefacts = new ArtefactStore();
+  const artefacts = new ArtefactStore(new ClientMetadataDocuments(opts.clientMetadataFetch));
   const keys = await newSigningKeys();
   const jwks = createLocalJWKSet({ keys: [keys.publicJwk] });
 
