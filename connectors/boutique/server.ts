@@ -126,6 +126,8 @@ export async function startBoutique(opts: BoutiqueOptions = {}): Promise<Boutiqu
     artefacts,
     keys,
   );
+  // Behind a proxy (a public issuer URL), endpoint URLs follow X-Forwarded-Proto/Host like the issuer does.
+  if (opts.issuerUrl) provider.proxy = true;
   const oidc = provider.callback();
 
   const controls: BoutiqueControls | null = opts.controls
