@@ -1,3 +1,4 @@
+import http from "node:http";
 import {
   discoverAuthorizationServerMetadata,
   exchangeAuthorization,
@@ -283,6 +284,99 @@ describe("refresh tokens", () => {
     } finally {
       boutique.controls!.setAccessTokenTtl(900);
     }
+  });
+});
+
+describe("bad input gets a 4xx, never a 500", () => {
+  it("answers unknown or foreign interactions, oversized forms and bad OAuth requests with typed errors", async () => {
+    const unknown = await fetch(`${boutique.url}/interaction/not-a-real-uid`);
+    expect(unknown.status).toBe(400);
+    expect(await unknown.text()).toContain("expiré");
+    const post = await fetch(`${boutique.url}/interaction/not-a-real-uid/login`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "email=dana%40boutique.test&password=boutique-demo",
+    });
+    expect(post.status).toBe(400);
+
+    // A real interaction, an oversized form.
+    const info = await registerClient(boutique.issuer, {
+      metadata,
+      clientMetadata: new MemoryOAuthClient().clientMetadata,
+    });
+    const { authorizationUrl } = await startAuthorization(boutique.issuer, {
+      metadata,
+      clientInformation: info,
+      redirectUrl: REDIRECT_URL,
+      scope: "orders",
+      state: "st-4",
+      resource: new URL(boutique.mcpUrl),
+    });
+    const browser = new Browser();
+    const login = await browser.follow(authorizationUrl, REDIRECT_URL);
+    const action = formAction(await login.res!.text(), "login");
+    const big = await browser.request(new URL(action, login.url), {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: `email=${"a".repeat(70_000)}`,
+    });
+    expect(big.status).toBe(413);
+    // Consent before login is refused.
+    const early = await browser.request(new URL(action.replace(/login$/, "confirm"), login.url), { method: "POST" });
+    expect(early.status).toBe(400);
+
+    const grant = await fetch(metadata.token_endpoint, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        grant_type: "password",
+        client_id: info.client_id,
+        username: "dana@boutique.test",
+        password: "boutique-demo",
+      }),
+    });
+    expect(grant.status).toBe(400);
+    expect((await grant.json()).error).toBe("unsupported_grant_type");
+    const reg = await fetch(metadata.registration_endpoint!, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ redirect_uris: ["not a url"] }),
+    });
+    expect(reg.status).toBe(400);
+    expect((await reg.json()).error).toMatch(/^invalid_(redirect_uri|client_metadata)$/);
+  });
+
+  it("answers a bad MCP body 400, GET 405, and a foreign Host 403", async () => {
+    const dana = await signIn(boutique.mcpUrl, boutique.issuer, "dana@boutique.test");
+    const headers = {
+      authorization: `Bearer ${dana.saved!.access_token}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    };
+    const parse = await fetch(boutique.mcpUrl, { method: "POST", headers, body: "{nope" });
+    expect(parse.status).toBe(400);
+    expect((await parse.json()).error.code).toBe(-32700);
+    expect((await fetch(boutique.mcpUrl, { headers })).status).toBe(405);
+    const rebound = await new Promise<number>((resolve, reject) => {
+      const url = new URL(boutique.mcpUrl);
+      http
+        .request(
+          {
+            host: url.hostname,
+            port: url.port,
+            path: "/mcp",
+            method: "POST",
+            headers: { ...headers, host: "evil.example" },
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode!);
+          },
+        )
+        .on("error", reject)
+        .end("{}");
+    });
+    expect(rebound).toBe(403);
   });
 });
 

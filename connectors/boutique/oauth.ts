@@ -8,7 +8,7 @@ import Provider, {
   type ClientMetadata,
   type Configuration,
 } from "oidc-provider";
-import { readBody } from "../acme-crm/http";
+import { BodyTooLarge, readBody } from "../acme-crm/http";
 import { ClientMetadataDocuments } from "./client-metadata";
 import { accountById, checkCredentials, DEMO_ACCOUNTS } from "./accounts";
 import { consentPage, errorPage, loginPage } from "./pages";
@@ -239,9 +239,17 @@ function html(res: ServerResponse, status: number, body: string): void {
   res.end(body);
 }
 
-async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
-  return new URLSearchParams(await readBody(req, 64 * 1024));
+/** The posted form, or null when it is over 64 KiB. */
+async function readForm(req: IncomingMessage): Promise<URLSearchParams | null> {
+  try {
+    return new URLSearchParams(await readBody(req, 64 * 1024));
+  } catch (e) {
+    if (e instanceof BodyTooLarge) return null;
+    throw e;
+  }
 }
+
+const EXPIRED = "Cette demande de connexion a expiré ou n’existe pas. Recommencez depuis l’application.";
 
 /**
  * Boutique's own interaction pages: GET /interaction/:uid shows the login or
@@ -261,14 +269,7 @@ export async function handleInteraction(
   try {
     details = await provider.interactionDetails(req, res);
   } catch {
-    html(
-      res,
-      400,
-      errorPage(
-        "invalid_request",
-        "Cette demande de connexion a expiré ou n’existe pas. Recommencez depuis l’application.",
-      ),
-    );
+    html(res, 400, errorPage("invalid_request", EXPIRED));
     return true;
   }
   if (details.uid !== match[1]) {
@@ -300,8 +301,12 @@ export async function handleInteraction(
     res.writeHead(405, { allow: action === null ? "GET" : "POST" }).end();
     return true;
   }
+  const form = await readForm(req);
+  if (!form) {
+    html(res, 413, errorPage("invalid_request", "Formulaire trop volumineux."));
+    return true;
+  }
   if (action === "login") {
-    const form = await readForm(req);
     const account = checkCredentials(form.get("email") ?? "", form.get("password") ?? "");
     if (!account) {
       html(
@@ -326,7 +331,6 @@ export async function handleInteraction(
     return true;
   }
   if (action === "abort") {
-    await readForm(req);
     await provider.interactionFinished(
       req,
       res,
@@ -336,7 +340,6 @@ export async function handleInteraction(
     return true;
   }
   // confirm
-  await readForm(req);
   if (details.prompt.name !== "consent" || !details.session?.accountId) {
     html(res, 400, errorPage("invalid_request", "Connectez-vous d’abord."));
     return true;
