@@ -136,6 +136,34 @@ describe("authorization code flow", () => {
     expect(await wrong.res!.text()).toContain("Adresse e-mail ou mot de passe incorrect.");
   });
 
+  it("sends the client back with access_denied when the customer presses « Refuser »", async () => {
+    const info = await registerClient(boutique.issuer, {
+      metadata,
+      clientMetadata: new MemoryOAuthClient().clientMetadata,
+    });
+    const { authorizationUrl } = await startAuthorization(boutique.issuer, {
+      metadata,
+      clientInformation: info,
+      redirectUrl: REDIRECT_URL,
+      scope: "orders",
+      state: "st-5",
+      resource: new URL(boutique.mcpUrl),
+    });
+    const browser = new Browser();
+    const login = await browser.follow(authorizationUrl, REDIRECT_URL);
+    const consent = await browser.submit(
+      login.url,
+      formAction(await login.res!.text(), "login"),
+      { email: "leo@boutique.test", password: "boutique-demo" },
+      REDIRECT_URL,
+    );
+    const refused = await browser.submit(consent.url, formAction(await consent.res!.text(), "abort"), {}, REDIRECT_URL);
+    expect(refused.res).toBeUndefined();
+    expect(refused.url.searchParams.get("error")).toBe("access_denied");
+    expect(refused.url.searchParams.get("state")).toBe("st-5");
+    expect(refused.url.searchParams.get("code")).toBeNull();
+  });
+
   it("refuses PKCE plain and a request without a code challenge", async () => {
     const info = await registerClient(boutique.issuer, {
       metadata,
