@@ -51,6 +51,14 @@ export class ArtefactStore {
   constructor(readonly clientDocuments = new ClientMetadataDocuments()) {}
 
   private readonly entries = new Map<string, { model: string; payload: AdapterPayload; expiresAt: number | null }>();
+  private writes = 0;
+
+  /** Forgets expired artefacts, so a long-running demo does not grow without end. */
+  private sweep(): void {
+    const now = Date.now();
+    for (const [k, entry] of this.entries)
+      if (entry.expiresAt !== null && entry.expiresAt <= now) this.entries.delete(k);
+  }
 
   adapterFor = (model: string): Adapter => {
     const key = (id: string) => `${model}:${id}`;
@@ -65,6 +73,7 @@ export class ArtefactStore {
     };
     return {
       upsert: async (id, payload, expiresIn) => {
+        if (++this.writes % 500 === 0) this.sweep();
         this.entries.set(key(id), { model, payload, expiresAt: expiresIn ? Date.now() + expiresIn * 1000 : null });
       },
       find: async (id) => {
