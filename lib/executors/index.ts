@@ -38,22 +38,34 @@ export function builtinExecutorKeys(): string[] {
   return Object.keys(builtinExecutors);
 }
 
-/** An executor for one MCP tool at a resolved endpoint. */
+/**
+ * An executor for one MCP tool at a resolved endpoint. `token`: the organization's
+ * (or none), or for a connector that acts as each member a function answering the
+ * member's own token when the call runs (refreshed if due; it throws a ToolError
+ * before anything is sent when the member must connect again).
+ */
 export function mcpExecutor(
-  endpoint: { url: string; token: string | null; serverId: number },
+  endpoint: {
+    url: string;
+    token: string | null | (() => Promise<string>);
+    serverId: number;
+    /** Whose credential `token` is: their session is theirs alone in the pool. */
+    memberId?: string;
+  },
   tool: string,
   timeoutMs: number,
 ): Executor {
   return {
-    execute: (args, ctx) =>
+    execute: async (args, ctx) =>
       callMcpTool(
         {
           url: endpoint.url,
-          token: endpoint.token,
+          token: typeof endpoint.token === "function" ? await endpoint.token() : endpoint.token,
           tool,
           net: { privateOrigins: ctx.privateOrigins },
           // The connector's token is the organization's: its session is shared by the organization's runs only.
-          scope: { organizationId: ctx.run.organizationId, serverId: endpoint.serverId },
+          // A member's own credential gets a session of its own.
+          scope: { organizationId: ctx.run.organizationId, serverId: endpoint.serverId, memberId: endpoint.memberId ?? null },
         },
         args,
         { signal: ctx.signal, timeoutMs },
