@@ -43,7 +43,10 @@ export function reason(code: UnavailabilityCode, setting?: string): { code: Unav
 }
 
 /** Codes a run without a member gets for a connector that acts as each member (seed 002's two). */
-export const memberCredentialCodes: readonly UnavailabilityCode[] = ["mcp_per_user_credentials", "mcp_oauth_credentials"];
+export const memberCredentialCodes: readonly UnavailabilityCode[] = [
+  "mcp_per_user_credentials",
+  "mcp_oauth_credentials",
+];
 
 /** The reason a member's run leaves out a per-member tool they have not connected, with where to connect it. */
 export function memberNotConnected(connectUrl: string): {

@@ -74,10 +74,20 @@ export async function memberConnected(organizationId: string, serverId: number, 
 }
 
 /** The servers among `serverIds` a member has a usable connection to. */
-export async function connectedServers(organizationId: string, memberId: string, serverIds: number[]): Promise<Set<number>> {
+export async function connectedServers(
+  organizationId: string,
+  memberId: string,
+  serverIds: number[],
+): Promise<Set<number>> {
   if (serverIds.length === 0) return new Set();
   const rows = await db.mcpConnection.findMany({
-    where: { organizationId, memberId, serverId: { in: serverIds }, state: "connected", accessTokenCiphertext: { not: null } },
+    where: {
+      organizationId,
+      memberId,
+      serverId: { in: serverIds },
+      state: "connected",
+      accessTokenCiphertext: { not: null },
+    },
     select: { serverId: true, origin: true, server: { select: { url: true } } },
   });
   return new Set(rows.filter((row) => row.origin === new URL(row.server.url).origin).map((row) => row.serverId));
@@ -85,11 +95,19 @@ export async function connectedServers(organizationId: string, memberId: string,
 
 const refreshing = new Map<string, Promise<string>>();
 
-/** The member's access token for this server, refreshed first when it is about to expire. */
-export async function memberAccessToken(server: Server, memberId: string): Promise<string> {
+/**
+ * The member's access token for this server, refreshed first when it is about to
+ * expire. `refused`: a token the server just refused (HTTP 401): renewed now if it
+ * is still the stored one (else the newer stored one is answered).
+ */
+export async function memberAccessToken(
+  server: Server,
+  memberId: string,
+  options: { refused?: string } = {},
+): Promise<string> {
   const origin = new URL(server.url).origin;
   const binding = { serverId: server.id, memberId };
-  for (let waited = 0; ; ) {
+  for (let waited = 0; ;) {
     const row = await db.mcpConnection.findFirst({
       where: { organizationId: server.organizationId, serverId: server.id, memberId },
       select: connectionSelect,
@@ -97,18 +115,26 @@ export async function memberAccessToken(server: Server, memberId: string): Promi
     if (!row || row.origin !== origin || !row.accessTokenCiphertext)
       throw new MemberNotConnected(server.id, Boolean(row));
     if (row.state !== "connected") throw new MemberNotConnected(server.id, true);
+    let current: string;
+    try {
+      current = openBoundSecret(row.accessTokenCiphertext, origin, binding);
+    } catch {
+      throw new MemberNotConnected(server.id, true);
+    }
+    const refused = options.refused !== undefined && options.refused === current;
+    if (refused && row.refreshTokenCiphertext === null) {
+      await dropTokens(server, memberId, row.id, null, "token_refused");
+      throw new MemberNotConnected(server.id, true);
+    }
     const due =
-      server.auth === "oauth" &&
-      row.refreshTokenCiphertext !== null &&
-      row.expiresAt !== null &&
-      row.expiresAt.getTime() - Date.now() <= REFRESH_MARGIN_MS;
+      refused ||
+      (server.auth === "oauth" &&
+        row.refreshTokenCiphertext !== null &&
+        row.expiresAt !== null &&
+        row.expiresAt.getTime() - Date.now() <= REFRESH_MARGIN_MS);
     if (!due) {
       touch(row.id, row.lastUsedAt);
-      try {
-        return openBoundSecret(row.accessTokenCiphertext, origin, binding);
-      } catch {
-        throw new MemberNotConnected(server.id, true);
-      }
+      return current;
     }
     const shared = refreshing.get(row.id);
     if (shared) return shared;
@@ -135,7 +161,12 @@ export async function memberAccessToken(server: Server, memberId: string): Promi
   }
 }
 
-async function refreshOnce(server: Server, memberId: string, connectionId: string, sealedRefresh: string): Promise<string> {
+async function refreshOnce(
+  server: Server,
+  memberId: string,
+  connectionId: string,
+  sealedRefresh: string,
+): Promise<string> {
   const origin = new URL(server.url).origin;
   const binding = { serverId: server.id, memberId };
   let tokens;
@@ -146,32 +177,7 @@ async function refreshOnce(server: Server, memberId: string, connectionId: strin
     tokens = await refreshTokens(auth, registration, openBoundSecret(sealedRefresh, origin, binding), fetchFn);
   } catch (error) {
     if (isInvalidGrant(error)) {
-      await db.$transaction(async (tx) => {
-        const { count } = await tx.mcpConnection.updateMany({
-          where: { id: connectionId, refreshTokenCiphertext: sealedRefresh },
-          data: {
-            state: "needs_reconnect",
-            accessTokenCiphertext: null,
-            refreshTokenCiphertext: null,
-            expiresAt: null,
-            refreshLeaseUntil: null,
-            lastError: "invalid_grant",
-          },
-        });
-        if (count)
-          await recordAudit(
-            {
-              organizationId: server.organizationId,
-              actor: SYSTEM_ACTOR,
-              action: "mcp_connection.refresh_failed",
-              target: { type: "connector", id: String(server.id) },
-              details: { member: memberId, error: "invalid_grant" },
-            },
-            tx,
-          );
-      });
-      noteMemberConnection("refresh_failed");
-      log("warn", "mcp_connection.refresh_failed", { organization: server.organizationId, server: server.id, member: memberId });
+      await dropTokens(server, memberId, connectionId, sealedRefresh, "invalid_grant");
       throw new MemberNotConnected(server.id, true);
     }
     await db.mcpConnection.updateMany({
@@ -185,7 +191,9 @@ async function refreshOnce(server: Server, memberId: string, connectionId: strin
     data: {
       accessTokenCiphertext: sealBoundSecret(tokens.access_token, origin, binding),
       // Rotation: the new refresh token when the server sent one (the SDK keeps the old one otherwise).
-      refreshTokenCiphertext: tokens.refresh_token ? sealBoundSecret(tokens.refresh_token, origin, binding) : sealedRefresh,
+      refreshTokenCiphertext: tokens.refresh_token
+        ? sealBoundSecret(tokens.refresh_token, origin, binding)
+        : sealedRefresh,
       expiresAt: typeof tokens.expires_in === "number" ? new Date(Date.now() + tokens.expires_in * 1000) : null,
       refreshLeaseUntil: null,
       lastError: null,
@@ -194,6 +202,47 @@ async function refreshOnce(server: Server, memberId: string, connectionId: strin
   });
   noteMemberConnection("refreshed");
   return tokens.access_token;
+}
+
+/** The upstream refused the member's credential for good: tokens dropped, `needs_reconnect`, audited. */
+async function dropTokens(
+  server: Server,
+  memberId: string,
+  connectionId: string,
+  sealedRefresh: string | null,
+  why: "invalid_grant" | "token_refused",
+): Promise<void> {
+  await db.$transaction(async (tx) => {
+    const { count } = await tx.mcpConnection.updateMany({
+      where: { id: connectionId, refreshTokenCiphertext: sealedRefresh },
+      data: {
+        state: "needs_reconnect",
+        accessTokenCiphertext: null,
+        refreshTokenCiphertext: null,
+        expiresAt: null,
+        refreshLeaseUntil: null,
+        lastError: why,
+      },
+    });
+    if (count)
+      await recordAudit(
+        {
+          organizationId: server.organizationId,
+          actor: SYSTEM_ACTOR,
+          action: "mcp_connection.refresh_failed",
+          target: { type: "connector", id: String(server.id) },
+          details: { member: memberId, error: why },
+        },
+        tx,
+      );
+  });
+  noteMemberConnection("refresh_failed");
+  log("warn", "mcp_connection.refresh_failed", {
+    organization: server.organizationId,
+    server: server.id,
+    member: memberId,
+    error: why,
+  });
 }
 
 /** Records the connection's use, at most once a minute. */

@@ -42,7 +42,7 @@ export interface UpstreamAuth {
   metadata: AuthorizationServerMetadata;
   /** The resource indicator (RFC 8707) every token is asked for: the protected resource's, else the server URL. */
   resource: string;
-  /** The scopes the protected resource lists (SEP-835), with offline_access when the server offers it. */
+  /** The scopes the protected resource lists (SEP-835), with offline_access, openid and email when offered. */
   scope: string | undefined;
 }
 
@@ -63,7 +63,9 @@ export async function upstreamFetch(organizationId: string): Promise<PinnedFetch
   return (url, init = {}) =>
     fetch(url, {
       ...init,
-      signal: init.signal ? AbortSignal.any([init.signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]) : AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      signal: init.signal
+        ? AbortSignal.any([init.signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)])
+        : AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
 }
 
@@ -152,8 +154,9 @@ async function discover(url: string, fetchFn: PinnedFetch): Promise<UpstreamAuth
   if (declared && !checkResourceAllowed({ requestedResource: url, configuredResource: declared }))
     throw new UpstreamAuthError("The connector's protected-resource metadata names another resource.");
   const scopes = [...(info.resourceMetadata?.scopes_supported ?? [])];
-  if (metadata.scopes_supported?.includes("offline_access") && !scopes.includes("offline_access"))
-    scopes.push("offline_access");
+  // offline_access for a refresh token; openid and email for the account's name in « Mes connexions ».
+  for (const extra of ["offline_access", "openid", "email"])
+    if (metadata.scopes_supported?.includes(extra) && !scopes.includes(extra)) scopes.push(extra);
   return {
     issuer: metadata.issuer,
     metadata,
@@ -198,7 +201,8 @@ export async function clientRegistration(
     if (origin === null || kept.method !== "metadata_document" || kept.clientId === clientMetadataDocumentUrl(origin))
       return { client: { client_id: kept.clientId, client_secret: secret }, method: kept.method as ClientMethod };
   }
-  if (origin === null) throw new UpstreamAuthError("Guichet has no registration at this connector's authorization server.");
+  if (origin === null)
+    throw new UpstreamAuthError("Guichet has no registration at this connector's authorization server.");
   let registration: ClientRegistration;
   if (origin.startsWith("https://") && auth.metadata.client_id_metadata_document_supported) {
     registration = { client: { client_id: clientMetadataDocumentUrl(origin) }, method: "metadata_document" };
@@ -237,7 +241,11 @@ export async function clientRegistration(
       : null,
     method: registration.method,
   };
-  await tx.mcpOAuthRegistration.upsert({ where: { serverId: server.id }, create: { serverId: server.id, ...row }, update: row });
+  await tx.mcpOAuthRegistration.upsert({
+    where: { serverId: server.id },
+    create: { serverId: server.id, ...row },
+    update: row,
+  });
   return registration;
 }
 
@@ -292,8 +300,10 @@ export function refreshTokens(
 
 /** Whether the authorization server says it sends `iss` back with the code (RFC 9207). */
 export function sendsIssuer(auth: UpstreamAuth): boolean {
-  return (auth.metadata as { authorization_response_iss_parameter_supported?: unknown })
-    .authorization_response_iss_parameter_supported === true;
+  return (
+    (auth.metadata as { authorization_response_iss_parameter_supported?: unknown })
+      .authorization_response_iss_parameter_supported === true
+  );
 }
 
 /**

@@ -4,12 +4,15 @@ import { escapeHtml, page } from "@/lib/oauth/pages";
 // back to the console: each names its typed code (for support), in French.
 
 const words: Record<string, string> = {
-  connection_state_invalid: "Cette demande de connexion est inconnue, déjà utilisée ou expirée. Recommencez depuis Mes connexions.",
+  connection_state_invalid:
+    "Cette demande de connexion est inconnue, déjà utilisée ou expirée. Recommencez depuis Mes connexions.",
   connection_not_yours: "Cette demande de connexion a été commencée par une autre personne ou une autre session.",
-  connection_issuer_mismatch: "La réponse ne vient pas du serveur d’autorisation de ce connecteur : rien n’a été enregistré.",
+  connection_issuer_mismatch:
+    "La réponse ne vient pas du serveur d’autorisation de ce connecteur : rien n’a été enregistré.",
   connection_code_missing: "La réponse du connecteur ne contient pas de code d’autorisation : rien n’a été enregistré.",
   connection_denied: "La connexion a été refusée ou annulée sur le connecteur.",
-  connection_exchange_failed: "Le serveur d’autorisation du connecteur a refusé le code ou n’a pas répondu : rien n’a été enregistré.",
+  connection_exchange_failed:
+    "Le serveur d’autorisation du connecteur a refusé le code ou n’a pas répondu : rien n’a été enregistré.",
   connection_auth_mismatch: "Ce connecteur ne connecte pas ses membres par OAuth.",
   connection_unavailable: "Le serveur d’autorisation de ce connecteur ne peut pas être utilisé pour le moment.",
   url_not_allowed: "L’adresse du serveur d’autorisation de ce connecteur est refusée par la politique réseau.",

@@ -32,7 +32,10 @@ export type ConnectionTokenBody = z.infer<typeof ConnectionTokenBody>;
 export const ReturnTo = z
   .string()
   .max(512)
-  .refine((value) => /^\/(?![/\\])[^\s\\]*$/.test(value), "Must be a relative path of this site (starting with one /).");
+  .refine(
+    (value) => /^\/(?![/\\])[^\s\\]*$/.test(value),
+    "Must be a relative path of this site (starting with one /).",
+  );
 
 export const ConnectionAuthorizeBody = z.strictObject({ return_to: ReturnTo.optional() });
 export type ConnectionAuthorizeBody = z.infer<typeof ConnectionAuthorizeBody>;

@@ -1,5 +1,4 @@
 import "server-only";
-import { createHash, randomBytes } from "node:crypto";
 import { recordAudit, type AuditActor } from "@/lib/audit/record";
 import { db, inTransaction, type DbOrTx } from "@/lib/db";
 import { env } from "@/lib/env";
@@ -7,28 +6,16 @@ import { ApiError, notFound } from "@/lib/http/errors";
 import { newId } from "@/lib/ids";
 import { log } from "@/lib/log";
 import { dropMcpSessions } from "@/lib/mcp/session-pool";
-import { openBoundSecret, sealBoundSecret } from "@/lib/mcp/secrets";
+import { sealBoundSecret } from "@/lib/mcp/secrets";
 import { noteMemberConnection } from "@/lib/observability/metrics";
 import { isoOffsetOrNull } from "@/lib/time";
 import { connectPath, type ConnectionObject } from "./schemas";
-import {
-  accountLabel,
-  asApiError,
-  beginAuthorization,
-  callbackUrl,
-  clientRegistration,
-  discoverUpstream,
-  exchangeCode,
-  sendsIssuer,
-  upstreamFetch,
-} from "./oauth";
 
 // Each member's own connection to a connector that acts as each member: a
 // token they give (`per_user_token`) or the tokens of their OAuth sign-in at the
 // connector (`oauth`). Tokens are sealed for the server's origin, the server and
 // the member (lib/mcp/secrets.ts); no query here ever selects one to serve it.
 
-const PENDING_TTL_MS = 10 * 60_000;
 const PER_MEMBER = ["per_user_token", "oauth"];
 
 /** The console URL where a member connects a server: absolute when the console's origin is configured. */
@@ -39,7 +26,7 @@ export function connectUrl(serverId: number): string {
 const connectionTarget = (serverId: number) => ({ type: "connector", id: String(serverId) });
 
 /** Audit, telemetry and a log line for a connection event: who, which server, never a token. */
-async function noteEvent(
+export async function noteEvent(
   input: {
     organizationId: string;
     serverId: number;
@@ -64,7 +51,7 @@ async function noteEvent(
   log("info", input.action, { organization: input.organizationId, server: input.serverId, member: input.memberId });
 }
 
-interface ServerForMember {
+export interface ServerForMember {
   id: number;
   name: string;
   url: string;
@@ -75,7 +62,7 @@ interface ServerForMember {
   oauthClientSecretCiphertext: string | null;
 }
 
-const serverForMemberSelect = {
+export const serverForMemberSelect = {
   id: true,
   name: true,
   url: true,
@@ -87,13 +74,17 @@ const serverForMemberSelect = {
 } as const;
 
 /** A per-member server of the member's organization (404 for another organization's or an unknown id). */
-export async function findPerMemberServer(organizationId: string, id: number, tx: DbOrTx = db): Promise<ServerForMember> {
+export async function findPerMemberServer(
+  organizationId: string,
+  id: number,
+  tx: DbOrTx = db,
+): Promise<ServerForMember> {
   const server = await tx.mcpServer.findFirst({ where: { id, organizationId }, select: serverForMemberSelect });
   if (!server) throw notFound("MCP server");
   return server;
 }
 
-function requireAuth(server: ServerForMember, auth: "per_user_token" | "oauth"): void {
+export function requireAuth(server: ServerForMember, auth: "per_user_token" | "oauth"): void {
   if (server.auth === auth) return;
   const message =
     auth === "oauth"
@@ -112,10 +103,17 @@ interface ConnectionRow {
   accessTokenCiphertext: string | null;
 }
 
-function serialize(server: Pick<ServerForMember, "id" | "name" | "auth" | "url">, row: ConnectionRow | undefined): ConnectionObject {
+function serialize(
+  server: Pick<ServerForMember, "id" | "name" | "auth" | "url">,
+  row: ConnectionRow | undefined,
+): ConnectionObject {
   // Tokens sealed for another origin are no connection: the server moved since (its tokens are dropped then anyway).
   const live = row && row.origin === new URL(server.url).origin ? row : undefined;
-  const state = !live ? "not_connected" : live.state === "connected" && live.accessTokenCiphertext ? "connected" : "needs_reconnect";
+  const state = !live
+    ? "not_connected"
+    : live.state === "connected" && live.accessTokenCiphertext
+      ? "connected"
+      : "needs_reconnect";
   return {
     server: { id: server.id, name: server.name, auth: server.auth as "per_user_token" | "oauth" },
     state,
@@ -150,7 +148,11 @@ export async function listMyConnections(organizationId: string, memberId: string
   return servers.map((server) => serialize(server, byServer.get(server.id)));
 }
 
-async function myConnection(organizationId: string, memberId: string, server: ServerForMember): Promise<ConnectionObject> {
+async function myConnection(
+  organizationId: string,
+  memberId: string,
+  server: ServerForMember,
+): Promise<ConnectionObject> {
   const row = await db.mcpConnection.findFirst({
     where: { organizationId, memberId, serverId: server.id },
     select: connectionRowSelect,
@@ -182,7 +184,13 @@ export async function storeMemberToken(
   await db.$transaction(async (tx) => {
     await tx.mcpConnection.upsert({
       where: { serverId_memberId: { serverId: server.id, memberId: member.memberId } },
-      create: { id: newId("mcn"), organizationId: member.organizationId, serverId: server.id, memberId: member.memberId, ...data },
+      create: {
+        id: newId("mcn"),
+        organizationId: member.organizationId,
+        serverId: server.id,
+        memberId: member.memberId,
+        ...data,
+      },
       update: data,
     });
     await noteEvent(
@@ -199,153 +207,6 @@ export async function storeMemberToken(
   });
   dropMcpSessions(member.organizationId, server.id, member.memberId);
   return myConnection(member.organizationId, member.memberId, server);
-}
-
-export function stateHash(state: string): string {
-  return createHash("sha256").update(state).digest("hex");
-}
-
-// POST /v1/me/connections/{server}/authorize
-export async function authorizeMember(
-  member: { organizationId: string; memberId: string },
-  serverId: number,
-  options: { origin: string; returnTo?: string },
-): Promise<{ authorizationUrl: string }> {
-  const server = await findPerMemberServer(member.organizationId, serverId);
-  requireAuth(server, "oauth");
-  if (!server.active) throw new ApiError("connection_unavailable", "This connector is inactive.");
-  const origin = new URL(server.url).origin;
-  const redirectUri = callbackUrl(options.origin);
-  const fetchFn = await upstreamFetch(member.organizationId);
-  try {
-    const auth = await discoverUpstream(server.url, fetchFn);
-    const registration = await clientRegistration(server, auth, options.origin, fetchFn);
-    const state = randomBytes(32).toString("base64url");
-    const { authorizationUrl, codeVerifier } = await beginAuthorization(auth, registration, redirectUri, state);
-    await db.mcpAuthorization.create({
-      data: {
-        stateHash: stateHash(state),
-        organizationId: member.organizationId,
-        serverId: server.id,
-        memberId: member.memberId,
-        origin,
-        issuer: auth.issuer,
-        codeVerifierCiphertext: sealBoundSecret(codeVerifier, origin, { serverId: server.id, memberId: member.memberId }),
-        redirectUri,
-        resource: auth.resource,
-        returnTo: options.returnTo ?? null,
-        expiresAt: new Date(Date.now() + PENDING_TTL_MS),
-      },
-    });
-    return { authorizationUrl: authorizationUrl.toString() };
-  } catch (error) {
-    throw asApiError(error);
-  }
-}
-
-/** Why a callback was refused: a typed code for the page, nothing stored. */
-export class CallbackRefusal extends Error {
-  constructor(
-    readonly code:
-      | "connection_state_invalid"
-      | "connection_not_yours"
-      | "connection_issuer_mismatch"
-      | "connection_code_missing"
-      | "connection_denied"
-      | "connection_exchange_failed",
-    message: string,
-    readonly status = 400,
-  ) {
-    super(message);
-    this.name = "CallbackRefusal";
-  }
-}
-
-/**
- * The upstream's answer at /oauth/connectors/callback. The state is used once
- * (its row is claimed by deleting it), belongs to the signed-in member, and the
- * issuer must be the one the authorization was started with; only then is the
- * code exchanged and the connection stored. Answers where to send the member.
- */
-export async function completeAuthorization(
-  params: URLSearchParams,
-  session: { memberId: string; organizationId: string; email: string } | null,
-): Promise<{ returnTo: string }> {
-  const state = params.get("state");
-  if (!state || state.length > 200) throw new CallbackRefusal("connection_state_invalid", "The answer carries no valid state.");
-  const hash = stateHash(state);
-  const pending = await db.mcpAuthorization.findUnique({ where: { stateHash: hash } });
-  // Claimed once: of two answers with one state, one deletes the row and the other finds nothing.
-  const claimed = pending ? await db.mcpAuthorization.deleteMany({ where: { stateHash: hash } }) : { count: 0 };
-  if (!pending || claimed.count !== 1 || pending.expiresAt.getTime() <= Date.now())
-    throw new CallbackRefusal("connection_state_invalid", "This sign-in is unknown, already used or expired: start again.");
-  if (!session || session.memberId !== pending.memberId || session.organizationId !== pending.organizationId)
-    throw new CallbackRefusal("connection_not_yours", "This sign-in was started by another person or session.", 403);
-  const server = await db.mcpServer.findFirst({
-    where: { id: pending.serverId, organizationId: pending.organizationId },
-    select: serverForMemberSelect,
-  });
-  if (!server || server.auth !== "oauth" || new URL(server.url).origin !== pending.origin)
-    throw new CallbackRefusal("connection_state_invalid", "The connector changed since this sign-in began: start again.");
-  const fetchFn = await upstreamFetch(pending.organizationId);
-  let auth;
-  try {
-    auth = await discoverUpstream(server.url, fetchFn);
-  } catch {
-    throw new CallbackRefusal("connection_exchange_failed", "The connector's authorization server cannot be reached.", 502);
-  }
-  const iss = params.get("iss");
-  if (auth.issuer !== pending.issuer || (iss !== null && iss !== pending.issuer) || (iss === null && sendsIssuer(auth)))
-    throw new CallbackRefusal("connection_issuer_mismatch", "The answer does not come from the connector's authorization server.");
-  const upstreamError = params.get("error");
-  if (upstreamError)
-    throw new CallbackRefusal("connection_denied", "The sign-in was refused or cancelled at the connector.");
-  const code = params.get("code");
-  if (!code || code.length > 2048) throw new CallbackRefusal("connection_code_missing", "The answer carries no authorization code.");
-  const binding = { serverId: server.id, memberId: pending.memberId };
-  let tokens;
-  try {
-    const registration = await clientRegistration(server, auth, new URL(pending.redirectUri).origin, fetchFn);
-    tokens = await exchangeCode(
-      auth,
-      registration,
-      { code, codeVerifier: openBoundSecret(pending.codeVerifierCiphertext, pending.origin, binding), redirectUri: pending.redirectUri },
-      fetchFn,
-    );
-  } catch {
-    throw new CallbackRefusal("connection_exchange_failed", "The connector's authorization server refused the code.", 502);
-  }
-  const data = {
-    origin: pending.origin,
-    accessTokenCiphertext: sealBoundSecret(tokens.access_token, pending.origin, binding),
-    refreshTokenCiphertext: tokens.refresh_token ? sealBoundSecret(tokens.refresh_token, pending.origin, binding) : null,
-    expiresAt: typeof tokens.expires_in === "number" ? new Date(Date.now() + tokens.expires_in * 1000) : null,
-    scope: tokens.scope ?? null,
-    account: accountLabel(tokens),
-    state: "connected",
-    lastError: null,
-    refreshLeaseUntil: null,
-  };
-  await db.$transaction(async (tx) => {
-    await tx.mcpConnection.upsert({
-      where: { serverId_memberId: { serverId: server.id, memberId: pending.memberId } },
-      create: { id: newId("mcn"), organizationId: pending.organizationId, serverId: server.id, memberId: pending.memberId, ...data },
-      update: data,
-    });
-    await noteEvent(
-      {
-        organizationId: pending.organizationId,
-        serverId: server.id,
-        memberId: pending.memberId,
-        actor: { type: "member", id: session.memberId, label: session.email },
-        action: "mcp_connection.connected",
-        details: { auth: "oauth" },
-      },
-      tx,
-    );
-  });
-  dropMcpSessions(pending.organizationId, server.id, pending.memberId);
-  return { returnTo: pending.returnTo ?? "/preferences#connexions" };
 }
 
 // DELETE /v1/me/connections/{server}
@@ -426,7 +287,14 @@ export async function dropServerCredentials(
     await tx.mcpOAuthRegistration.deleteMany({ where: { organizationId, serverId } });
     if (count)
       await noteEvent(
-        { organizationId, serverId, memberId: null, actor, action: "mcp_connection.disconnected", details: { by: why, count } },
+        {
+          organizationId,
+          serverId,
+          memberId: null,
+          actor,
+          action: "mcp_connection.disconnected",
+          details: { by: why, count },
+        },
         tx,
       );
   });

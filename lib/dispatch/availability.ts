@@ -12,7 +12,7 @@ import { memberAccessToken, MemberNotConnected, RefreshUnavailable } from "@/lib
 import type { Contract } from "@/lib/contracts/types";
 import { db } from "@/lib/db";
 import { env } from "@/lib/env";
-import { builtinExecutor, mcpExecutor, ToolError, type Executor } from "@/lib/executors";
+import { builtinExecutor, mcpExecutor, refusedCredentials, ToolError, type Executor } from "@/lib/executors";
 import type { WebSearchConfig } from "@/lib/executors/native/web-search";
 import { serverEndpoint } from "@/lib/mcp/servers";
 
@@ -46,11 +46,53 @@ export function notConnected(error: MemberNotConnected): ToolError {
 }
 
 /**
+ * A per-member connector's tool, called with the run's member's own token, read
+ * (and refreshed when due) as the call runs. A token the server refuses (HTTP
+ * 401: nothing was served) is renewed once and the call sent once more; a renewal
+ * the authorization server refuses marks the connection `needs_reconnect` and the
+ * call answers TOOL_UNAVAILABLE with where to reconnect.
+ */
+function memberExecutor(
+  server: Parameters<typeof memberAccessToken>[0],
+  memberId: string,
+  tool: string,
+  timeoutMs: number,
+): Executor {
+  const token = async (refused?: string) => {
+    try {
+      return await memberAccessToken(server, memberId, { refused });
+    } catch (error) {
+      if (error instanceof MemberNotConnected) throw notConnected(error);
+      if (error instanceof RefreshUnavailable)
+        throw new ToolError("UPSTREAM_ERROR", error.message, { retryable: true });
+      throw error;
+    }
+  };
+  const callWith = (value: string) =>
+    mcpExecutor({ url: server.url, serverId: server.id, memberId, token: value }, tool, timeoutMs);
+  return {
+    execute: async (args, ctx) => {
+      const first = await token();
+      try {
+        return await callWith(first).execute(args, ctx);
+      } catch (error) {
+        if (server.auth !== "oauth" || !refusedCredentials(error)) throw error;
+        return callWith(await token(first)).execute(args, ctx);
+      }
+    },
+  };
+}
+
+/**
  * `memberId`: the member the run acts for, or null. A connector that acts as each
  * member is called with that member's own credential, never another's; with no
  * member its tools are unavailable (seed 002's codes).
  */
-export async function executorFor(organizationId: string, contract: Contract, memberId: string | null): Promise<Executor> {
+export async function executorFor(
+  organizationId: string,
+  contract: Contract,
+  memberId: string | null,
+): Promise<Executor> {
   if (contract.kind === "mcp") {
     if (!contract.mcp) throw unavailable("This tool's contract names no MCP server.");
     const server = await db.mcpServer.findFirst({
@@ -70,28 +112,8 @@ export async function executorFor(organizationId: string, contract: Contract, me
     // Connection state is read when the call runs (memberAccessToken): here only "is there a member".
     const code = mcpUnavailability(server, tool, memberId ? { connected: true } : null);
     if (code && code !== "mcp_tool_needs_review") throw unavailable(reason(code).message);
-    if (actsAsMember(server) && memberId) {
-      const member = memberId;
-      return mcpExecutor(
-        {
-          url: server.url,
-          serverId: server.id,
-          memberId: member,
-          token: async () => {
-            try {
-              return await memberAccessToken(server, member);
-            } catch (error) {
-              if (error instanceof MemberNotConnected) throw notConnected(error);
-              if (error instanceof RefreshUnavailable)
-                throw new ToolError("UPSTREAM_ERROR", error.message, { retryable: true });
-              throw error;
-            }
-          },
-        },
-        contract.mcp.tool,
-        contract.timeout_ms,
-      );
-    }
+    if (actsAsMember(server) && memberId)
+      return memberExecutor(server, memberId, contract.mcp.tool, contract.timeout_ms);
     let endpoint: { url: string; token: string | null };
     try {
       endpoint = serverEndpoint(server);

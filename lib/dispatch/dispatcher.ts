@@ -100,7 +100,13 @@ export function operatorSettings(
       follow: (operationId, ctx) => writePath().followOperation(run.id, run.organizationId, operationId, ctx),
     },
     signal,
-    run: { organizationId: run.organizationId, runId: run.id, agentId, fileIds: fileIdsOf(run), memberId: run.memberId },
+    run: {
+      organizationId: run.organizationId,
+      runId: run.id,
+      agentId,
+      fileIds: fileIdsOf(run),
+      memberId: run.memberId,
+    },
     dataDir: env.dataDir,
     // web_fetch gets no allowlist: its URL is the model's choice, public only.
     web: {},

@@ -11,6 +11,7 @@ import { callMcpTool } from "./mcp";
 
 export type { ExecutionContext, Executor, RunScope } from "./context";
 export { ToolError, asToolError, toolErrorCodes, type ToolErrorCode } from "./errors";
+export { refusedCredentials } from "./mcp";
 
 const nativeAsExecutors: Record<string, Executor> = Object.fromEntries(
   Object.entries(nativeExecutors).map(([key, executor]) => [
@@ -38,18 +39,13 @@ export function builtinExecutorKeys(): string[] {
   return Object.keys(builtinExecutors);
 }
 
-/**
- * An executor for one MCP tool at a resolved endpoint. `token`: the organization's
- * (or none), or for a connector that acts as each member a function answering the
- * member's own token when the call runs (refreshed if due; it throws a ToolError
- * before anything is sent when the member must connect again).
- */
+/** An executor for one MCP tool at a resolved endpoint, with the organization's token or a member's own. */
 export function mcpExecutor(
   endpoint: {
     url: string;
-    token: string | null | (() => Promise<string>);
+    token: string | null;
     serverId: number;
-    /** Whose credential `token` is: their session is theirs alone in the pool. */
+    /** Whose own credential `token` is: their sessions are theirs alone in the pool. */
     memberId?: string;
   },
   tool: string,
@@ -60,12 +56,16 @@ export function mcpExecutor(
       callMcpTool(
         {
           url: endpoint.url,
-          token: typeof endpoint.token === "function" ? await endpoint.token() : endpoint.token,
+          token: endpoint.token,
           tool,
           net: { privateOrigins: ctx.privateOrigins },
           // The connector's token is the organization's: its session is shared by the organization's runs only.
           // A member's own credential gets a session of its own.
-          scope: { organizationId: ctx.run.organizationId, serverId: endpoint.serverId, memberId: endpoint.memberId ?? null },
+          scope: {
+            organizationId: ctx.run.organizationId,
+            serverId: endpoint.serverId,
+            memberId: endpoint.memberId ?? null,
+          },
         },
         args,
         { signal: ctx.signal, timeoutMs },

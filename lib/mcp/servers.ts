@@ -283,8 +283,7 @@ function nextOAuthClient(
   }
   checkOAuthClient(auth, clientId, input.oauth_client_secret !== undefined && input.oauth_client_secret !== null);
   if (secret !== null && clientId === null) secret = null;
-  const unchanged =
-    !movesOrigin && !clientChanged && input.oauth_client_secret === undefined && secret !== null;
+  const unchanged = !movesOrigin && !clientChanged && input.oauth_client_secret === undefined && secret !== null;
   return {
     oauthClientId: clientId,
     oauthClientSecretCiphertext: unchanged

@@ -50,7 +50,13 @@ async function syncEndpoint(organizationId: string, server: McpServerRow, actor:
       needsReconnect
         ? `Your own connection to this connector must be renewed before syncing it: reconnect at ${connectUrl}.`
         : `This connector acts as each member: connect your own account first (${connectUrl}), then sync.`,
-      { reason: { code: "mcp_member_not_connected", connect_url: connectUrl, state: needsReconnect ? "needs_reconnect" : "not_connected" } },
+      {
+        reason: {
+          code: "mcp_member_not_connected",
+          connect_url: connectUrl,
+          state: needsReconnect ? "needs_reconnect" : "not_connected",
+        },
+      },
     );
   if (actor.type !== "member") throw connectFirst(false, connectUrl(server.id));
   try {

@@ -44,7 +44,8 @@ export async function resolveCapabilitySet(
   const perMemberServers = new Set<number>();
   for (const key of keys) {
     const entry = catalog.get(key);
-    if (entry?.server && entry.reason && memberCredentialCodes.includes(entry.reason.code)) perMemberServers.add(entry.server.id);
+    if (entry?.server && entry.reason && memberCredentialCodes.includes(entry.reason.code))
+      perMemberServers.add(entry.server.id);
   }
   const connected =
     input.memberId && perMemberServers.size

@@ -2,7 +2,8 @@ import { cookieHeaderReader, sessionFromCookies } from "@/lib/auth/session-cooki
 import { ReturnTo } from "@/lib/connections/schemas";
 import { connectionErrorPage } from "@/lib/connections/pages";
 import { publicOrigin } from "@/lib/connections/oauth";
-import { authorizeMember, findPerMemberServer } from "@/lib/connections/service";
+import { authorizeMember } from "@/lib/connections/authorize";
+import { findPerMemberServer } from "@/lib/connections/service";
 import { ApiError } from "@/lib/http/errors";
 import { parseServerId } from "@/lib/mcp/servers";
 

@@ -1,6 +1,6 @@
 import { cookieHeaderReader, sessionFromCookies } from "@/lib/auth/session-cookie";
 import { connectionErrorPage } from "@/lib/connections/pages";
-import { CallbackRefusal, completeAuthorization } from "@/lib/connections/service";
+import { CallbackRefusal, completeAuthorization } from "@/lib/connections/authorize";
 
 // Where a connector's authorization server sends the member back (the redirect
 // URI Guichet registers). The state, the member's session and the issuer are

@@ -1,6 +1,6 @@
 import { authorizeMyConnectionEndpoint } from "@/lib/connections/api";
 import { publicOrigin } from "@/lib/connections/oauth";
-import { authorizeMember } from "@/lib/connections/service";
+import { authorizeMember } from "@/lib/connections/authorize";
 import { ApiError } from "@/lib/http/errors";
 import { handle } from "@/lib/http/handler";
 import { parseServerId } from "@/lib/mcp/servers";
