@@ -77,10 +77,10 @@ export async function syncServer(
   actor: AuditActor,
 ): Promise<{ server: McpServerRow; summary: SyncSummary }> {
   const server = await findServer(organizationId, serverId);
-  const endpoint = await syncEndpoint(organizationId, server, actor);
   let remote: RemoteTool[];
   try {
-    remote = await listRemoteTools(endpoint, {
+    // Inside: a stored token that no longer decrypts is a failed sync (McpFailure), like an unreachable server.
+    remote = await listRemoteTools(await syncEndpoint(organizationId, server, actor), {
       policy: { privateOrigins: await privateOriginsFor(organizationId) },
     });
   } catch (error) {

@@ -417,6 +417,49 @@ describe("per_user_token", () => {
   });
 });
 
+describe("an admin's own client registration", () => {
+  it("is used instead of registering; its secret is never returned; bad combinations are typed 400s", async () => {
+    const admin = await tenant.as("admin");
+    const db = await testDb();
+    // The client Guichet registered (dynamically) for the first connector, entered by hand on a second one.
+    const registered = await db.mcpOAuthRegistration.findUniqueOrThrow({ where: { serverId } });
+    expect(registered.method).toBe("dynamic");
+    const created = await api("/v1/mcp_servers", {
+      json: {
+        name: "Boutique (client saisi)",
+        url: boutiqueMcpUrl,
+        auth: "oauth",
+        oauth_client_id: registered.clientId,
+        oauth_client_secret: "s3cret-client-value",
+      },
+      as: admin,
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.data).toMatchObject({ oauth_client_id: registered.clientId, has_oauth_client_secret: true });
+    expect(JSON.stringify(created.body)).not.toContain("s3cret-client-value");
+    const manual = created.body.data.id as number;
+    const cleared = await api(`/v1/mcp_servers/${manual}`, {
+      method: "PATCH",
+      json: { oauth_client_secret: null },
+      as: admin,
+    });
+    expect(cleared.body.data).toMatchObject({ oauth_client_id: registered.clientId, has_oauth_client_secret: false });
+    const url = new URL(await authorize(manual, dana));
+    expect(url.searchParams.get("client_id")).toBe(registered.clientId);
+    expect(await db.mcpOAuthRegistration.count({ where: { serverId: manual } })).toBe(0);
+    expect(await storedText()).not.toContain("s3cret-client-value");
+
+    for (const body of [
+      { name: "x", url: boutiqueMcpUrl, auth: "org_token", token: "t", oauth_client_id: "abc" },
+      { name: "x", url: boutiqueMcpUrl, auth: "oauth", oauth_client_secret: "no-id" },
+    ]) {
+      const refused = await api("/v1/mcp_servers", { json: body, as: admin });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.code).toBe("invalid_parameter");
+    }
+  });
+});
+
 describe("admins", () => {
   it("see counts (never tokens), and disconnect everyone", async () => {
     const admin = await tenant.as("admin");
