@@ -3,7 +3,7 @@ import { isManager } from "@/lib/auth/scopes";
 import { recordAudit, type AuditActor } from "@/lib/audit/record";
 import { z } from "zod";
 import type { Principal } from "@/lib/auth/principal";
-import { catalogIndex, type CatalogEntry } from "@/lib/catalog/service";
+import { catalogIndex, unavailabilityForConnectedMember, type CatalogEntry } from "@/lib/catalog/service";
 import { db, isUniqueViolation, Prisma, type DbOrTx } from "@/lib/db";
 import { findFirstOnDriver } from "@/lib/db/driver";
 import { lockOrganization } from "@/lib/files/quota";
@@ -161,7 +161,13 @@ async function agentData(organizationId: string, body: AgentUpdateBody, saved: A
     );
   }
   const tools = body.tools === undefined ? undefined : normalizeTools(body.tools);
-  if (tools) assertToolsAddable(tools, saved ? StoredTools.parse(saved.tools) : [], catalog);
+  if (tools)
+    assertToolsAddable(
+      tools,
+      saved ? StoredTools.parse(saved.tools) : [],
+      catalog,
+      (entry) => unavailabilityForConnectedMember(entry) === null,
+    );
   if (body.name !== undefined && body.name !== saved?.name) {
     const clash = await tx.agent.findFirst({ where: { organizationId, name: body.name }, select: { id: true } });
     if (clash) throw nameTaken(body.name);
