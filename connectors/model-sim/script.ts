@@ -19,7 +19,13 @@ export const Turn = z.union([
   z.strictObject({ text: z.string(), ...Common }),
   /** A JSON answer, sent as the message's text (what structured output looks like on the wire). */
   z.strictObject({ json: z.unknown(), ...Common }),
-  z.strictObject({ tool_calls: z.array(ScriptedToolCall).min(1).max(16), text: z.string().optional(), ...Common }),
+  z.strictObject({
+    tool_calls: z.array(ScriptedToolCall).min(1).max(16),
+    text: z.string().optional(),
+    /** The answer instead, when the request offers no tool a `*` name stands for (a tool the run left out). */
+    when_not_offered: z.string().optional(),
+    ...Common,
+  }),
   /** An HTTP error answer instead of a completion, in the provider's error shape. */
   z.strictObject({
     error: z.strictObject({ status: z.number().int().min(400).max(599), message: z.string().optional() }),
@@ -33,14 +39,31 @@ export const ScriptBody = z.strictObject({
   /**
    * `sequential` (default): each request takes the next turn, once. `by_conversation`:
    * the turn is the number of assistant messages already in the request, so every
-   * new conversation starts from the first turn (the demo's many runs share one script).
+   * new conversation starts from the first turn (the demo's many runs share one script). `by_user_turn`:
+   * the turn is the number of assistant messages since the last user message, so each message of a chat
+   * starts the script again (a conversation that goes on after an answer).
    */
-  replay: z.enum(["sequential", "by_conversation"]).default("sequential"),
+  replay: z.enum(["sequential", "by_conversation", "by_user_turn"]).default("sequential"),
 });
 export type ScriptBody = z.infer<typeof ScriptBody>;
 
-/** The marker a conversation carries (in any message) to select a script: `sim:<id>`. */
-export const SCRIPT_MARKER = /\bsim:(scr_[a-z0-9]{12})\b/;
+/**
+ * The marker a conversation carries (in any message) to select a script: `sim:<id>`, the id of a script
+ * created through the control API (`scr_…`) or of a named script given at start (`demo_…`, from its file name).
+ */
+export const SCRIPT_MARKER = /\bsim:(scr_[a-z0-9]{12}|demo_[a-z0-9_]{1,40})\b/;
+
+/** The id a named script file is selected by: `boutique-orders.json` → `demo_boutique_orders`. */
+export function namedScriptId(fileName: string): string {
+  return `demo_${fileName
+    .replace(/\.json$/, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "_")
+    .slice(0, 40)}`;
+}
+
+/** In a turn's text, what the last tool message of the request said (a scripted answer that quotes a tool's result). */
+export const LAST_TOOL_RESULT = "{{last_tool_result}}";
 
 /** The text of the assistant turn a scripted turn becomes, or null for a tool-call-only turn. */
 export function turnText(turn: Turn): string | null {

@@ -1,7 +1,7 @@
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createScript, scriptRecord } from "./control";
-import type { ScriptBody } from "./script";
+import { namedScriptId, type ScriptBody } from "./script";
 import { startModelSim, type ModelSimServer } from "./server";
 
 // model-sim checked with the official client Guichet uses: if the client can
@@ -235,5 +235,85 @@ describe("model-sim speaks chat completions", () => {
       status: 400,
       message: expect.stringContaining("matches several offered tools"),
     });
+  });
+
+  it("answers when_not_offered instead when a `*` tool is not offered, and quotes the last tool result", async () => {
+    const script = await createScript(sim.baseUrl, {
+      turns: [
+        {
+          text: "Je regarde.",
+          tool_calls: [{ name: "mcp_*_get_weather", arguments: { city: "Lyon" } }],
+          when_not_offered: "Cet outil ne m’est pas ouvert.",
+        },
+        { text: "Selon l’outil : {{last_tool_result}}." },
+      ],
+      replay: "by_conversation",
+    });
+    const offeredNothing = await client.chat.completions.create({
+      model: "m",
+      messages: [{ role: "user", content: script.marker }],
+      tools: [weatherTool],
+    });
+    expect(offeredNothing.choices[0]).toMatchObject({
+      finish_reason: "stop",
+      message: { content: "Cet outil ne m’est pas ouvert." },
+    });
+    const quoted = await client.chat.completions.create({
+      model: "m",
+      messages: [
+        { role: "user", content: script.marker },
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [{ id: "c1", type: "function", function: { name: "mcp_3_get_weather", arguments: "{}" } }],
+        },
+        { role: "tool", tool_call_id: "c1", content: '{"temp":12}' },
+      ],
+    });
+    expect(quoted.choices[0].message.content).toBe('Selon l’outil : {"temp":12}.');
+  });
+
+  it("replays by_user_turn from the first turn at each new user message of a conversation", async () => {
+    const script = await createScript(sim.baseUrl, {
+      turns: [{ text: "Premier." }, { text: "Second." }],
+      replay: "by_user_turn",
+    });
+    const ask = (messages: OpenAI.Chat.ChatCompletionMessageParam[]) =>
+      client.chat.completions.create({ model: "m", messages }).then((a) => a.choices[0].message.content);
+    expect(await ask([{ role: "user", content: script.marker }])).toBe("Premier.");
+    expect(
+      await ask([
+        { role: "user", content: script.marker },
+        { role: "assistant", content: "Premier." },
+        { role: "user", content: "Encore ?" },
+      ]),
+    ).toBe("Premier.");
+    expect(
+      await ask([
+        { role: "user", content: script.marker },
+        { role: "assistant", content: "Premier." },
+      ]),
+    ).toBe("Second.");
+  });
+});
+
+describe("named scripts", () => {
+  it("answers a conversation carrying sim:demo_<name> from the script given at start under that name", async () => {
+    const named = await startModelSim({
+      namedScripts: { [namedScriptId("boutique-orders.json")]: { turns: [{ text: "Nommé." }], replay: "sequential" } },
+    });
+    try {
+      const namedClient = new OpenAI({ baseURL: named.url, apiKey: "none", maxRetries: 0, timeout: 5_000 });
+      const answer = await namedClient.chat.completions.create({
+        model: "m",
+        messages: [{ role: "system", content: "Réponds. sim:demo_boutique_orders" }],
+      });
+      expect(answer.choices[0].message.content).toBe("Nommé.");
+      await expect(
+        namedClient.chat.completions.create({ model: "m", messages: [{ role: "user", content: "sim:demo_other" }] }),
+      ).rejects.toMatchObject({ status: 400 });
+    } finally {
+      await named.close();
+    }
   });
 });

@@ -3,7 +3,7 @@ import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { completionChunks, completionObject, renderTurn } from "./completion";
 import { ChatRequest, conversationText, errorBody } from "./protocol";
-import { resolveToolName, SCRIPT_MARKER, ScriptBody, type Turn } from "./script";
+import { LAST_TOOL_RESULT, resolveToolName, SCRIPT_MARKER, ScriptBody, type Turn } from "./script";
 
 // model-sim: an OpenAI-compatible chat-completions server whose answers are
 // scripted. It stands for an external model provider, like CRM Acme stands for
@@ -20,6 +20,8 @@ export interface ModelSimOptions {
   models?: string[];
   /** Answers conversations that carry no `sim:<id>` marker (the demo's script). */
   defaultScript?: ScriptBody;
+  /** Scripts selected by their fixed marker `sim:<id>` (`demo_…`): the demo's agents carry them in their instructions. */
+  namedScripts?: Record<string, ScriptBody>;
   /** Enables /__control/* (create scripts, read what they received). */
   enableControl?: boolean;
 }
@@ -64,8 +66,18 @@ function bearerMatches(header: string | undefined, key: string): boolean {
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
+/** `{{last_tool_result}}` in a turn's text becomes what the request's last tool message said, as it said it. */
+function quoteLastToolResult<T extends Turn>(turn: T, request: ChatRequest): T {
+  if (!("text" in turn) || !turn.text?.includes(LAST_TOOL_RESULT)) return turn;
+  const last = request.messages.findLast((message) => message.role === "tool");
+  const said = last ? conversationText([last]) : "";
+  return { ...turn, text: turn.text.replaceAll(LAST_TOOL_RESULT, said) };
+}
+
 export async function startModelSim(options: ModelSimOptions = {}): Promise<ModelSimServer> {
-  const scripts = new Map<string, Script>();
+  const scripts = new Map<string, Script>(
+    Object.entries(options.namedScripts ?? {}).map(([id, body]) => [id, { id, body, served: 0, requests: [] }]),
+  );
   const fallback: Script | null = options.defaultScript
     ? { id: "default", body: options.defaultScript, served: 0, requests: [] }
     : null;
@@ -87,10 +99,14 @@ export async function startModelSim(options: ModelSimOptions = {}): Promise<Mode
     });
 
   function nextTurn(script: Script, request: ChatRequest): Turn | null {
+    const assistantsAfter = (from: number) =>
+      request.messages.slice(from).filter((message) => message.role === "assistant").length;
     const index =
       script.body.replay === "by_conversation"
-        ? request.messages.filter((message) => message.role === "assistant").length
-        : script.served;
+        ? assistantsAfter(0)
+        : script.body.replay === "by_user_turn"
+          ? assistantsAfter(request.messages.findLastIndex((message) => message.role === "user") + 1)
+          : script.served;
     script.served += 1;
     return script.body.turns[index] ?? null;
   }
@@ -141,17 +157,21 @@ export async function startModelSim(options: ModelSimOptions = {}): Promise<Mode
         turn.error.status,
         errorBody(turn.error.status, turn.error.message ?? `Scripted error ${turn.error.status}.`),
       );
-    let answer = turn;
+    let answer = quoteLastToolResult(turn, request);
     if ("tool_calls" in turn) {
       // `mcp_*_get_customer`: the offered tool of that shape (the demo's script does not know the server's id).
       const offered = (request.tools ?? []).map((tool) => tool.function.name);
       const calls = [];
       for (const call of turn.tool_calls) {
         const resolved = resolveToolName(call.name, offered);
+        if ("error" in resolved && turn.when_not_offered !== undefined) {
+          calls.length = 0;
+          break;
+        }
         if ("error" in resolved) return send(res, 400, errorBody(400, resolved.error, "tools"));
         calls.push({ ...call, name: resolved.name });
       }
-      answer = { ...turn, tool_calls: calls };
+      answer = calls.length ? { ...turn, tool_calls: calls } : { text: turn.when_not_offered ?? "", usage: turn.usage };
     }
     const completion = renderTurn(request, answer);
     if (!request.stream) return send(res, 200, completionObject(completion));
