@@ -16,6 +16,8 @@ export const DEMO_PASSWORD = "boutique-demo";
 export const DEMO_ACCOUNTS: readonly DemoAccount[] = [
   { id: "acct_dana", email: "dana@boutique.test", name: "Dana Morel" },
   { id: "acct_leo", email: "leo@boutique.test", name: "Léo Garnier" },
+  // The shop account of Acme's owner in Guichet's demo: `npm start` lists Boutique's tools with it.
+  { id: "acct_camille", email: "camille@boutique.test", name: "Camille Laurent" },
 ];
 
 // Hashed once at load with a low cost: a demo shop, but never a plaintext comparison.

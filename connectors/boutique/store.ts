@@ -98,6 +98,14 @@ const SEED: SeedOrder[] = [
     items: [{ label: "Tasse en grès", quantity: 2, unit_price: eur(1750) }],
     shipping_city: "Lille",
   },
+  {
+    order_id: "CMD-3001",
+    account: "acct_camille",
+    status: "shipped",
+    placed_at: "2026-11-30T14:22:00.000Z",
+    items: [{ label: "Nappe en lin", quantity: 1, unit_price: eur(5600) }],
+    shipping_city: "Lyon",
+  },
 ];
 
 const SCHEMA = `
