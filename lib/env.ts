@@ -17,6 +17,8 @@ const EnvSchema = z.object({
   GUICHET_SEARCH_URL: z.string().url().optional(),
   // The CRM Acme MCP endpoint the demo seed connects Acme to (npm start runs it there).
   GUICHET_DEMO_CRM_URL: z.string().url().default("http://127.0.0.1:4010/mcp"),
+  // The Boutique demo shop's MCP endpoint (OAuth, per member); unset, the demo has no per-member connector.
+  GUICHET_DEMO_BOUTIQUE_URL: z.string().url().optional(),
   // The demo shop page `npm start` serves on a second origin, with the demo widget's snippet.
   GUICHET_DEMO_SHOP_PORT: z.coerce.number().int().min(1).max(65535).default(4030),
   REDIS_URL: z.string().optional(),

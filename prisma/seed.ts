@@ -7,6 +7,7 @@ import { seedDemoDataBases } from "@/lib/data/seed";
 import { seedDemoAgents } from "@/lib/agents/seed";
 import { seedDemoWidget } from "@/lib/widgets/seed";
 import { DEMO_SLUGS } from "@/lib/tenancy/organizations";
+import { seedDemoBoutique } from "./seed-boutique";
 
 async function main() {
   await seedReferenceData();
@@ -33,6 +34,7 @@ async function main() {
   await seedDemoDataBases(orgs.acme.id);
   await seedDemoAgents(orgs.acme.id);
   await seedDemoWidget(orgs.acme.id);
+  await seedDemoBoutique(orgs.acme.id);
   console.log("Demo data is ready.");
   console.log(`  Logins (password ${DEMO_PASSWORD}): ${demoMembers.map((m) => m.email).join(", ")}`);
   console.log(`  Demo API key for Acme (also in data/demo-api-key): ${demoKey}`);

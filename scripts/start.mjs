@@ -1,5 +1,5 @@
 // npm start — the product on the embedded database with demo data:
-// dependencies, Prisma clients, migrations, seed, the CRM Acme demo connector,
+// dependencies, Prisma clients, migrations, seed, the CRM Acme and Boutique demo connectors,
 // a build when sources changed, then the production server (server/main.mjs: Next for the console,
 // the data plane for agents' bearer calls, one port) on $PORT (3000).
 import { spawn } from "node:child_process";
@@ -31,6 +31,8 @@ const demo =
   process.env.GUICHET_SEED_DEMO === "1" || (!process.env.DATABASE_URL && process.env.GUICHET_SEED_DEMO !== "0");
 const crmPort = Number(process.env.CRM_PORT ?? 4010);
 const crmUrl = `http://127.0.0.1:${crmPort}/mcp`;
+const boutiquePort = Number(process.env.BOUTIQUE_PORT ?? 4040);
+const boutiqueUrl = `http://127.0.0.1:${boutiquePort}/mcp`;
 ensureAuthSecret(dataDir);
 
 const children = [];
@@ -72,6 +74,19 @@ if (demo) {
   });
   children.push(crm);
   await waitFor(`http://127.0.0.1:${crmPort}/healthz`, crm, "CRM Acme");
+  // Boutique: a demo shop whose MCP server needs each member's own OAuth sign-in (connectors/boutique).
+  // Granted to Acme only, like CRM Acme. The seed signs Acme's owner in there to list its tools.
+  env.GUICHET_DEMO_BOUTIQUE_URL ??= boutiqueUrl;
+  env.GUICHET_PRIVATE_ORIGINS += `,${new URL(env.GUICHET_DEMO_BOUTIQUE_URL).origin}=acme`;
+  env.NEXTAUTH_URL ??= `http://localhost:${port}`;
+  step(`Starting the Boutique demo shop (OAuth MCP server) on ${boutiqueUrl}`);
+  const boutique = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "connectors/boutique/main.ts"], {
+    cwd: root,
+    stdio: ["ignore", "ignore", "inherit"],
+    env: { ...env, BOUTIQUE_PORT: String(boutiquePort), BOUTIQUE_DB: path.join(dataDir, "boutique.sqlite") },
+  });
+  children.push(boutique);
+  await waitFor(`http://127.0.0.1:${boutiquePort}/.well-known/oauth-authorization-server`, boutique, "Boutique");
   // Managed runs need a model: without a provider of the operator's, the demo's models call
   // model-sim, which answers a French script (read C-1842, propose an address change). Scripted, not real.
   if (!process.env.GUICHET_MODEL_BASE_URL && !process.env.GUICHET_MODEL_API_KEY) {
@@ -80,7 +95,12 @@ if (demo) {
     const sim = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "connectors/model-sim/main.ts"], {
       cwd: root,
       stdio: ["ignore", "inherit", "inherit"],
-      env: { ...env, SIM_PORT: String(simPort), SIM_SCRIPT: "connectors/model-sim/demo/address-change.json" },
+      env: {
+        ...env,
+        SIM_PORT: String(simPort),
+        SIM_SCRIPT: "connectors/model-sim/demo/address-change.json",
+        SIM_SCRIPTS_DIR: "connectors/model-sim/demo",
+      },
     });
     children.push(sim);
     await waitFor(`http://127.0.0.1:${simPort}/v1/models`, sim, "model-sim");
@@ -141,6 +161,9 @@ if (demo) {
     `  Demo API key (Acme, every scope): ${readFileSync(path.join(dataDir, "demo-api-key"), "utf8").trim()}  (data/demo-api-key)`,
   );
   console.log(`  Try: curl -H "Authorization: Bearer $(cat data/demo-api-key)" http://localhost:${port}/v1/tools`);
+  console.log(
+    "  Boutique (per-member OAuth connector) shop accounts (password boutique-demo): dana@boutique.test, leo@boutique.test — connect one under Préférences › Mes connexions, then « Essayer » the agent « Commandes Boutique »",
+  );
   // The widget demo: a shop page on a second origin with the bubble (scripts/demo-shop.mjs).
   const shopPort = Number(process.env.GUICHET_DEMO_SHOP_PORT ?? 4030);
   const shop = spawn(process.execPath, ["scripts/demo-shop.mjs"], {

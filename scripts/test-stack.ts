@@ -5,12 +5,15 @@
 // search backend for web_search, and
 // the production server (server/main.mjs) on the build.
 // Writes what the tests need to know to $STACK_FILE, cleans up on SIGTERM.
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { startAcmeCrm } from "@/connectors/acme-crm/server";
-import { ScriptBody } from "@/connectors/model-sim/script";
+import { startBoutique } from "@/connectors/boutique/server";
+import { namedScriptId, ScriptBody } from "@/connectors/model-sim/script";
 import { startModelSim } from "@/connectors/model-sim/server";
-import { createTestDatabase, run, startApp, startSearchBackend, testNetwork } from "@/tests/api/server";
+import { createTestDatabase, freePort, run, startApp, startSearchBackend, testNetwork } from "@/tests/api/server";
+
+const DEMO_SCRIPTS = "connectors/model-sim/demo";
 
 export interface TestStack {
   baseUrl: string;
@@ -20,6 +23,8 @@ export interface TestStack {
   simBaseUrl: string;
   /** The SearXNG-compatible search backend (GUICHET_SEARCH_URL). */
   searchUrl: string;
+  /** Boutique, the demo shop behind OAuth (its authorization server and MCP server), with its test controls. */
+  boutiqueUrl: string;
   databaseUrl: string;
   dataDir: string;
 }
@@ -44,7 +49,16 @@ export async function startTestStack(options: { port?: number; env?: Record<stri
   const demoScript = ScriptBody.parse(
     JSON.parse(readFileSync("connectors/model-sim/demo/address-change.json", "utf8")),
   );
-  const sim = await startModelSim({ port: 0, enableControl: true, defaultScript: demoScript });
+  // The demo agents' own scripts (« Commandes Boutique »), selected by the marker in their instructions.
+  const namedScripts = Object.fromEntries(
+    readdirSync(DEMO_SCRIPTS)
+      .filter((file) => file.endsWith(".json"))
+      .map((file) => [
+        namedScriptId(file),
+        ScriptBody.parse(JSON.parse(readFileSync(path.join(DEMO_SCRIPTS, file), "utf8"))),
+      ]),
+  );
+  const sim = await startModelSim({ port: 0, enableControl: true, defaultScript: demoScript, namedScripts });
   env.GUICHET_MODEL_MISTRAL_BASE_URL = sim.url;
   // web_search needs a backend: without one it is unavailable and no run is offered it.
   const search = await startSearchBackend();
@@ -52,16 +66,24 @@ export async function startTestStack(options: { port?: number; env?: Record<stri
   // As the demo: CRM Acme is granted to Acme only; the model simulator and the search backend, the
   // operator's shared services, to every organization.
   env.GUICHET_PRIVATE_ORIGINS = [`${new URL(crm.url).origin}=acme`, `${sim.baseUrl}=*`, `${search.origin}=*`].join(",");
+  // As the demo: Boutique, granted to Acme; the seed signs Acme's owner in there (its callback names the
+  // console's origin, so the port is chosen before the seed) and creates the agent « Commandes Boutique ».
+  const boutique = await startBoutique({ port: 0, controls: true });
+  const port = options.port ?? (await freePort());
+  env.GUICHET_DEMO_BOUTIQUE_URL = boutique.mcpUrl;
+  env.GUICHET_PRIVATE_ORIGINS += `,${boutique.url}=acme`;
+  env.NEXTAUTH_URL = `http://127.0.0.1:${port}`;
   await run(process.execPath, ["scripts/migrate.mjs"], env);
   // react-server: the seed loads services marked `import "server-only"`.
   await run(process.execPath, ["node_modules/tsx/dist/cli.mjs", "--conditions=react-server", "prisma/seed.ts"], env);
-  const app = await startApp(env, options.port);
+  const app = await startApp(env, port);
   const stack: TestStack = {
     baseUrl: app.baseUrl,
     crmUrl: crm.url,
     crmBaseUrl: crm.baseUrl,
     simBaseUrl: sim.baseUrl,
     searchUrl: search.url,
+    boutiqueUrl: boutique.url,
     databaseUrl: database.url,
     dataDir: database.dataDir,
   };
@@ -72,6 +94,7 @@ export async function startTestStack(options: { port?: number; env?: Record<stri
       await crm.close();
       await sim.close();
       await search.close();
+      await boutique.close();
       await database.drop();
     },
   };

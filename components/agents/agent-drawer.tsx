@@ -12,6 +12,7 @@ import { CurlSnippet } from "./curl-snippet";
 import { McpClientSection } from "./mcp-client-section";
 import { DocumentsSection } from "./documents-section";
 import { TryPanel } from "./try-panel";
+import { hasKeptConversation } from "./try-storage";
 import { agentKeys, deleteAgent, useCatalog, useModels } from "./queries";
 import { ErrorText } from "@/components/ui/error-text";
 
@@ -119,7 +120,8 @@ function DeleteAgent({ agent, onDeleted }: { agent: AgentObject; onDeleted: () =
 
 /** "Essayer": opens a chat with the saved agent, run by Guichet (a managed, streamed run). */
 function TrySection({ agentId, viewer }: { agentId: string; viewer: { id: string; role: Role } }) {
-  const [open, setOpen] = useState(false);
+  // Open at once when a conversation waits for this agent (back from « Connecter »).
+  const [open, setOpen] = useState(() => hasKeptConversation(agentId));
   return (
     <section aria-labelledby="try-title" className="space-y-3">
       <div className="flex items-center justify-between gap-3">

@@ -2,7 +2,8 @@
 
 import type { Role } from "@/lib/auth/scopes";
 import { Plus } from "lucide-react";
-import { useMemo, useState } from "react";
+import { useSearchParams } from "next/navigation";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { EmptyState } from "@/components/ui/empty-state";
@@ -31,6 +32,15 @@ export function AgentsPanel({
   const [search, setSearch] = useState("");
   const [activeFilter, setActiveFilter] = useState<ActiveFilter>("all");
   const [drawer, setDrawer] = useState<{ open: boolean; agent: AgentObject | null }>({ open: false, agent: null });
+  // `/agents?agent=…` opens that agent's drawer (the way back from connecting a connector in « Essayer »).
+  const linked = useSearchParams().get("agent");
+  const linkedOpened = useRef(false);
+  useEffect(() => {
+    const agent = linked ? agents.data?.find((a) => a.id === linked) : undefined;
+    if (!agent || linkedOpened.current) return;
+    linkedOpened.current = true;
+    setDrawer({ open: true, agent });
+  }, [linked, agents.data]);
 
   const visible = useMemo(() => {
     const needle = search.trim().toLocaleLowerCase("fr");

@@ -5,8 +5,11 @@ import { Button } from "@/components/ui/button";
 import { ErrorText } from "@/components/ui/error-text";
 import { Field, TextArea } from "@/components/ui/field";
 import type { Role } from "@/lib/auth/scopes";
+import { reasonFr } from "@/lib/catalog/reasons";
+import { connectHref } from "@/components/connections/queries";
 import { TryProposalCard } from "./try-proposal";
-import { isLive, type TryItem } from "./try-state";
+import { isLive, type RunWarning, type TryItem, type TryState } from "./try-state";
+import { keepConversation } from "./try-storage";
 import { useTryRun } from "./use-try-run";
 
 // "Essayer": the conversation with the agent being edited, on a managed run
@@ -59,6 +62,7 @@ export function TryPanel({ agentId, viewer }: { agentId: string; viewer: { id: s
           )}
         </p>
       )}
+      {state.warnings.length > 0 && <LeftOutTools agentId={agentId} state={state} />}
       {error && <ErrorText>{error}</ErrorText>}
       {state.status === "requires_action" && (
         <ClientToolForm key={state.lastEventId} pending={state.pending} onSubmit={submitOutputs} />
@@ -90,6 +94,55 @@ export function TryPanel({ agentId, viewer }: { agentId: string; viewer: { id: s
         </div>
       </form>
     </div>
+  );
+}
+
+/**
+ * The tools the run left out, and why. One the member has not connected (a connector that acts as each
+ * member) has « Connecter »: the sign-in at the connector, then back to this conversation.
+ */
+function LeftOutTools({ agentId, state }: { agentId: string; state: TryState }) {
+  // The tools of one connector to connect go on one line, with one « Connecter ».
+  const lines = new Map<string, RunWarning[]>();
+  for (const warning of state.warnings) {
+    const key = warning.reason.connect_url ?? `${warning.tool}:${warning.reason.code}`;
+    lines.set(key, [...(lines.get(key) ?? []), warning]);
+  }
+  return (
+    <section
+      aria-label="Outils laissés de côté"
+      className="space-y-1 rounded-md border border-amber-200 bg-amber-50 p-2 text-xs text-amber-900"
+    >
+      <p className="font-medium">Le run a laissé de côté :</p>
+      <ul className="space-y-1">
+        {[...lines.values()].map((warnings) => {
+          const [first] = warnings;
+          const connectUrl = first.reason.connect_url;
+          return (
+            <li key={`${first.tool}:${first.reason.code}`} className="flex flex-wrap items-center gap-2">
+              <span>
+                {warnings.map((warning, index) => (
+                  <span key={warning.tool}>
+                    {index > 0 && ", "}
+                    <code>{warning.tool}</code>
+                  </span>
+                ))}{" "}
+                — {reasonFr(first.reason)}
+              </span>
+              {connectUrl && (
+                <a
+                  href={connectHref(connectUrl, `/agents?agent=${encodeURIComponent(agentId)}`)}
+                  onClick={() => keepConversation(agentId, state)}
+                  className="rounded-md bg-brand-600 px-2 py-1 font-medium text-white hover:bg-brand-700"
+                >
+                  Connecter
+                </a>
+              )}
+            </li>
+          );
+        })}
+      </ul>
+    </section>
   );
 }
 

@@ -22,6 +22,9 @@ export type TryItem =
 export type TryStatus =
   "idle" | "streaming" | "requires_action" | "resuming" | "requires_approval" | "completed" | "failed" | "stopped";
 
+/** A tool the run left out, and why (with where to connect it, for a connector that acts as each member). */
+export type RunWarning = Extract<RunEvent, { event: "run.created" }>["data"]["warnings"][number];
+
 export interface TryState {
   runId: string | null;
   lastEventId: number;
@@ -29,6 +32,8 @@ export interface TryState {
   items: TryItem[];
   pending: RequiredAction["tool_calls"];
   proposals: string[];
+  /** What the last run left out of its tools. */
+  warnings: RunWarning[];
 }
 
 export const initialTryState: TryState = {
@@ -38,12 +43,14 @@ export const initialTryState: TryState = {
   items: [],
   pending: [],
   proposals: [],
+  warnings: [],
 };
 
 export type TryAction =
   | { type: "send"; text: string }
   | { type: "event"; event: RunEvent }
   | { type: "status"; status: TryStatus }
+  | { type: "restore"; state: TryState }
   | { type: "reset" };
 
 function withEvent(state: TryState, event: RunEvent): TryState {
@@ -53,7 +60,7 @@ function withEvent(state: TryState, event: RunEvent): TryState {
   const items = state.items;
   switch (event.event) {
     case "run.created":
-      return { ...next, runId: event.data.run, status: "streaming" };
+      return { ...next, runId: event.data.run, status: "streaming", warnings: event.data.warnings };
     case "message.delta": {
       const last = items.at(-1);
       if (last?.kind === "assistant")
@@ -135,6 +142,8 @@ export function tryReducer(state: TryState, action: TryAction): TryState {
       return withEvent(state, action.event);
     case "status":
       return { ...state, status: action.status };
+    case "restore":
+      return action.state;
     case "reset":
       return initialTryState;
   }

@@ -7,6 +7,7 @@ import { streamEvents, type StreamedEvent } from "@/lib/client/stream";
 import type { RunEvent } from "@/lib/runs/event-schemas";
 import { createRunEndpoint, createToolOutputsEndpoint, getRunEndpoint, listRunEventsEndpoint } from "@/lib/runs/api";
 import { conversationOf, initialTryState, isLive, tryReducer, type TryAction } from "./try-state";
+import { takeConversation } from "./try-storage";
 
 // The run behind « Essayer »: a managed, streamed run of the agent, started with
 // POST /v1/runs (stream: true), then followed through GET /v1/runs/{run}/events
@@ -65,6 +66,19 @@ export function useTryRun(agentId: string) {
   const onEvent = (event: StreamedEvent) => apply({ type: "event", event: event as RunEvent });
 
   useEffect(() => () => controller.current?.abort(), []);
+
+  // Back from connecting a connector (« Connecter »): the conversation goes on where it was.
+  useEffect(() => {
+    const kept = takeConversation(agentId);
+    if (!kept) return;
+    apply({ type: "restore", state: kept });
+    if (kept.runId && isLive(kept.status)) {
+      const runId = kept.runId;
+      void guarded((signal) => follow(runId, signal));
+    }
+    // Once, when the panel opens for this agent.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [agentId]);
 
   async function follow(runId: string, signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {

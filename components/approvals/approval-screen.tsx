@@ -166,6 +166,17 @@ export function ApprovalScreen({ id, viewer }: { id: string; viewer: { id: strin
             </dd>
             <dt className="text-slate-500">Lancée par</dt>
             <dd>{requester.via}</dd>
+            {proposal.acts_as && (
+              <>
+                <dt className="text-slate-500">Avec le compte de</dt>
+                <dd data-testid="acts-as">
+                  {proposal.acts_as.email ?? proposal.acts_as.member_id}{" "}
+                  <span className="text-xs text-slate-500">
+                    (sa propre connexion au service : c’est elle qui validera l’écriture, quel que soit l’approbateur)
+                  </span>
+                </dd>
+              </>
+            )}
           </dl>
         </Section>
 

@@ -11,6 +11,7 @@ import { EmptyState } from "@/components/ui/empty-state";
 import { QueryState } from "@/components/ui/query-state";
 import { Table, Td, Th } from "@/components/ui/table";
 import { toolKeys } from "@/components/catalog/queries";
+import { MemberConnectionCounts } from "@/components/connections/member-counts";
 import { ApiClientError } from "@/lib/client/errors";
 import type { McpServerObject } from "@/lib/mcp/schemas";
 import { authLabels, dateFormat, syncErrorLabels } from "./labels";
@@ -102,6 +103,7 @@ export function ConnectorsPanel() {
                     <Td className="whitespace-nowrap">
                       {authLabels[server.auth]}
                       {server.has_token && " · jeton enregistré"}
+                      <MemberConnectionCounts server={server} />
                     </Td>
                     <Td className="whitespace-nowrap">
                       {server.tool_count} outil{server.tool_count > 1 ? "s" : ""}

@@ -11,6 +11,13 @@ import { authLabels, urlRefusalLabels } from "./labels";
 import { createMcpServer, mcpKeys } from "./queries";
 import { ErrorText } from "@/components/ui/error-text";
 
+/** The client id and secret an admin registered for Guichet at an oauth connector's authorization server, when given. */
+function oauthClientOf(form: FormData): { oauth_client_id?: string; oauth_client_secret?: string } {
+  const id = String(form.get("oauth_client_id") ?? "").trim();
+  const secret = String(form.get("oauth_client_secret") ?? "");
+  return { ...(id && { oauth_client_id: id }), ...(id && secret && { oauth_client_secret: secret }) };
+}
+
 /** Adding a server: name, Streamable HTTP URL, auth mode and, for org_token, the token (sent once, never shown again). */
 export function ServerForm() {
   const queryClient = useQueryClient();
@@ -36,6 +43,7 @@ export function ServerForm() {
       url: String(form.get("url") ?? ""),
       auth,
       ...(auth === "org_token" ? { token: String(form.get("token") ?? "") } : {}),
+      ...(auth === "oauth" ? oauthClientOf(form) : {}),
     };
     create.mutate(body, { onSuccess: () => (event.target as HTMLFormElement).reset() });
   }
@@ -78,6 +86,28 @@ export function ServerForm() {
           type="password"
           autoComplete="off"
         />
+      )}
+      {auth === "oauth" && (
+        <>
+          <p className="text-xs text-slate-600">
+            Chaque membre se connecte avec son propre compte depuis « Mes connexions ». Guichet s’enregistre seul auprès
+            du serveur d’autorisation ; si son administrateur vous a donné un identifiant client, saisissez-le.
+          </p>
+          <TextField
+            label="Identifiant client (facultatif)"
+            error={error?.fieldMessage("oauth_client_id")}
+            name="oauth_client_id"
+            autoComplete="off"
+          />
+          <TextField
+            label="Secret client (facultatif)"
+            error={error?.fieldMessage("oauth_client_secret")}
+            hint="Chiffré au repos, jamais réaffiché."
+            name="oauth_client_secret"
+            type="password"
+            autoComplete="off"
+          />
+        </>
       )}
       {error && !error.errors.length && <ErrorText>{error.message}</ErrorText>}
       <Button type="submit" disabled={create.isPending}>

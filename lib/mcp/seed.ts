@@ -46,6 +46,14 @@ export async function seedDemoConnector(organizationId: string): Promise<void> {
     console.warn(`  CRM Acme was not synced (${error.message}); sync it from "Connecteurs MCP" once it runs.`);
     return;
   }
+  await reviewAsAnnotated(organizationId, serverId);
+}
+
+/**
+ * Reviews a demo connector's new tools as an administrator would: writes_data from the annotations,
+ * which for the reference servers we know to be right, signed by the organization's owner.
+ */
+export async function reviewAsAnnotated(organizationId: string, serverId: number): Promise<void> {
   const reviewer = await db.member.findFirst({ where: { organizationId, role: "owner" }, select: { id: true } });
   const unreviewed = await db.mcpTool.findMany({
     where: { serverId, organizationId, reviewedFingerprint: null },

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { ConnectedApps } from "@/components/connected-apps/connected-apps";
+import { MyConnections } from "@/components/connections/my-connections";
 import { PreferencesPanel } from "@/components/preferences/preferences-panel";
 import { PageHeader } from "@/components/ui/page-header";
 import { isManager } from "@/lib/auth/scopes";
@@ -14,6 +15,7 @@ export default async function PreferencesPage() {
       <PageHeader title="Préférences" description="Vos réglages personnels, pour vous seul." />
       <div className="space-y-6">
         <PreferencesPanel />
+        <MyConnections />
         <ConnectedApps manager={isManager(member.role)} />
       </div>
     </>
