@@ -3,6 +3,7 @@ import { isManager } from "@/lib/auth/scopes";
 import { recordAudit, type AuditActor } from "@/lib/audit/record";
 import { z } from "zod";
 import type { Principal } from "@/lib/auth/principal";
+import { reason } from "@/lib/catalog/reasons";
 import { catalogIndex, unavailabilityForConnectedMember, type CatalogEntry } from "@/lib/catalog/service";
 import { db, isUniqueViolation, Prisma, type DbOrTx } from "@/lib/db";
 import { findFirstOnDriver } from "@/lib/db/driver";
@@ -162,12 +163,10 @@ async function agentData(organizationId: string, body: AgentUpdateBody, saved: A
   }
   const tools = body.tools === undefined ? undefined : normalizeTools(body.tools);
   if (tools)
-    assertToolsAddable(
-      tools,
-      saved ? StoredTools.parse(saved.tools) : [],
-      catalog,
-      (entry) => unavailabilityForConnectedMember(entry) === null,
-    );
+    assertToolsAddable(tools, saved ? StoredTools.parse(saved.tools) : [], catalog, (entry) => {
+      const code = unavailabilityForConnectedMember(entry);
+      return code === undefined ? undefined : code === null ? null : reason(code);
+    });
   if (body.name !== undefined && body.name !== saved?.name) {
     const clash = await tx.agent.findFirst({ where: { organizationId, name: body.name }, select: { id: true } });
     if (clash) throw nameTaken(body.name);

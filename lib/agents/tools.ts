@@ -33,8 +33,11 @@ export function assertToolsAddable(
   tools: SentTool[],
   saved: readonly string[],
   catalog: Map<string, CatalogEntry>,
-  /** A per-member connector's tool a connected member may use: it goes on agents, each run checks the member. */
-  usableByConnectedMember: (entry: CatalogEntry) => boolean = () => false,
+  /**
+   * For a per-member connector's tool, why a connected member could not use it (null: they could,
+   * so it goes on agents and each run checks its member); undefined for every other tool.
+   */
+  forConnectedMember: (entry: CatalogEntry) => CatalogEntry["reason"] | undefined = () => undefined,
 ): void {
   if (tools.length > agentLimits.tools) {
     const message = `At most ${agentLimits.tools} tools (forced tools and duplicates aside); ${tools.length} given.`;
@@ -46,13 +49,17 @@ export function assertToolsAddable(
     if (already.has(key)) continue;
     const entry = catalog.get(key);
     if (!entry) problems.push({ field: `tools[${index}]`, code: "unknown_tool", message: `Unknown tool: ${key}.` });
-    else if (!entry.available && !usableByConnectedMember(entry))
-      problems.push({
-        field: `tools[${index}]`,
-        code: "tool_unavailable",
-        message: `${key} is unavailable: ${entry.reason?.message ?? "unavailable"}`,
-        reason: entry.reason,
-      });
+    else {
+      const member = forConnectedMember(entry);
+      const reason = member !== undefined ? member : entry.available ? null : entry.reason;
+      if (reason !== null || (member === undefined && !entry.available))
+        problems.push({
+          field: `tools[${index}]`,
+          code: "tool_unavailable",
+          message: `${key} is unavailable: ${reason?.message ?? "unavailable"}`,
+          reason,
+        });
+    }
   }
   if (problems.length === 0) return;
   const first = problems[0];

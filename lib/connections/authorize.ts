@@ -133,12 +133,17 @@ export async function completeAuthorization(
     );
   }
   const iss = params.get("iss");
-  if (auth.issuer !== pending.issuer || (iss !== null && iss !== pending.issuer) || (iss === null && sendsIssuer(auth)))
+  const upstreamError = params.get("error");
+  // A refusal stores nothing whatever its iss says, but a wrong iss is named as such; a code needs the right one.
+  if (
+    auth.issuer !== pending.issuer ||
+    (iss !== null && iss !== pending.issuer) ||
+    (iss === null && !upstreamError && sendsIssuer(auth))
+  )
     throw new CallbackRefusal(
       "connection_issuer_mismatch",
       "The answer does not come from the connector's authorization server.",
     );
-  const upstreamError = params.get("error");
   if (upstreamError)
     throw new CallbackRefusal("connection_denied", "The sign-in was refused or cancelled at the connector.");
   const code = params.get("code");

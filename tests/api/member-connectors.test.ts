@@ -216,6 +216,14 @@ describe("hostile callbacks", () => {
     const refusedCode = await callback(noCode, viewer);
     expect(pageCode(refusedCode.text)).toBe("connection_code_missing");
 
+    // Refused at Boutique (access_denied, with or without iss): nothing stored.
+    const back4 = await consentAtBoutique(await authorize(serverId, viewer), "dana@boutique.test");
+    const denied = new URL(back4);
+    denied.searchParams.delete("code");
+    denied.searchParams.delete("iss");
+    denied.searchParams.set("error", "access_denied");
+    expect(pageCode((await callback(denied, viewer)).text)).toBe("connection_denied");
+
     // Another member's browser cannot finish this member's sign-in.
     const back3 = await consentAtBoutique(await authorize(serverId, viewer), "dana@boutique.test");
     const stolen = await callback(back3, dana);
