@@ -115,9 +115,7 @@ const REQUEST_SCHEMAS = new Map(
     GetTaskRequestSchema,
     GetTaskPayloadRequestSchema,
     CancelTaskRequestSchema,
-  ].map(
-    (schema) => [schema.shape.method.value as string, schema],
-  ),
+  ].map((schema) => [schema.shape.method.value as string, schema]),
 );
 
 function invalidParams(message: JSONRPCMessage): Response | null {

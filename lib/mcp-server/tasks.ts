@@ -56,7 +56,9 @@ async function commitOperationOf(proposal: ProposalRow) {
 }
 
 function latest(...dates: Array<Date | undefined>): string {
-  return new Date(Math.max(...dates.filter((date): date is Date => date !== undefined).map((d) => d.getTime()))).toISOString();
+  return new Date(
+    Math.max(...dates.filter((date): date is Date => date !== undefined).map((d) => d.getTime())),
+  ).toISOString();
 }
 
 /** The task of a proposal, as it stands now. */

@@ -61,9 +61,13 @@ export function assertDecidable(proposal: ProposalRow, approver: Approver, now: 
     );
   }
   if (status === "withdrawn") {
-    throw new ApiError("proposal_not_pending", "The requester withdrew this proposal: there is nothing left to decide.", {
-      reason: { status },
-    });
+    throw new ApiError(
+      "proposal_not_pending",
+      "The requester withdrew this proposal: there is nothing left to decide.",
+      {
+        reason: { status },
+      },
+    );
   }
   if (status !== "pending") {
     throw new ApiError("proposal_not_pending", `This proposal is ${status}: it was already decided.`, {

@@ -10,7 +10,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createAgent } from "./dispatch-fixtures";
-import { testDb } from "./helpers";
+import { crmFaults, testDb } from "./helpers";
 import { approveCard, expectOneAddressChange, mcpUrl, PREVIEW_ARGS, sessionRunOf } from "./mcp-server-helpers";
 import { grantOverHttp } from "./oauth-helpers";
 import { approve, crmCustomer, crmOperationsOf, crmSuite, getProposal, refuse } from "./proposals-helpers";
@@ -116,6 +116,29 @@ describe("MCP tasks for writes that wait for approval", () => {
     const late = await refusedWith(client.experimental.tasks.cancelTask(task.taskId));
     expect(late.code).toBe(ErrorCode.InvalidParams);
     expect(late.message).toContain("cannot be undone");
+    await client.close();
+  });
+
+  it("commits for a client that only polls: working while CRM Acme is slow, then completed, one commit", async () => {
+    const client = await connect(token);
+    const { task } = await previewAsTask(client);
+    await approveCard(setup, task.taskId);
+    await crmFaults({ slow_ms: 1500 });
+    // The first poll after the approval starts the commit; the polls during it read "working" and start no other.
+    expect(await client.experimental.tasks.getTask(task.taskId)).toMatchObject({ status: "working" });
+    const seen: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      const polled = await client.experimental.tasks.getTask(task.taskId);
+      seen.push(polled.status);
+      if (polled.status === "completed") break;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(seen).toContain("working");
+    expect(seen.at(-1)).toBe("completed");
+    await crmFaults({ slow_ms: 0 });
+    const result = await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+    expect(result.structuredContent).toMatchObject({ result: { new_version: 18 }, evidence: { replayed: true } });
+    await expectOneAddressChange(setup, (await sessionRunOf(setup.agentId)).id, task.taskId);
     await client.close();
   });
 
