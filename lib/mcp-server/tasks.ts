@@ -6,6 +6,7 @@ import {
   type CreateTaskResult,
   type Task,
 } from "@modelcontextprotocol/sdk/types.js";
+import { recordAudit } from "@/lib/audit/record";
 import { db } from "@/lib/db";
 import { asStatus as operationStatus, settledStatuses } from "@/lib/operations/service";
 import { proposalInclude, storedPolicy, type ProposalRow } from "@/lib/proposals/service";
@@ -269,9 +270,29 @@ export async function cancelTask(run: RunRow, taskId: string, context: TaskConte
   const status = effectiveStatus(proposal);
   if (status === "pending") {
     // Conditional on the status it was read in: an approval that lands first wins, and is answered below.
-    const withdrawn = await db.proposal.updateMany({
-      where: { id: proposal.id, organizationId: run.organizationId, status: "pending", expiresAt: { gt: new Date() } },
-      data: { status: "withdrawn", dedupeKey: null, escalateAt: null },
+    const withdrawn = await db.$transaction(async (tx) => {
+      const moved = await tx.proposal.updateMany({
+        where: {
+          id: proposal.id,
+          organizationId: run.organizationId,
+          status: "pending",
+          expiresAt: { gt: new Date() },
+        },
+        data: { status: "withdrawn", dedupeKey: null, escalateAt: null },
+      });
+      if (moved.count === 1)
+        await recordAudit(
+          {
+            organizationId: run.organizationId,
+            // The requester: the session's opener, a member (possibly through an OAuth client) or an API key.
+            actor: run.memberId ? { type: "member", id: run.memberId } : { type: "api_key", id: run.apiKeyId ?? "" },
+            action: "proposal.withdrawn",
+            target: { type: "proposal", id: proposal.id },
+            details: { tool: proposal.tool, arguments_sha256: proposal.argumentsSha256 },
+          },
+          tx,
+        );
+      return moved;
     });
     const after = await findTaskProposal(run, taskId);
     if (!after) throw notFound(taskId);

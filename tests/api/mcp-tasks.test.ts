@@ -164,6 +164,12 @@ describe("MCP tasks for writes that wait for approval", () => {
     const cancelled = await client.experimental.tasks.cancelTask(task.taskId);
     expect(cancelled).toMatchObject({ taskId: task.taskId, status: "cancelled" });
     expect((await getProposal(setup.tenant, task.taskId)).status).toBe("withdrawn");
+    // The audit trail names the requester: Dana, through her OAuth client's session.
+    const run = await sessionRunOf(setup.agentId);
+    const db = await testDb();
+    expect(
+      await db.auditEvent.findMany({ where: { action: "proposal.withdrawn", targetId: task.taskId } }),
+    ).toMatchObject([{ actorType: "member", actorId: run.memberId, organizationId: run.organizationId }]);
     const approval = await approve(setup.tenant, task.taskId, "approver");
     expect(approval.status).toBe(409);
     expect(approval.body.error.code).toBe("proposal_not_pending");
