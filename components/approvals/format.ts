@@ -13,6 +13,7 @@ export const proposalStatusLabels: Record<string, string> = {
   superseded: "Remplacée",
   revised: "Révisée",
   consumed: "Exécutée",
+  withdrawn: "Retirée",
 };
 
 export const proposalStatusTones = {
@@ -23,6 +24,7 @@ export const proposalStatusTones = {
   superseded: "neutral",
   revised: "neutral",
   consumed: "success",
+  withdrawn: "neutral",
 } as const;
 
 const targetTypeLabels: Record<string, string> = {

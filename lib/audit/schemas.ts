@@ -37,6 +37,7 @@ export const auditActionLabels = {
   "proposal.approved": "Proposition approuvée",
   "proposal.refused": "Proposition refusée",
   "proposal.revised": "Proposition révisée avant approbation",
+  "proposal.withdrawn": "Proposition retirée par le demandeur",
   "operation.resolved": "Opération résolue",
   "webhook_endpoint.created": "Webhook créé",
   "webhook_endpoint.updated": "Webhook modifié",

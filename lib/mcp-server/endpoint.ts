@@ -1,6 +1,9 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import {
   CallToolRequestSchema,
+  CancelTaskRequestSchema,
+  GetTaskPayloadRequestSchema,
+  GetTaskRequestSchema,
   InitializeRequestSchema,
   isJSONRPCRequest,
   JSONRPCMessageSchema,
@@ -104,9 +107,15 @@ function parseMessage(text: string): ParsedBody {
 // answers a mismatch as -32603 with the validator's text; the protocol's word
 // for it is -32602, naming the field.
 const REQUEST_SCHEMAS = new Map(
-  [CallToolRequestSchema, ListToolsRequestSchema, ListResourcesRequestSchema, ReadResourceRequestSchema].map(
-    (schema) => [schema.shape.method.value as string, schema],
-  ),
+  [
+    CallToolRequestSchema,
+    ListToolsRequestSchema,
+    ListResourcesRequestSchema,
+    ReadResourceRequestSchema,
+    GetTaskRequestSchema,
+    GetTaskPayloadRequestSchema,
+    CancelTaskRequestSchema,
+  ].map((schema) => [schema.shape.method.value as string, schema]),
 );
 
 function invalidParams(message: JSONRPCMessage): Response | null {
@@ -138,6 +147,7 @@ async function serve(
     requestId: options.requestId,
     instructions: options.instructions,
     urlElicitation: sessionTakesUrlElicitation(request.headers.get("mcp-session-id")),
+    signal: request.signal,
   });
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: options.sessionId === undefined ? undefined : () => options.sessionId as string,

@@ -3,6 +3,10 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv
 import {
   CallToolRequestSchema,
   CancelledNotificationSchema,
+  CancelTaskRequestSchema,
+  GetTaskPayloadRequestSchema,
+  GetTaskRequestSchema,
+  ListTasksRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
@@ -17,6 +21,7 @@ import { cancelMcpCall, trackMcpCall } from "./cancellation";
 import { internalErrorData, ProtocolError } from "./http";
 import { listRunResources, readRunResource } from "./resources";
 import { callRunTool, listRunTools, type CommitRoute } from "./tools";
+import { callRunToolAsTask, cancelTask, getTask, listTasks, taskResult } from "./tasks";
 import { inMcpServerSpan } from "@/lib/observability/spans";
 
 // The SDK server of one request of one session: a fresh low-level `Server`
@@ -67,6 +72,8 @@ export interface SessionServerOptions {
   instructions?: string;
   /** The session's client declared URL-mode elicitation: a commit waiting for approval hands it the approval page. */
   urlElicitation?: boolean;
+  /** The HTTP request's own signal: a blocking `tasks/result` stops waiting when the client goes away. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -91,7 +98,12 @@ function withoutLeaks<Args extends unknown[], Result>(
 export function buildSessionServer(run: RunRow | null, options: SessionServerOptions): Server {
   const server = new Server(SERVER_INFO, {
     jsonSchemaValidator: sharedValidator,
-    capabilities: { tools: { listChanged: false }, resources: { listChanged: false, subscribe: false } },
+    capabilities: {
+      tools: { listChanged: false },
+      resources: { listChanged: false, subscribe: false },
+      // A call that makes a proposal may run as a task (MCP 2025-11-25): lib/mcp-server/tasks.ts.
+      tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+    },
     ...(options.instructions ? { instructions: options.instructions } : {}),
   });
   if (!run) return server;
@@ -123,6 +135,13 @@ export function buildSessionServer(run: RunRow | null, options: SessionServerOpt
             }, PROGRESS_INTERVAL_MS);
       const tracked = trackMcpCall(run.id, extra.requestId);
       try {
+        if (request.params.task)
+          return await inMcpServerSpan("tools/call", request.params.name, request.params._meta, () =>
+            callRunToolAsTask(run, request.params.name, request.params.arguments, {
+              consoleOrigin: options.consoleOrigin,
+              signal: tracked.signal,
+            }),
+          );
         return await inMcpServerSpan("tools/call", request.params.name, request.params._meta, () =>
           callRunTool(run, request.params.name, request.params.arguments, {
             consoleOrigin: options.consoleOrigin,
@@ -135,6 +154,23 @@ export function buildSessionServer(run: RunRow | null, options: SessionServerOpt
         if (timer) clearInterval(timer);
       }
     }),
+  );
+  const taskContext = { consoleOrigin: options.consoleOrigin, signal: options.signal };
+  server.setRequestHandler(
+    GetTaskRequestSchema,
+    guard(async (request) => getTask(run, request.params.taskId, taskContext)),
+  );
+  server.setRequestHandler(
+    GetTaskPayloadRequestSchema,
+    guard(async (request) => taskResult(run, request.params.taskId, taskContext)),
+  );
+  server.setRequestHandler(
+    ListTasksRequestSchema,
+    guard(async (request) => listTasks(run, request.params?.cursor, taskContext)),
+  );
+  server.setRequestHandler(
+    CancelTaskRequestSchema,
+    guard(async (request) => cancelTask(run, request.params.taskId, taskContext)),
   );
   server.setRequestHandler(
     ListResourcesRequestSchema,

@@ -84,6 +84,11 @@ function commitRoutesOf(contracts: RunContract[]): CommitRoute[] {
   });
 }
 
+/** Whether a call of this tool makes a proposal, so that a client may ask for it as a task. */
+export async function proposesChanges(run: RunRow, name: string): Promise<boolean> {
+  return commitRoutesOf(await runContracts(run)).some((route) => route.proposedBy === name);
+}
+
 /** The commit routes of the run's tools, for `initialize`'s instructions. */
 export async function runCommitRoutes(run: RunRow): Promise<CommitRoute[]> {
   return commitRoutesOf(await runContracts(run));
@@ -115,6 +120,8 @@ export async function listRunTools(run: RunRow): Promise<Tool[]> {
       description: [described?.description ?? "", proposalNote(key, contract, routes)].filter(Boolean).join(" "),
       inputSchema: inputSchemaFor(contract),
       outputSchema: outputSchemaFor(contract),
+      // A call that makes a proposal may be a task (MCP 2025-11-25): it waits for people, then commits.
+      ...(routes.some((route) => route.proposedBy === key) ? { execution: { taskSupport: "optional" as const } } : {}),
       annotations: {
         title: described?.label ?? key,
         readOnlyHint: !writes,
@@ -146,8 +153,13 @@ export async function callRunTool(
   args: unknown,
   options: ToolCallOptions,
 ): Promise<CallToolResult> {
+  return toCallToolResult(run, await dispatchRunTool(run, name, args, options.signal), options);
+}
+
+/** The dispatcher's envelope of one call of the session's run. */
+export function dispatchRunTool(run: RunRow, name: string, args: unknown, signal?: AbortSignal): Promise<ToolEnvelope> {
   // The session lookup just read the run: the dispatcher takes it rather than reading it again.
-  const envelope = await dispatchToolCall({
+  return dispatchToolCall({
     organizationId: run.organizationId,
     runId: run.id,
     run,
@@ -155,13 +167,12 @@ export async function callRunTool(
     driver: openerOf(run),
     tool: name,
     arguments: args === undefined ? {} : args,
-    signal: options.signal,
+    signal,
   });
-  return toCallToolResult(run, envelope, options);
 }
 
 /** The proposal a call produced or was refused about, if any. */
-function proposalIdOf(envelope: ToolEnvelope): string | null {
+export function proposalIdOf(envelope: ToolEnvelope): string | null {
   if (!envelope.ok) return envelope.error.proposal_id ?? null;
   const proposal = envelope.evidence.proposal;
   return proposal && typeof proposal === "object" && typeof (proposal as { id?: unknown }).id === "string"
@@ -169,7 +180,7 @@ function proposalIdOf(envelope: ToolEnvelope): string | null {
     : null;
 }
 
-async function toCallToolResult(
+export async function toCallToolResult(
   run: RunRow,
   envelope: ToolEnvelope,
   options: ToolCallOptions,

@@ -64,6 +64,12 @@ export async function assertCommittable(proposal: ProposalRow, now = new Date())
       `A person revised this proposal's arguments into ${proposal.supersededBy ?? "a new proposal"}: commit that one, once approved.`,
       { proposal_id: proposalId },
     );
+  if (status === "withdrawn")
+    throw new ToolError(
+      "PROPOSAL_NOT_APPROVED",
+      "The requester withdrew this proposal before anyone decided: nothing was sent.",
+      { proposal_id: proposalId },
+    );
   if (status === "superseded")
     throw new ToolError(
       "PROPOSAL_NOT_APPROVED",

@@ -60,6 +60,15 @@ export function assertDecidable(proposal: ProposalRow, approver: Approver, now: 
       { reason: { status, superseded_by: proposal.supersededBy } },
     );
   }
+  if (status === "withdrawn") {
+    throw new ApiError(
+      "proposal_not_pending",
+      "The requester withdrew this proposal: there is nothing left to decide.",
+      {
+        reason: { status },
+      },
+    );
+  }
   if (status !== "pending") {
     throw new ApiError("proposal_not_pending", `This proposal is ${status}: it was already decided.`, {
       reason: { status },

@@ -13,6 +13,7 @@ describe("proposal state machine", () => {
         "pending→expired",
         "pending→superseded",
         "pending→revised",
+        "pending→withdrawn",
         "approved→consumed",
         "approved→expired",
         "approved→superseded",
@@ -21,7 +22,7 @@ describe("proposal state machine", () => {
   });
 
   it("keeps terminal states terminal", () => {
-    for (const status of ["refused", "expired", "superseded", "revised", "consumed"] as ProposalStatus[]) {
+    for (const status of ["refused", "expired", "superseded", "revised", "consumed", "withdrawn"] as ProposalStatus[]) {
       expect(isTerminal(status)).toBe(true);
       expect(proposalStatuses.some((to) => canTransition(status, to))).toBe(false);
     }

@@ -1,6 +1,6 @@
 // The proposal's life: pending → approved | refused | expired |
-// superseded | revised (a person replaced its arguments with a new proposal),
-// then approved → consumed (committed) | expired | superseded.
+// superseded | revised (a person replaced its arguments with a new proposal)
+// | withdrawn (the requester took it back before anyone decided), then approved → consumed (committed) | expired | superseded.
 // Terminal states stay terminal. Expiry is a fact of the clock, so it is
 // computed here rather than waiting for a job to write it down; every write
 // of a status is conditional on the status it was read in.
@@ -13,19 +13,28 @@ export const proposalStatuses = [
   "superseded",
   "revised",
   "consumed",
+  "withdrawn",
 ] as const;
 export type ProposalStatus = (typeof proposalStatuses)[number];
 
-export const terminalStatuses: readonly ProposalStatus[] = ["refused", "expired", "superseded", "revised", "consumed"];
+export const terminalStatuses: readonly ProposalStatus[] = [
+  "refused",
+  "expired",
+  "superseded",
+  "revised",
+  "consumed",
+  "withdrawn",
+];
 
 const allowed: Record<ProposalStatus, readonly ProposalStatus[]> = {
-  pending: ["approved", "refused", "expired", "superseded", "revised"],
+  pending: ["approved", "refused", "expired", "superseded", "revised", "withdrawn"],
   approved: ["consumed", "expired", "superseded"],
   refused: [],
   expired: [],
   superseded: [],
   revised: [],
   consumed: [],
+  withdrawn: [],
 };
 
 export function canTransition(from: ProposalStatus, to: ProposalStatus): boolean {
@@ -51,7 +60,7 @@ export function effectiveStatus(proposal: { status: string; expiresAt: Date }, n
 
 /** Whether the proposal still stands for its change (a new preview of the same change finds it). */
 export function holdsDedupe(status: ProposalStatus): boolean {
-  return status !== "expired" && status !== "superseded" && status !== "revised";
+  return status !== "expired" && status !== "superseded" && status !== "revised" && status !== "withdrawn";
 }
 
 /** The key that makes a second preview of the same change by the same run find the first card. */
