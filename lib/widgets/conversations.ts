@@ -46,6 +46,7 @@ export async function createConversation(widget: WidgetRow, visitor: Visitor, or
       visitorId: visitor.id,
       visitorName: visitor.name,
       origin,
+      preview: visitor.preview === true,
     },
   });
 }

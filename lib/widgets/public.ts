@@ -1,5 +1,6 @@
 import "server-only";
 import { clientAddress } from "@/lib/auth/client-address";
+import { isConsoleOrigin, requestHost } from "@/lib/auth/console-origin";
 import { db } from "@/lib/db";
 import { env } from "@/lib/env";
 import { ApiError, notFound, toErrorEnvelope } from "@/lib/http/errors";
@@ -133,7 +134,12 @@ export async function visitorSession(request: Request, context: PublicContext): 
   const claims = await readVisitorToken(request.headers.get("authorization"));
   const widget = await db.widget.findFirst({ where: { id: claims.widgetId, organizationId: claims.organizationId } });
   if (!widget) throw new ApiError("visitor_token_invalid", "The visitor token is not valid.");
-  assertOriginAllowed(widget, origin, context);
+  if (claims.visitor.preview) {
+    // A preview session (lib/widgets/preview.ts) works from the console origin it was opened on, nowhere else.
+    if (claims.origin !== origin || !isConsoleOrigin(origin, requestHost(request)))
+      throw new ApiError("visitor_token_invalid", "This visitor token was issued for another page or key.");
+    context.allowedOrigin = origin;
+  } else assertOriginAllowed(widget, origin, context);
   if (claims.origin !== origin || claims.keyTag !== keyTagOf(widget))
     throw new ApiError("visitor_token_invalid", "This visitor token was issued for another page or key.");
   return { widget, visitor: claims.visitor, origin };

@@ -104,7 +104,7 @@ describe("a visitor's conversation", () => {
     });
     expect(detail.body.data).toMatchObject({ messages: 2, origin: SHOP, turns: [{ run: runs[0].id }, {}] });
     const usage = await api(`/v1/widgets/${widget.id}`, { as: { key: setup.tenant.key } });
-    expect(usage.body.data.usage).toEqual({ conversations: 1, messages: 2 });
+    expect(usage.body.data.usage).toEqual({ conversations: 1, messages: 2, preview_conversations: 0 });
   });
 
   it("a write waits for an advisor, names the widget and visitor as requester, and resumes once approved", async () => {
