@@ -32,7 +32,8 @@ export default function config(phase: string): NextConfig {
     // `npm test` type-checks the whole tree (tsc --noEmit) as its own step; the build need not repeat it.
     typescript: { ignoreBuildErrors: true },
     // Every page and every API answer, errors included (lib/http/security-headers.ts says why) — but
-    // the widget's frame page, which sends its own frame-ancestors (app/widget/frame/route.ts).
-    headers: async () => [{ source: "/((?!widget/frame$).*)", headers }],
+    // the widget's frame page and the console's widget preview page, which send their own
+    // frame-ancestors (app/widget/frame/route.ts, lib/widgets/preview-page.ts).
+    headers: async () => [{ source: "/((?!widget/frame$|widgets/[^/]+/apercu$).*)", headers }],
   };
 }

@@ -1,6 +1,6 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
+import { useQuery, type QueryClient } from "@tanstack/react-query";
 import { call, callAllPages } from "@/lib/client/call";
 import {
   createWidgetEndpoint,
@@ -11,6 +11,7 @@ import {
   rotateWidgetSecretEndpoint,
   updateWidgetEndpoint,
   type WidgetCreateBody,
+  type WidgetObject,
   type WidgetUpdateBody,
 } from "@/lib/widgets/api";
 
@@ -28,6 +29,17 @@ export function useWidgets() {
     queryKey: widgetKeys.list(),
     queryFn: ({ signal }) => callAllPages(listWidgetsEndpoint, { signal }),
   });
+}
+
+/**
+ * A widget as the API just answered it, put in the list at once (same shape as the list's rows), then the
+ * list read again: what depends on the stored widget (its « Aperçu ») follows without waiting for the refetch.
+ */
+export function storeWidget(queryClient: QueryClient, widget: WidgetObject) {
+  queryClient.setQueryData<WidgetObject[]>(widgetKeys.list(), (rows) =>
+    rows?.map((row) => (row.id === widget.id ? widget : row)),
+  );
+  void queryClient.invalidateQueries({ queryKey: widgetKeys.list() });
 }
 
 export function useWidgetConversations(widgetId: string) {

@@ -11,6 +11,7 @@ import { CopyButton, usePageOrigin } from "@/components/ui/copy-button";
 import type { WidgetObject } from "@/lib/widgets/schemas";
 import { rotateWidgetPublicKey, rotateWidgetSecret, updateWidget, widgetKeys } from "./queries";
 import { WidgetConversations } from "./widget-conversations";
+import { WidgetPreview } from "./widget-preview";
 import { WidgetSettingsForm } from "./widget-settings-form";
 
 /** The snippet a customer pastes in their pages. */
@@ -36,12 +37,21 @@ export function widgetUserToken(customer) {
 // In the page: <script src="…/widget.js" data-key="pk_…" data-user-token="<token>" async></script>`;
 }
 
-export function WidgetCard({ widget, agentName }: { widget: WidgetObject; agentName: string }) {
+export function WidgetCard({
+  widget,
+  agentName,
+  canPreview,
+}: {
+  widget: WidgetObject;
+  agentName: string;
+  canPreview: boolean;
+}) {
   const queryClient = useQueryClient();
   const origin = usePageOrigin();
   const [secret, setSecret] = useState<string | null>(null);
   const [showConversations, setShowConversations] = useState(false);
   const [editing, setEditing] = useState(false);
+  const [previewing, setPreviewing] = useState(false);
   const refresh = () => void queryClient.invalidateQueries({ queryKey: widgetKeys.list() });
   const onError = (error: Error) => toast.error(error.message);
   const rotateKey = useMutation({
@@ -90,6 +100,7 @@ export function WidgetCard({ widget, agentName }: { widget: WidgetObject; agentN
         <dd data-testid="widget-usage">
           {widget.usage.conversations} conversation{widget.usage.conversations > 1 ? "s" : ""} · {widget.usage.messages}{" "}
           message{widget.usage.messages > 1 ? "s" : ""}
+          {widget.usage.preview_conversations > 0 && ` (dont ${widget.usage.preview_conversations} en aperçu)`}
         </dd>
       </dl>
       <div>
@@ -133,11 +144,17 @@ export function WidgetCard({ widget, agentName }: { widget: WidgetObject; agentN
         <Button variant="ghost" aria-expanded={editing} onClick={() => setEditing((v) => !v)}>
           Apparence et limites
         </Button>
+        {canPreview && (
+          <Button variant="ghost" aria-expanded={previewing} onClick={() => setPreviewing((v) => !v)}>
+            Aperçu
+          </Button>
+        )}
         <Button variant="ghost" aria-expanded={showConversations} onClick={() => setShowConversations((v) => !v)}>
           Conversations
         </Button>
       </div>
       {editing && <WidgetSettingsForm widget={widget} onSaved={() => setEditing(false)} />}
+      {previewing && <WidgetPreview widget={widget} />}
       {showConversations && <WidgetConversations widgetId={widget.id} />}
     </Card>
   );

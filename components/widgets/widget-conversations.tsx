@@ -1,6 +1,7 @@
 "use client";
 
 import { useState } from "react";
+import { Badge } from "@/components/ui/badge";
 import { QueryState } from "@/components/ui/query-state";
 import { useWidgetConversation, useWidgetConversations } from "./queries";
 
@@ -24,6 +25,7 @@ export function WidgetConversations({ widgetId }: { widgetId: string }) {
                 aria-expanded={open === row.id}
                 onClick={() => setOpen(open === row.id ? null : row.id)}
               >
+                {row.preview && <Badge tone="info">Aperçu</Badge>}{" "}
                 <span className="font-medium">{row.visitor.name ?? row.visitor.id}</span> · {row.messages} message
                 {row.messages > 1 ? "s" : ""} · <span className="text-slate-500">{row.origin}</span>
               </button>

@@ -8,7 +8,7 @@ import { ErrorText } from "@/components/ui/error-text";
 import { Field, TextField } from "@/components/ui/field";
 import { ApiClientError } from "@/lib/client/errors";
 import { MAX_STARTER_PROMPTS, type WidgetObject } from "@/lib/widgets/schemas";
-import { updateWidget, widgetKeys } from "./queries";
+import { storeWidget, updateWidget } from "./queries";
 
 const select = "block w-full rounded-md border px-3 py-2 text-sm shadow-sm";
 
@@ -27,10 +27,10 @@ export function WidgetSettingsForm({ widget, onSaved }: { widget: WidgetObject; 
   const [error, setError] = useState<ApiClientError>();
   const save = useMutation({
     mutationFn: (body: Parameters<typeof updateWidget>[1]) => updateWidget(widget.id, body),
-    onSuccess: () => {
+    onSuccess: (saved) => {
       setError(undefined);
       toast.success("Widget enregistré.");
-      void queryClient.invalidateQueries({ queryKey: widgetKeys.list() });
+      storeWidget(queryClient, saved);
       onSaved();
     },
     onError: (e) => (e instanceof ApiClientError ? setError(e) : toast.error(e.message)),

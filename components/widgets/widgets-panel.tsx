@@ -8,7 +8,7 @@ import { WidgetCard } from "./widget-card";
 import { WidgetForm } from "./widget-form";
 
 /** "Développeurs › Widget": the organization's widgets and the form for a new one. */
-export function WidgetsPanel() {
+export function WidgetsPanel({ canWrite }: { canWrite: boolean }) {
   const widgets = useWidgets();
   const agents = useAgents();
   const [created, setCreated] = useState<{ name: string; secret: string } | null>(null);
@@ -23,7 +23,7 @@ export function WidgetsPanel() {
         {(rows) => (
           <div className="space-y-4">
             {rows.map((widget) => (
-              <WidgetCard key={widget.id} widget={widget} agentName={agentName(widget.agent)} />
+              <WidgetCard key={widget.id} widget={widget} agentName={agentName(widget.agent)} canPreview={canWrite} />
             ))}
           </div>
         )}

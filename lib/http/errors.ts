@@ -64,6 +64,7 @@ export const errorStatus = {
   widget_unavailable: 403,
   user_token_invalid: 401,
   visitor_token_invalid: 401,
+  preview_token_invalid: 401,
   already_set_up: 409,
   email_taken: 409,
   rate_limited: 429,

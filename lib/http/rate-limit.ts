@@ -1,6 +1,6 @@
 import "server-only";
 import Redis from "ioredis";
-import { db } from "@/lib/db";
+import { db, provider } from "@/lib/db";
 import { env } from "@/lib/env";
 import { principalId, type Principal } from "@/lib/auth/principal";
 import { takeToken } from "@/lib/limits/lease";
@@ -52,6 +52,83 @@ export async function hitExactly(
   const windowStart = Math.floor(now / windowMs) * windowMs;
   const count = await (redisClient() ? incrementInRedis : incrementInDatabase)(key, windowStart, windowMs, 1);
   return { allowed: count <= limit, retryAfterMs: windowStart + windowMs - now };
+}
+
+export interface ChainedCounter {
+  key: string;
+  limit: number;
+  windowMs: number;
+}
+
+/**
+ * Several exact counters taken in order, as successive `hitExactly` calls that
+ * stop at the first refusal would take them — a counter after a refused one is
+ * not touched — but in one round trip: one statement on PostgreSQL (each
+ * INSERT of the chain runs only if the previous count is within its limit),
+ * one Lua script on Redis. SQLite is in process: its statements stay one by one.
+ * Returns the index of the refusing counter, or -1, and its wait.
+ */
+export async function hitChainExactly(
+  counters: readonly ChainedCounter[],
+  now = Date.now(),
+): Promise<{ refused: number; retryAfterMs: number }> {
+  const windows = counters.map((c) => Math.floor(now / c.windowMs) * c.windowMs);
+  const counts = redisClient()
+    ? await chainInRedis(counters, windows)
+    : provider === "postgresql"
+      ? await chainInPostgres(counters, windows)
+      : await chainOneByOne(counters, windows);
+  for (let i = 0; i < counters.length; i++) {
+    const count = counts[i];
+    if (count === null) break;
+    if (count > counters[i].limit) return { refused: i, retryAfterMs: windows[i] + counters[i].windowMs - now };
+  }
+  return { refused: -1, retryAfterMs: 0 };
+}
+
+async function chainOneByOne(counters: readonly ChainedCounter[], windows: number[]): Promise<(number | null)[]> {
+  const counts: (number | null)[] = counters.map(() => null);
+  for (let i = 0; i < counters.length; i++) {
+    counts[i] = await incrementInDatabase(counters[i].key, windows[i], counters[i].windowMs, 1);
+    if (counts[i]! > counters[i].limit) break;
+  }
+  return counts;
+}
+
+async function chainInPostgres(counters: readonly ChainedCounter[], windows: number[]): Promise<(number | null)[]> {
+  const values: unknown[] = [];
+  const param = (value: unknown) => {
+    values.push(value);
+    return `$${values.length}`;
+  };
+  const steps = counters.map((counter, i) => {
+    const key = `CAST(${param(counter.key)} AS TEXT)`;
+    const start = `CAST(${param(new Date(windows[i]))} AS TIMESTAMP(3))`;
+    const guard = i === 0 ? "" : ` WHERE (SELECT "count" FROM c${i - 1}) <= ${param(counters[i - 1].limit)}`;
+    return `c${i} AS (INSERT INTO "RateLimitWindow" ("key", "windowStart", "count") SELECT ${key}, ${start}, 1${guard}
+      ON CONFLICT ("key", "windowStart") DO UPDATE SET "count" = "RateLimitWindow"."count" + 1 RETURNING "count")`;
+  });
+  const sql = `WITH ${steps.join(",\n")} SELECT ${counters.map((_, i) => `(SELECT "count" FROM c${i}) AS c${i}`).join(", ")}`;
+  const [row] = await db.$queryRawUnsafe<Record<string, number | bigint | null>[]>(sql, ...values);
+  return counters.map((_, i) => (row[`c${i}`] === null || row[`c${i}`] === undefined ? null : Number(row[`c${i}`])));
+}
+
+/** KEYS: the window keys; ARGV: for each, its limit and its time to live (ms). Stops after the first count over its limit. */
+const CHAIN_LUA = `
+local counts = {}
+for i, key in ipairs(KEYS) do
+  local count = redis.call('INCR', key)
+  redis.call('PEXPIRE', key, ARGV[2 * i])
+  counts[i] = count
+  if count > tonumber(ARGV[2 * i - 1]) then break end
+end
+return counts`;
+
+async function chainInRedis(counters: readonly ChainedCounter[], windows: number[]): Promise<(number | null)[]> {
+  const keys = counters.map((c, i) => `guichet:rl:${c.key}:${windows[i]}`);
+  const args = counters.flatMap((c) => [String(c.limit), String(c.windowMs + 1000)]);
+  const counts = (await redisClient()!.eval(CHAIN_LUA, keys.length, ...keys, ...args)) as number[];
+  return counters.map((_, i) => (i < counts.length ? Number(counts[i]) : null));
 }
 
 async function incrementInRedis(key: string, windowStart: number, windowMs: number, size: number): Promise<number> {

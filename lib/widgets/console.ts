@@ -17,6 +17,7 @@ export function serializeConversation(row: ConversationRow): WidgetConversationO
     widget: row.widgetId,
     visitor: { id: row.visitorId, name: row.visitorName },
     origin: row.origin,
+    preview: row.preview,
     messages: row._count.messages,
     created_at: isoOffset(row.createdAt),
     updated_at: isoOffset(row.updatedAt),

@@ -1,6 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { prepareManagedRun } from "@/lib/agent-loop/start";
+import { failUnexpectedly } from "@/lib/agent-loop/run-state";
 import { launch } from "@/lib/agent-loop/takeover";
 import { db, type DbOrTx } from "@/lib/db";
 import { notFound } from "@/lib/http/errors";
@@ -46,6 +47,7 @@ export async function createConversation(widget: WidgetRow, visitor: Visitor, or
       visitorId: visitor.id,
       visitorName: visitor.name,
       origin,
+      preview: visitor.preview === true,
     },
   });
 }
@@ -80,12 +82,17 @@ export async function conversationTurns(organizationId: string, conversationId: 
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
   });
   const runIds = messages.flatMap((m) => (m.runId ? [m.runId] : []));
-  const runs = await tx.run.findMany({
-    where: { organizationId, id: { in: runIds } },
-    select: { id: true, status: true, expiresAt: true, output: true },
-  });
+  // A new conversation (no run yet) reads nothing more; otherwise its runs and their refusals together.
+  const [runs, refusals] = await Promise.all([
+    runIds.length === 0
+      ? []
+      : tx.run.findMany({
+          where: { organizationId, id: { in: runIds } },
+          select: { id: true, status: true, expiresAt: true, output: true },
+        }),
+    runRefusals(organizationId, runIds, tx),
+  ]);
   const byId = new Map(runs.map((run) => [run.id, run]));
-  const refusals = await runRefusals(organizationId, runIds, tx);
   return messages.map((message) => {
     const run = message.runId ? (byId.get(message.runId) ?? null) : null;
     const output = RunOutput.nullable()
@@ -116,6 +123,7 @@ export async function startWidgetRun(
   widget: WidgetRow,
   input: { role: "user" | "assistant"; content: string }[],
   conversationId: string,
+  beforeLaunch?: (run: RunRow) => Promise<void>,
 ): Promise<RunRow> {
   const instructions = [widget.instructions, VISITOR_NOTICE].filter(Boolean).join("\n\n");
   const prepared = await prepareManagedRun(
@@ -130,36 +138,52 @@ export async function startWidgetRun(
       metadata: { widget: widget.id, conversation: conversationId },
     },
   );
+  if (beforeLaunch) {
+    try {
+      await beforeLaunch(prepared.run);
+    } catch (error) {
+      // Not launched: ended at once, so no lease takeover ever runs it without what had to be stored first.
+      await failUnexpectedly(prepared.run, error).catch(() => undefined);
+      throw error;
+    }
+  }
   // Like every managed run: in the background under this instance's lease, taken over if the instance stops.
   launch(prepared.run, prepared.messages, prepared.settings, { stored: true });
   return prepared.run;
 }
 
-/** Stores the visitor's message and starts its run with the conversation so far. */
-export async function sendVisitorMessage(widget: WidgetRow, conversationId: string, content: string) {
-  const turns = await conversationTurns(widget.organizationId, conversationId);
-  const input = turns.flatMap((turn) => [
+/**
+ * Stores the visitor's message with the run that answers it, in one write (the conversation moves up
+ * alongside), between the run's preparation and its launch: the run never acts before its message is
+ * stored, and a run refused before it starts (inactive agent, unavailable model) leaves no message
+ * without an answer. `turns` is the conversation so far when the caller has read it already.
+ */
+export async function sendVisitorMessage(
+  widget: WidgetRow,
+  conversationId: string,
+  content: string,
+  turns?: Awaited<ReturnType<typeof conversationTurns>>,
+) {
+  const input = (turns ?? (await conversationTurns(widget.organizationId, conversationId))).flatMap((turn) => [
     { role: "user" as const, content: turn.content },
     ...(turn.answer ? [{ role: "assistant" as const, content: turn.answer }] : []),
   ]);
   input.push({ role: "user", content });
-  const message = await db.widgetMessage.create({
-    data: { id: newId("wmsg"), organizationId: widget.organizationId, conversationId, content },
+  const id = newId("wmsg");
+  const run = await startWidgetRun(widget, input, conversationId, async (prepared) => {
+    await Promise.all([
+      db.widgetMessage.create({
+        data: { id, organizationId: widget.organizationId, conversationId, content, runId: prepared.id },
+        select: { id: true },
+      }),
+      db.widgetConversation.update({
+        where: { id: conversationId },
+        data: { updatedAt: new Date() },
+        select: { id: true },
+      }),
+    ]);
   });
-  let run: RunRow;
-  try {
-    run = await startWidgetRun(widget, input, conversationId);
-  } catch (error) {
-    // Refused before it ran (the agent went inactive, its model is unavailable): no turn is left without an answer.
-    await db.widgetMessage.delete({ where: { id: message.id } });
-    throw error;
-  }
-  // Two independent writes before the answer streams: together, so the first token is not held behind both.
-  await Promise.all([
-    db.widgetMessage.update({ where: { id: message.id }, data: { runId: run.id } }),
-    db.widgetConversation.update({ where: { id: conversationId }, data: { updatedAt: new Date() } }),
-  ]);
-  return { message, run };
+  return { message: { id }, run };
 }
 
 export const VisitorMessageBody = z.strictObject({ content: z.string().trim().min(1).max(4000) });

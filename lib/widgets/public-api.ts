@@ -1,5 +1,6 @@
 import "server-only";
 import { z } from "zod";
+import { requestHost } from "@/lib/auth/console-origin";
 import { readJsonBody } from "@/lib/http/body";
 import { parseInput } from "@/lib/http/validation";
 import { createConversation, listVisitorConversations, VisitorMessageBody } from "./conversations";
@@ -14,7 +15,8 @@ import {
   type PublicContext,
 } from "./public";
 import { appearanceOf } from "./service";
-import { anonymousVisitor, issueVisitorToken, verifyUserToken, VISITOR_TOKEN_TTL_S } from "./visitor";
+import { previewVisitor } from "./preview";
+import { anonymousVisitor, issueVisitorToken, verifyUserToken, visitorTokenTtl } from "./visitor";
 
 // The operations of the public surface that answer JSON, in the order every
 // request goes: Origin, then the client address's share, then the rest.
@@ -27,17 +29,24 @@ export const SessionBody = z.strictObject({
     .string()
     .regex(/^anon:[A-Za-z0-9_-]{16,64}$/)
     .optional(),
+  /** From the console's « Aperçu » page only (lib/widgets/preview.ts). */
+  preview_token: z.string().min(20).max(4096).optional(),
 });
 
 export async function openSession(request: Request, context: PublicContext) {
   const origin = requestOrigin(request);
   const body = parseInput(SessionBody, await readJsonBody(request));
   const widget = await widgetByPublicKey(body.public_key);
-  assertOriginAllowed(widget, origin, context);
+  const preview = body.preview_token
+    ? await previewVisitor(widget, body.preview_token, origin, requestHost(request))
+    : null;
+  if (preview) context.allowedOrigin = origin;
+  else assertOriginAllowed(widget, origin, context);
   await takeAddressSlot(request);
   await assertAvailable(widget);
-  const visitor =
-    widget.identity === "verified"
+  const visitor = preview
+    ? preview
+    : widget.identity === "verified"
       ? await verifyUserToken(widget, body.user_token)
       : body.visitor
         ? { id: body.visitor, name: null, verified: false }
@@ -48,7 +57,7 @@ export async function openSession(request: Request, context: PublicContext) {
     body: {
       data: {
         visitor_token: await issueVisitorToken(widget, visitor, origin),
-        expires_in: VISITOR_TOKEN_TTL_S,
+        expires_in: visitorTokenTtl(visitor),
         visitor: { id: visitor.id, name: visitor.name, verified: visitor.verified },
         widget: { id: widget.id, appearance },
       },

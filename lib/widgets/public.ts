@@ -1,9 +1,10 @@
 import "server-only";
 import { clientAddress } from "@/lib/auth/client-address";
+import { isConsoleOrigin, requestHost } from "@/lib/auth/console-origin";
 import { db } from "@/lib/db";
 import { env } from "@/lib/env";
 import { ApiError, notFound, toErrorEnvelope } from "@/lib/http/errors";
-import { hitExactly } from "@/lib/http/rate-limit";
+import { hitChainExactly, hitExactly } from "@/lib/http/rate-limit";
 import { securityHeaders } from "@/lib/http/security-headers";
 import { newId } from "@/lib/ids";
 import { allowedOriginsOf, limitsOf, type WidgetRow } from "./service";
@@ -119,6 +120,8 @@ export async function preflight(request: Request): Promise<Response> {
 
 export interface VisitorSession {
   widget: WidgetRow;
+  /** Whether the widget's agent is active, read with the widget. */
+  agentActive: boolean;
   visitor: Visitor;
   origin: string;
 }
@@ -131,12 +134,28 @@ export interface VisitorSession {
 export async function visitorSession(request: Request, context: PublicContext): Promise<VisitorSession> {
   const origin = requestOrigin(request);
   const claims = await readVisitorToken(request.headers.get("authorization"));
-  const widget = await db.widget.findFirst({ where: { id: claims.widgetId, organizationId: claims.organizationId } });
-  if (!widget) throw new ApiError("visitor_token_invalid", "The visitor token is not valid.");
-  assertOriginAllowed(widget, origin, context);
+  // The widget and whether its agent is active, in one read (assertSessionAvailable needs no other).
+  const row = await db.widget.findFirst({
+    where: { id: claims.widgetId, organizationId: claims.organizationId },
+    include: { agent: { select: { active: true } } },
+  });
+  if (!row) throw new ApiError("visitor_token_invalid", "The visitor token is not valid.");
+  const { agent, ...widget } = row;
+  if (claims.visitor.preview) {
+    // A preview session (lib/widgets/preview.ts) works from the console origin it was opened on, nowhere else.
+    if (claims.origin !== origin || !isConsoleOrigin(origin, requestHost(request)))
+      throw new ApiError("visitor_token_invalid", "This visitor token was issued for another page or key.");
+    context.allowedOrigin = origin;
+  } else assertOriginAllowed(widget, origin, context);
   if (claims.origin !== origin || claims.keyTag !== keyTagOf(widget))
     throw new ApiError("visitor_token_invalid", "This visitor token was issued for another page or key.");
-  return { widget, visitor: claims.visitor, origin };
+  return { widget, agentActive: agent.active, visitor: claims.visitor, origin };
+}
+
+/** assertAvailable for a visitor session, from what visitorSession read. */
+export function assertSessionAvailable(session: VisitorSession): void {
+  if (!session.widget.active || !session.agentActive)
+    throw new ApiError("widget_unavailable", "This assistant is unavailable for now.");
 }
 
 function limited(scope: string, retryAfterMs: number): ApiError {
@@ -157,21 +176,23 @@ export async function takeAddressSlot(request: Request): Promise<void> {
   if (!decision.allowed) throw limited("client_address", decision.retryAfterMs);
 }
 
-/** One more message of a visitor in a conversation: counted where every instance sees it, one by one. */
+/**
+ * One more message of a visitor in a conversation: counted where every instance sees it, one by one
+ * — the visitor's hour, then the conversation's total, the second untouched when the first refuses —
+ * in one round trip (hitChainExactly).
+ */
 export async function takeMessageSlot(session: VisitorSession, conversationId: string): Promise<void> {
   const limits = limitsOf(session.widget);
-  const visitor = await hitExactly(
-    `widget:${session.widget.id}:visitor:${session.visitor.id}`,
-    limits.messages_per_visitor_per_hour,
-    HOUR_MS,
-  );
-  if (!visitor.allowed) throw limited("visitor", visitor.retryAfterMs);
-  const conversation = await hitExactly(
-    `widget:conversation:${conversationId}`,
-    limits.messages_per_conversation,
-    FOREVER_MS,
-  );
-  if (!conversation.allowed) throw limited("conversation", conversation.retryAfterMs);
+  const { refused, retryAfterMs } = await hitChainExactly([
+    {
+      key: `widget:${session.widget.id}:visitor:${session.visitor.id}`,
+      limit: limits.messages_per_visitor_per_hour,
+      windowMs: HOUR_MS,
+    },
+    { key: `widget:conversation:${conversationId}`, limit: limits.messages_per_conversation, windowMs: FOREVER_MS },
+  ]);
+  if (refused === 0) throw limited("visitor", retryAfterMs);
+  if (refused === 1) throw limited("conversation", retryAfterMs);
 }
 
 /** One more conversation of the widget today. */

@@ -120,7 +120,13 @@ export const WidgetObject = z.object({
   limits: WidgetLimits,
   active: z.boolean(),
   signing_secret_prefix: z.string(),
-  usage: z.object({ conversations: z.number().int(), messages: z.number().int() }),
+  usage: z.object({
+    conversations: z.number().int(),
+    messages: z.number().int(),
+    preview_conversations: z.number().int().meta({
+      description: "How many of the conversations were opened from the console's preview (counted in the totals).",
+    }),
+  }),
   created_at: z.string(),
   updated_at: z.string(),
 });
@@ -135,6 +141,7 @@ export const WidgetConversationObject = z.object({
   widget: z.string(),
   visitor: z.object({ id: z.string(), name: z.string().nullable() }),
   origin: z.string(),
+  preview: z.boolean().meta({ description: "Opened by a member from the console's preview, not by a visitor." }),
   messages: z.number().int(),
   created_at: z.string(),
   updated_at: z.string(),

@@ -42,14 +42,16 @@ export const limitsOf = (widget: Pick<WidgetRow, "limits">) => WidgetLimits.pars
 interface Usage {
   conversations: number;
   messages: number;
+  preview_conversations: number;
 }
 
 async function usageOf(organizationId: string, widgetId: string, tx: DbOrTx = db): Promise<Usage> {
-  const [conversations, messages] = await Promise.all([
+  const [conversations, messages, preview_conversations] = await Promise.all([
     tx.widgetConversation.count({ where: { organizationId, widgetId } }),
     tx.widgetMessage.count({ where: { organizationId, conversation: { widgetId } } }),
+    tx.widgetConversation.count({ where: { organizationId, widgetId, preview: true } }),
   ]);
-  return { conversations, messages };
+  return { conversations, messages, preview_conversations };
 }
 
 export function serializeWidget(row: WidgetRow, usage: Usage): WidgetObject {

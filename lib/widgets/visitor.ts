@@ -15,12 +15,18 @@ import { signingSecretOf, type WidgetRow } from "./service";
 export const USER_TOKEN_MAX_LIFETIME_S = 3600;
 const CLOCK_TOLERANCE_S = 30;
 export const VISITOR_TOKEN_TTL_S = 3600;
+/** A preview visitor (a member in the console) gets a shorter session: the console page issues a new one on each opening. */
+export const PREVIEW_VISITOR_TOKEN_TTL_S = 900;
+export const visitorTokenTtl = (visitor: Pick<Visitor, "preview">) =>
+  visitor.preview ? PREVIEW_VISITOR_TOKEN_TTL_S : VISITOR_TOKEN_TTL_S;
 
 export interface Visitor {
   /** `user:<sub>` (verified) or `anon:<random>`. */
   id: string;
   name: string | null;
   verified: boolean;
+  /** A member trying the bubble from the console (« Aperçu »), on Guichet's own origin. */
+  preview?: boolean;
 }
 
 function refuse(reason: string, message: string): ApiError {
@@ -93,12 +99,13 @@ export async function issueVisitorToken(widget: WidgetRow, visitor: Visitor, ori
     vis: visitor.id,
     nam: visitor.name,
     ver: visitor.verified,
+    ...(visitor.preview ? { pre: true } : {}),
     ori: origin,
     kt: keyTag(widget.publicKey),
   })
     .setProtectedHeader({ alg: "HS256", typ: "guichet-visitor" })
     .setIssuedAt()
-    .setExpirationTime(`${VISITOR_TOKEN_TTL_S}s`)
+    .setExpirationTime(`${visitorTokenTtl(visitor)}s`)
     .sign(visitorKey());
 }
 
@@ -112,13 +119,18 @@ export async function readVisitorToken(authorization: string | null): Promise<Vi
   try {
     const { payload, protectedHeader } = await jwtVerify(match[1], visitorKey(), { algorithms: ["HS256"] });
     if (protectedHeader.typ !== "guichet-visitor") throw new Error("not a visitor token");
-    const { wid, org, vis, nam, ver, ori, kt } = payload;
+    const { wid, org, vis, nam, ver, pre, ori, kt } = payload;
     if (typeof wid !== "string" || typeof org !== "string" || typeof vis !== "string" || typeof ori !== "string")
       throw new Error("claims");
     return {
       widgetId: wid,
       organizationId: org,
-      visitor: { id: vis, name: typeof nam === "string" ? nam : null, verified: ver === true },
+      visitor: {
+        id: vis,
+        name: typeof nam === "string" ? nam : null,
+        verified: ver === true,
+        ...(pre === true ? { preview: true } : {}),
+      },
       origin: ori,
       keyTag: typeof kt === "string" ? kt : "",
     };

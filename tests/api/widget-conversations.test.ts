@@ -104,7 +104,7 @@ describe("a visitor's conversation", () => {
     });
     expect(detail.body.data).toMatchObject({ messages: 2, origin: SHOP, turns: [{ run: runs[0].id }, {}] });
     const usage = await api(`/v1/widgets/${widget.id}`, { as: { key: setup.tenant.key } });
-    expect(usage.body.data.usage).toEqual({ conversations: 1, messages: 2 });
+    expect(usage.body.data.usage).toEqual({ conversations: 1, messages: 2, preview_conversations: 0 });
   });
 
   it("a write waits for an advisor, names the widget and visitor as requester, and resumes once approved", async () => {
@@ -174,6 +174,38 @@ describe("limits", () => {
     const other = await visitorToken(widget.public_key, SHOP);
     const otherConversation = await newConversation(other, SHOP);
     expect((await sendMessage(other, SHOP, otherConversation, "Bonjour")).status).toBe(201);
+  });
+
+  it("a message the visitor's limit refuses is not counted in the conversation; the conversation's limit holds exactly", async () => {
+    const s = await script([{ text: "D'accord." }], "by_conversation");
+    const widget = await widgetFor(s.marker, {
+      limits: { messages_per_visitor_per_hour: 2, messages_per_conversation: 3 },
+    });
+    const token = await visitorToken(widget.public_key, SHOP);
+    const conversation = await newConversation(token, SHOP);
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => sendMessage(token, SHOP, conversation, `Message ${i}`)),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([201, 201, 429, 429, 429]);
+    for (const refused of answers.filter((a) => a.status === 429))
+      expect(refused.body.error.reason.scope).toBe("visitor");
+    const db = await testDb();
+    const counted = await db.rateLimitWindow.findMany({ where: { key: `widget:conversation:${conversation}` } });
+    expect(counted.map((row) => row.count)).toEqual([2]);
+
+    // The conversation's own limit, under concurrent messages of a visitor whose hourly limit is far.
+    const roomy = await widgetFor(s.marker, {
+      limits: { messages_per_visitor_per_hour: 100, messages_per_conversation: 3 },
+    });
+    const visitor = await visitorToken(roomy.public_key, SHOP);
+    const full = await newConversation(visitor, SHOP);
+    const burst = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => sendMessage(visitor, SHOP, full, `Encore ${i}`)),
+    );
+    expect(burst.map((a) => a.status).sort()).toEqual([201, 201, 201, 429, 429, 429]);
+    for (const refused of burst.filter((a) => a.status === 429))
+      expect(refused.body.error.reason.scope).toBe("conversation");
+    expect(await db.widgetMessage.count({ where: { conversationId: full } })).toBe(3);
   });
 
   it("the widget's daily conversations hold exactly under concurrent requests", async () => {

@@ -26,13 +26,15 @@ export async function widgetRequest(
     json?: unknown;
     method?: string;
     headers?: Record<string, string>;
+    /** Another instance of the app (default: the suite's). */
+    at?: string;
   },
 ): Promise<PublicAnswer> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.origin) headers.origin = options.origin;
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   if (options.json !== undefined) headers["content-type"] = "application/json";
-  const response = await fetch(`${baseUrl}${path}`, {
+  const response = await fetch(`${options.at ?? baseUrl}${path}`, {
     method: options.method ?? (options.json !== undefined ? "POST" : "GET"),
     headers,
     body: options.json !== undefined ? JSON.stringify(options.json) : undefined,

@@ -41,7 +41,7 @@ describe("POST /v1/widgets", () => {
       active: true,
       appearance: { title: "Assistant", starter_prompts: [], position: "right", language: "fr" },
       limits: { messages_per_visitor_per_hour: 30, conversations_per_day: 200, messages_per_conversation: 40 },
-      usage: { conversations: 0, messages: 0 },
+      usage: { conversations: 0, messages: 0, preview_conversations: 0 },
     });
     expect(widget.signing_secret.startsWith(widget.signing_secret_prefix)).toBe(true);
     const read = await api(`/v1/widgets/${widget.id}`, { as: { key: acme.key } });

@@ -2,12 +2,14 @@ import { LOADER_VERSION } from "./loader";
 
 // The frame page's HTML and headers. The only Guichet page another site may
 // frame: `frame-ancestors` lists exactly the widget's origins (every other page
-// keeps 'none'), and it runs no inline script (the bubble's code is /widget/frame.js).
+// keeps 'none'; `?preview=1` adds 'self' for the console's « Aperçu »), and it runs no inline script (the bubble's code is /widget/frame.js).
 
 const escapeHtml = (value: string) =>
   value.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 
-export function frameHeaders(origins: string[]): Record<string, string> {
+/** The frame's headers; in preview mode Guichet's own pages (the console's « Aperçu ») may frame it too. */
+export function frameHeaders(origins: string[], options: { preview?: boolean } = {}): Record<string, string> {
+  const ancestors = [...(options.preview ? ["'self'"] : []), ...origins];
   return {
     "content-type": "text/html; charset=utf-8",
     "content-security-policy": [
@@ -18,7 +20,7 @@ export function frameHeaders(origins: string[]): Record<string, string> {
       "connect-src 'self'",
       "base-uri 'none'",
       "form-action 'none'",
-      `frame-ancestors ${origins.length ? origins.join(" ") : "'none'"}`,
+      `frame-ancestors ${ancestors.length ? ancestors.join(" ") : "'none'"}`,
     ].join("; "),
     "referrer-policy": "same-origin",
     "x-content-type-options": "nosniff",
@@ -51,7 +53,12 @@ form button { background: var(--accent); color: #fff; border: 0; border-radius: 
 :focus-visible { outline: 3px solid #f59e0b; outline-offset: 2px; }
 `;
 
-export function framePage(widget: { origins: string[]; language: "fr" | "en"; title: string }): string {
+export function framePage(widget: {
+  origins: string[];
+  language: "fr" | "en";
+  title: string;
+  preview?: boolean;
+}): string {
   const en = widget.language === "en";
   const t = (fr: string, english: string) => escapeHtml(en ? english : fr);
   return `<!doctype html>
@@ -62,7 +69,7 @@ export function framePage(widget: { origins: string[]; language: "fr" | "en"; ti
 <title>${escapeHtml(widget.title)}</title>
 <style>${STYLE}</style>
 </head>
-<body data-origins="${escapeHtml(JSON.stringify(widget.origins))}" data-language="${widget.language}">
+<body data-origins="${escapeHtml(JSON.stringify(widget.origins))}" data-language="${widget.language}"${widget.preview ? ' data-preview="1"' : ""}>
 <header>
 <h1 id="title">${escapeHtml(widget.title)}</h1>
 <button type="button" id="new">${t("Nouvelle conversation", "New conversation")}</button>

@@ -8,6 +8,8 @@
 function guichetWidgetFrame(): void {
   const body = document.body;
   const allowed: string[] = JSON.parse(body.getAttribute("data-origins") || "[]");
+  // The console's « Aperçu » frames the bubble from Guichet's own origin (frame-ancestors 'self' in preview mode).
+  if (body.getAttribute("data-preview") === "1") allowed.push(window.location.origin);
   let parentOrigin: string | null = null;
   const english = body.getAttribute("data-language") === "en";
   const t = (fr: string, en: string) => (english ? en : fr);

@@ -13,6 +13,8 @@ function guichetWidgetLoader(): void {
   const script = document.currentScript as HTMLScriptElement | null;
   if (!script) return;
   const key = script.getAttribute("data-key") || "";
+  // Set only by the console's « Aperçu » page, on Guichet's own origin (lib/widgets/preview.ts).
+  const previewToken = script.getAttribute("data-preview-token");
   const base = new URL(script.src).origin;
   const api = base + "/widget/v1";
   const settings = ((window as unknown as Record<string, unknown>).GuichetSettings || {}) as {
@@ -25,11 +27,12 @@ function guichetWidgetLoader(): void {
       return null;
     }
   })();
-  const stored = (name: string) => (storage ? storage.getItem("guichet:" + key + ":" + name) : null);
+  const prefix = "guichet:" + (previewToken ? "preview:" : "") + key + ":";
+  const stored = (name: string) => (storage ? storage.getItem(prefix + name) : null);
   const store = (name: string, value: string | null) => {
     if (!storage) return;
-    if (value === null) storage.removeItem("guichet:" + key + ":" + name);
-    else storage.setItem("guichet:" + key + ":" + name, value);
+    if (value === null) storage.removeItem(prefix + name);
+    else storage.setItem(prefix + name, value);
   };
 
   let token: string | null = null;
@@ -89,8 +92,9 @@ function guichetWidgetLoader(): void {
 
   async function openSession(): Promise<boolean> {
     const body: Record<string, unknown> = { public_key: key };
-    const user = await userToken();
-    if (user) body.user_token = user;
+    const user = previewToken ? undefined : await userToken();
+    if (previewToken) body.preview_token = previewToken;
+    else if (user) body.user_token = user;
     else if (stored("visitor")) body.visitor = stored("visitor");
     let response: Response;
     try {
@@ -147,7 +151,7 @@ function guichetWidgetLoader(): void {
   function ensureFrame() {
     if (frame) return;
     frame = document.createElement("iframe");
-    frame.src = base + "/widget/frame?key=" + encodeURIComponent(key);
+    frame.src = base + "/widget/frame?key=" + encodeURIComponent(key) + (previewToken ? "&preview=1" : "");
     frame.title = "Assistant";
     frame.style.cssText =
       "display:none;position:absolute;bottom:68px;right:0;width:370px;height:560px;max-height:80vh;border:0;border-radius:12px;box-shadow:0 8px 24px rgba(0,0,0,.25);background:#fff";

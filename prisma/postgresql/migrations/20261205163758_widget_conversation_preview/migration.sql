@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "WidgetConversation" ADD COLUMN     "preview" BOOLEAN NOT NULL DEFAULT false;
+
