@@ -104,8 +104,9 @@ async function chainInPostgres(counters: readonly ChainedCounter[], windows: num
   const steps = counters.map((counter, i) => {
     const key = `CAST(${param(counter.key)} AS TEXT)`;
     const start = `CAST(${param(new Date(windows[i]))} AS TIMESTAMP(3))`;
+    const end = `CAST(${param(new Date(windows[i] + counter.windowMs))} AS TIMESTAMP(3))`;
     const guard = i === 0 ? "" : ` WHERE (SELECT "count" FROM c${i - 1}) <= ${param(counters[i - 1].limit)}`;
-    return `c${i} AS (INSERT INTO "RateLimitWindow" ("key", "windowStart", "count") SELECT ${key}, ${start}, 1${guard}
+    return `c${i} AS (INSERT INTO "RateLimitWindow" ("key", "windowStart", "endsAt", "count") SELECT ${key}, ${start}, ${end}, 1${guard}
       ON CONFLICT ("key", "windowStart") DO UPDATE SET "count" = "RateLimitWindow"."count" + 1 RETURNING "count")`;
   });
   const sql = `WITH ${steps.join(",\n")} SELECT ${counters.map((_, i) => `(SELECT "count" FROM c${i}) AS c${i}`).join(", ")}`;

@@ -118,7 +118,7 @@ describe("two instances taking one key's count in blocks", () => {
 
 describe("forgetting ended windows", () => {
   it("forgets each window after its own end: daily and lifetime counts outlive minute windows", async () => {
-    const { hitExactly, forgetEndedWindows } = await import("@/lib/http/rate-limit");
+    const { hitExactly, hitChainExactly, forgetEndedWindows } = await import("@/lib/http/rate-limit");
     const key = `forget:${randomUUID()}`;
     const DAY = 24 * 3_600_000;
     const LIFETIME = 100 * 365 * DAY;
@@ -127,12 +127,22 @@ describe("forgetting ended windows", () => {
     expect((await hitExactly(`${key}:day`, 2, DAY, now)).allowed).toBe(true);
     expect((await hitExactly(`${key}:lifetime`, 2, LIFETIME, now)).allowed).toBe(true);
     await hitExactly(`${key}:minute`, 5, 60_000, now);
+    // A chain of counters (one statement on PostgreSQL) keeps each window's end too.
+    await hitChainExactly(
+      [
+        { key: `${key}:chain-day`, limit: 5, windowMs: DAY },
+        { key: `${key}:chain-lifetime`, limit: 5, windowMs: LIFETIME },
+      ],
+      now,
+    );
     await hitExactly(`${key}:old-minute`, 5, 60_000, now - 2 * 3_600_000);
     await hitExactly(`${key}:yesterday`, 5, DAY, now - 2 * DAY);
     await forgetEndedWindows(now);
     const db = await testDb();
     const left = await db.rateLimitWindow.findMany({ where: { key: { startsWith: key } }, orderBy: { key: "asc" } });
     expect(left.map((w) => [w.key, w.count])).toEqual([
+      [`${key}:chain-day`, 1],
+      [`${key}:chain-lifetime`, 1],
       [`${key}:day`, 1],
       [`${key}:lifetime`, 1],
       [`${key}:minute`, 1],
