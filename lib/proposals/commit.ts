@@ -165,9 +165,12 @@ async function commitOnce(call: WriteCall, proposalId: string): Promise<WriteOut
     await assertCommittable(proposal);
   } catch (error) {
     // An earlier attempt gave up waiting for the lock and left its operation queued: it ends
-    // with this refusal, so the record says why nothing was sent (a running one was sent: it is left to the status check).
+    // with this refusal, so the record says why nothing was sent.
     if (previous?.status === "queued") await recordFailure(previous, storedError(asToolError(error)));
-    throw error;
+    // A running one was sent while its proposal was approved and unexpired, and its sender never heard back
+    // (its instance died): whatever became of the proposal since, only the service's status settles it —
+    // refusing here would leave it running for good, though the service may have committed it.
+    if (previous?.status !== "running") throw error;
   }
   const operation = await openOperation({
     organizationId: run.organizationId,
