@@ -73,7 +73,8 @@ export async function startCluster(size: number, say: (line: string) => void): P
     GUICHET_RATE_LIMIT_PER_MINUTE: "1000000",
     GUICHET_RUN_CALLS_PER_MINUTE: "1000000",
     GUICHET_ORG_CALLS_PER_MINUTE: "1000000",
-    GUICHET_PRELOAD_ROUTES: "1",
+    // Routes load on first use: a restarted instance is back behind the balancer in seconds.
+    GUICHET_PRELOAD_ROUTES: "0",
     GUICHET_LOG_LEVEL: process.env.GUICHET_LOG_LEVEL ?? "info",
   };
   say("migrations and the demo seed");
@@ -89,8 +90,7 @@ export async function startCluster(size: number, say: (line: string) => void): P
   }));
   const pastLogs: string[] = [];
   say(`${size} Guichet instances`);
-  // One after the other: two cores, and each start loads every route.
-  for (const instance of instances) instance.app = await startApp(env, instance.port);
+  await Promise.all(instances.map(async (instance) => (instance.app = await startApp(env, instance.port))));
   const lb = await startHaproxy(dir, ports);
   const demoKey = readFileSync(path.join(dataDir, "demo-api-key"), "utf8").trim();
   return {

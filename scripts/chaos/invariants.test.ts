@@ -36,8 +36,16 @@ function healthy(): ChaosSnapshot {
       { id: "prop_refused", runId: "run_failed", status: "refused", expiresAt: new Date(now.getTime() + 60_000) },
       { id: "prop_pending", runId: "run_waiting", status: "pending", expiresAt: new Date(now.getTime() + 60_000) },
       { id: "prop_unknown", runId: "run_client", status: "approved", expiresAt: ago(5) },
+      // Approved, its commit refused RATE_LIMITED (nothing sent, the operation left queued), then lapsed.
+      { id: "prop_lapsed", runId: "run_client", status: "expired", expiresAt: ago(2) },
     ],
     operations: [
+      {
+        idempotencyKey: key("run_client", "prop_lapsed"),
+        proposalId: "prop_lapsed",
+        status: "queued",
+        createdAt: ago(30),
+      },
       {
         idempotencyKey: key("run_done", "prop_done"),
         proposalId: "prop_done",
@@ -52,6 +60,7 @@ function healthy(): ChaosSnapshot {
       },
     ],
     decisions: [
+      { proposalId: "prop_lapsed", decision: "approve" },
       { proposalId: "prop_done", decision: "approve" },
       { proposalId: "prop_refused", decision: "refuse" },
       { proposalId: "prop_unknown", decision: "approve" },
@@ -63,6 +72,7 @@ function healthy(): ChaosSnapshot {
     ],
     told: {
       decisions: [
+        { proposalId: "prop_lapsed", decision: "approve" },
         { proposalId: "prop_done", decision: "approve" },
         { proposalId: "prop_refused", decision: "refuse" },
       ],
@@ -96,11 +106,11 @@ describe("the chaos harness's invariants", () => {
         }),
       ),
     ).toEqual(["prop_done committed 2 times in CRM Acme", expect.stringContaining("Guichet has no operation")]);
-    expect(broken("exactly_once", (s) => void (s.operations[0].status = "running"))).toEqual([
+    expect(broken("exactly_once", (s) => void (s.operations[1].status = "running"))).toEqual([
       expect.stringContaining("left running"),
       expect.stringContaining("recorded it running"),
     ]);
-    expect(broken("exactly_once", (s) => void (s.operations[1].status = "failed"))).toEqual([
+    expect(broken("exactly_once", (s) => void (s.operations[2].status = "failed"))).toEqual([
       expect.stringContaining("recorded it failed"),
     ]);
     expect(broken("exactly_once", (s) => void (s.crmOperations = s.crmOperations.slice(1)))).toEqual([
@@ -122,7 +132,7 @@ describe("the chaos harness's invariants", () => {
         s.crmOperations.push({ idempotency_key: refusedKey, status: "succeeded", created_at: ago(1).toISOString() });
       }),
     ).toEqual(["prop_refused is refused but was committed"]);
-    expect(broken("no_refused_or_expired_commit", (s) => void (s.operations[1].createdAt = ago(1)))).toEqual([
+    expect(broken("no_refused_or_expired_commit", (s) => void (s.operations[2].createdAt = ago(1)))).toEqual([
       "prop_unknown was sent after it expired",
     ]);
   });
@@ -149,9 +159,9 @@ describe("the chaos harness's invariants", () => {
   });
 
   it("catch a decision answered 200 but not stored, and a run still waiting for decided proposals", () => {
-    expect(broken("no_lost_decision", (s) => void (s.decisions = s.decisions.slice(1)))).toEqual([
-      "approve of prop_done answered 200; stored: no, proposal consumed",
-    ]);
+    expect(
+      broken("no_lost_decision", (s) => void (s.decisions = s.decisions.filter((d) => d.proposalId !== "prop_done"))),
+    ).toEqual(["approve of prop_done answered 200; stored: no, proposal consumed"]);
     expect(broken("no_lost_decision", (s) => void (s.proposals[2].status = "approved"))).toEqual([
       "run_waiting still waits for prop_pending, all decided",
     ]);

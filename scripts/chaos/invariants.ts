@@ -79,7 +79,8 @@ export function proposalOfKey(key: string): string | null {
   return key.split(":").find((part) => part.startsWith("prop_")) ?? null;
 }
 
-const SENT_UNSETTLED = new Set(["queued", "running"]);
+/** Sent to the service and never settled: neither its outcome nor an escalation is recorded. (A `queued` operation sent nothing: its caller was refused, RATE_LIMITED while another write held the record.) */
+const SENT_UNSETTLED = new Set(["running"]);
 
 export function checkInvariants(s: ChaosSnapshot): Violations {
   const violations: Violations = {
@@ -127,7 +128,7 @@ export function checkInvariants(s: ChaosSnapshot): Violations {
       (op) => op.status === "succeeded" && proposalOfKey(op.idempotency_key) === proposal.id,
     );
     if (proposal.status === "refused") {
-      if (committed.length || sent.some((op) => op.status !== "failed"))
+      if (committed.length || sent.some((op) => op.status !== "failed" && op.status !== "queued"))
         violations.no_refused_or_expired_commit.push(
           `${proposal.id} is refused but was ${committed.length ? "committed" : "sent"}`,
         );
@@ -170,8 +171,11 @@ export function checkInvariants(s: ChaosSnapshot): Violations {
   for (const told of s.told.decisions) {
     const stored = s.decisions.some((d) => d.proposalId === told.proposalId && d.decision === told.decision);
     const status = proposals.get(told.proposalId)?.status;
+    // An approval that nobody committed in time lapses: the proposal is then expired, the decision still stored.
     const consistent =
-      told.decision === "approve" ? status === "approved" || status === "consumed" : status === "refused";
+      told.decision === "approve"
+        ? status === "approved" || status === "consumed" || status === "expired"
+        : status === "refused";
     if (!stored || !consistent)
       violations.no_lost_decision.push(
         `${told.decision} of ${told.proposalId} answered 200; stored: ${stored ? "yes" : "no"}, proposal ${status ?? "missing"}`,

@@ -43,6 +43,10 @@ const KIND_WEIGHTS: Record<ScenarioKind, number> = {
   model_hang: 1,
   client_commit: 3,
 };
+// CHAOS_KINDS (a comma list) keeps only those scenarios, to look at one path.
+const KINDS = process.env.CHAOS_KINDS?.split(",").filter(Boolean);
+if (KINDS)
+  for (const kind of Object.keys(KIND_WEIGHTS) as ScenarioKind[]) if (!KINDS.includes(kind)) KIND_WEIGHTS[kind] = 0;
 const PLAN_WEIGHTS: Record<Plan, number> = { approve: 6, refuse: 3, expire: 1 };
 
 const started = Date.now();
@@ -95,8 +99,11 @@ async function exercise(cluster: Cluster, db: pg.Pool): Promise<number> {
   let approving = true;
   const approver = approve(work, () => !approving);
   const injector = injectFaults({ cluster, db, work, random, log: faults, say }, FAULTS, () => !mixing);
+  // The mix goes on past CHAOS_SECONDS (up to twice as long) until every fault kind was tried once.
+  const covered = () => FAULTS.every((kind) => (faults.injected[kind] ?? 0) + (faults.missed[kind] ?? 0) > 0);
+  const mixGoesOn = () => Date.now() < mixEnds || (!covered() && Date.now() < mixEnds + SECONDS * 1000);
   const client = async () => {
-    while (scenarios < RUNS && Date.now() < mixEnds) {
+    while (scenarios < RUNS && mixGoesOn()) {
       scenarios += 1;
       await runScenario(random.weighted(KIND_WEIGHTS), work, random.weighted(PLAN_WEIGHTS)).catch((error) =>
         say(`a client stopped on ${error instanceof Error ? error.message : error}`),

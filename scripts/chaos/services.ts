@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { chownSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { chownSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { freePort } from "@/tests/api/server";
 
@@ -9,7 +9,12 @@ import { freePort } from "@/tests/api/server";
 // harness is root, since PostgreSQL refuses to run as root), a redis-server,
 // and HAProxy in front of the Guichet instances.
 
-const PG_BIN = process.env.CHAOS_PG_BIN ?? "/usr/lib/postgresql/15/bin";
+/** Debian's PostgreSQL server binaries (initdb, pg_ctl): the newest installed major version. */
+const PG_BIN =
+  process.env.CHAOS_PG_BIN ??
+  (existsSync("/usr/lib/postgresql")
+    ? `/usr/lib/postgresql/${readdirSync("/usr/lib/postgresql").sort((a, b) => Number(b) - Number(a))[0]}/bin`
+    : "/usr/lib/postgresql/15/bin");
 const HAPROXY = process.env.CHAOS_HAPROXY ?? "/usr/sbin/haproxy";
 const isRoot = process.getuid?.() === 0;
 

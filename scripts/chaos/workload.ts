@@ -262,10 +262,12 @@ async function clientCommit(ctx: WorkloadContext, plan: Plan): Promise<void> {
     as,
   });
   ctx.commitsInFlight.delete(proposalId);
-  // No answer: the client sends the same commit again (through the balancer) until it gets one.
-  for (let attempt = 0; (answer.status === 0 || answer.status >= 500) && attempt < 60; attempt += 1) {
-    lost(ctx.ledger, answer);
-    await sleep(500);
+  // No answer, or RATE_LIMITED (another write to the record is in flight, maybe a dead sender's, whose lock
+  // lapses on its own): the client sends the same commit again through the balancer, after retry_after_ms.
+  const retryable = () => answer.status === 0 || answer.status >= 500 || answer.body?.error?.code === "RATE_LIMITED";
+  for (let attempt = 0; retryable() && attempt < 120; attempt += 1) {
+    if (answer.body?.error?.code !== "RATE_LIMITED") lost(ctx.ledger, answer);
+    await sleep(Math.min(Number(answer.body?.error?.retry_after_ms ?? 500), 5000));
     answer = await call(ctx.base, `/v1/runs/${runId}/tool_calls`, {
       json: { tool: ctx.tenant.tools.commit, arguments: { proposal_id: proposalId } },
       as,
