@@ -189,7 +189,20 @@ async function commitOnce(call: WriteCall, proposalId: string): Promise<WriteOut
     ttlMs,
     key,
     Math.min(call.runDeadline.getTime(), Date.now() + LOCK_WAIT_CAP_MS),
-  );
+  ).catch((error: unknown) => {
+    // The lock's store (Redis, or the database) is away for a moment: nothing was sent, so asking again is
+    // safe — said as such, rather than as a final failure that would leave an interrupted commit unsettled.
+    if (error instanceof ToolError) throw error;
+    throw new ToolError(
+      "RATE_LIMITED",
+      "The write lock could not be taken just now: nothing was sent; retry shortly.",
+      {
+        retryable: true,
+        retry_after_ms: 1_000,
+        proposal_id: proposal.id,
+      },
+    );
+  });
   if (turn === null)
     throw new ToolError("RATE_LIMITED", "Another write to the same record is in flight; retry shortly.", {
       retryable: true,

@@ -37,6 +37,8 @@ interface FaultContext {
   random: Random;
   log: FaultLog;
   say(line: string): void;
+  /** Killed instances coming back: started in the background, so the next fault does not wait for them. */
+  restarts: Promise<void>[];
 }
 
 async function crmFaults(cluster: Cluster, patch: Record<string, unknown>): Promise<void> {
@@ -62,7 +64,10 @@ async function query<T>(db: pg.Pool, sql: string, params: unknown[] = []): Promi
  * Which lease owner id an instance runs under: a short run started on it directly holds its lease while
  * the model answers slowly. Learnt after each start, so a fault knows which instance executes a run.
  */
-export async function learnOwner(ctx: Omit<FaultContext, "log" | "random" | "say">, instance: Instance): Promise<void> {
+export async function learnOwner(
+  ctx: Pick<FaultContext, "cluster" | "db" | "work">,
+  instance: Instance,
+): Promise<void> {
   const script = await createScript(ctx.cluster.simBaseUrl, { turns: [{ text: "Sonde.", delay_ms: 1500 }] });
   const created = await call(instance.baseUrl, "/v1/runs", {
     json: { agent: ctx.work.tenant.agentId, input: "Sonde", instructions: script.marker },
@@ -75,10 +80,18 @@ export async function learnOwner(ctx: Omit<FaultContext, "log" | "random" | "say
   instance.ownerId = row?.leaseOwner ?? null;
 }
 
-async function restart(ctx: FaultContext, instance: Instance): Promise<void> {
-  await ctx.cluster.restart(instance);
-  await learnOwner(ctx, instance);
+/** Kills the instance, and starts it again in the background after `downMs`. */
+async function killAndRestart(ctx: FaultContext, instance: Instance, downMs: number): Promise<void> {
+  await ctx.cluster.kill(instance);
+  ctx.restarts.push(
+    sleep(downMs)
+      .then(() => ctx.cluster.restart(instance))
+      .then(() => learnOwner(ctx, instance)),
+  );
 }
+
+/** One instance at least stays up: a kill is for an instance whose runs another one takes over. */
+const mayKill = (cluster: Cluster) => cluster.instances.filter((instance) => instance.app).length >= 2;
 
 async function until<T>(probe: () => Promise<T | null>, ms: number): Promise<T | null> {
   const deadline = Date.now() + ms;
@@ -94,6 +107,7 @@ const byOwner = (cluster: Cluster, owner: string | null) =>
   cluster.instances.find((instance) => instance.app && owner && instance.ownerId === owner) ?? null;
 
 async function killMidRun(ctx: FaultContext): Promise<boolean> {
+  if (!mayKill(ctx.cluster)) return false;
   const target = await until(async () => {
     const owners = await query<{ leaseOwner: string }>(
       ctx.db,
@@ -103,13 +117,12 @@ async function killMidRun(ctx: FaultContext): Promise<boolean> {
   }, 8000);
   if (!target) return false;
   ctx.say(`kill -9 ${target.name} while it executes runs`);
-  await ctx.cluster.kill(target);
-  await sleep(ctx.random.int(300, 2500));
-  await restart(ctx, target);
+  await killAndRestart(ctx, target, ctx.random.int(300, 2500));
   return true;
 }
 
 async function killMidCommit(ctx: FaultContext): Promise<boolean> {
+  if (!mayKill(ctx.cluster)) return false;
   await crmFaults(ctx.cluster, { hold_writes: true });
   try {
     const target = await until(async () => {
@@ -133,14 +146,13 @@ async function killMidCommit(ctx: FaultContext): Promise<boolean> {
     ctx.say(
       `kill -9 ${target.name} with a commit in flight (released ${releasedFirst ? "before" : "after"} the takeover)`,
     );
-    await ctx.cluster.kill(target);
+    await killAndRestart(ctx, target, releasedFirst ? ctx.random.int(300, 2500) : 3 * LEASE_MS);
     if (releasedFirst) await crmFaults(ctx.cluster, { hold_writes: false });
     // Held past the takeover, the status check finds nothing yet: the operation is escalated as unknown.
     else await sleep(3 * LEASE_MS);
     return true;
   } finally {
     await crmFaults(ctx.cluster, { hold_writes: false });
-    for (const instance of ctx.cluster.instances) if (!instance.app) await restart(ctx, instance);
   }
 }
 
@@ -190,4 +202,5 @@ export async function injectFaults(ctx: FaultContext, kinds: readonly FaultKind[
     const tally = hit ? ctx.log.injected : ctx.log.missed;
     tally[kind] = (tally[kind] ?? 0) + 1;
   }
+  await Promise.all(ctx.restarts);
 }

@@ -30,30 +30,34 @@ function healthy(): ChaosSnapshot {
       run("run_action", "requires_action", { requiredActions: 1 }),
       run("run_cancelled", "cancelled"),
       run("run_client", "active", { managed: false }),
+      run("run_suspended", "suspended"),
     ],
     proposals: [
       { id: "prop_done", runId: "run_done", status: "consumed", expiresAt: new Date(now.getTime() + 60_000) },
       { id: "prop_refused", runId: "run_failed", status: "refused", expiresAt: new Date(now.getTime() + 60_000) },
       { id: "prop_pending", runId: "run_waiting", status: "pending", expiresAt: new Date(now.getTime() + 60_000) },
-      { id: "prop_unknown", runId: "run_client", status: "approved", expiresAt: ago(5) },
+      { id: "prop_unknown", runId: "run_suspended", status: "approved", expiresAt: ago(5) },
       // Approved, its commit refused RATE_LIMITED (nothing sent, the operation left queued), then lapsed.
       { id: "prop_lapsed", runId: "run_client", status: "expired", expiresAt: ago(2) },
     ],
     operations: [
       {
+        runId: "run_client",
         idempotencyKey: key("run_client", "prop_lapsed"),
         proposalId: "prop_lapsed",
         status: "queued",
         createdAt: ago(30),
       },
       {
+        runId: "run_done",
         idempotencyKey: key("run_done", "prop_done"),
         proposalId: "prop_done",
         status: "succeeded",
         createdAt: ago(30),
       },
       {
-        idempotencyKey: key("run_client", "prop_unknown"),
+        runId: "run_suspended",
+        idempotencyKey: key("run_suspended", "prop_unknown"),
         proposalId: "prop_unknown",
         status: "unknown",
         createdAt: ago(20),
@@ -68,7 +72,7 @@ function healthy(): ChaosSnapshot {
     crmOperations: [
       { idempotency_key: key("run_done", "prop_done"), status: "succeeded", created_at: ago(29).toISOString() },
       // Escalated as unknown in Guichet, applied by the service: allowed.
-      { idempotency_key: key("run_client", "prop_unknown"), status: "succeeded", created_at: ago(19).toISOString() },
+      { idempotency_key: key("run_suspended", "prop_unknown"), status: "succeeded", created_at: ago(19).toISOString() },
     ],
     told: {
       decisions: [
@@ -110,9 +114,12 @@ describe("the chaos harness's invariants", () => {
       expect.stringContaining("left running"),
       expect.stringContaining("recorded it running"),
     ]);
-    expect(broken("exactly_once", (s) => void (s.operations[2].status = "failed"))).toEqual([
-      expect.stringContaining("recorded it failed"),
-    ]);
+    expect(
+      broken("exactly_once", (s) => {
+        s.operations[2].status = "failed";
+        Object.assign(s.runs[6], { status: "failed", failureCode: "model_error" });
+      }),
+    ).toEqual([expect.stringContaining("recorded it failed")]);
     expect(broken("exactly_once", (s) => void (s.crmOperations = s.crmOperations.slice(1)))).toEqual([
       expect.stringContaining("recorded succeeded, CRM Acme has no such commit"),
       expect.stringContaining("a client was told prop_done committed"),
@@ -124,6 +131,7 @@ describe("the chaos harness's invariants", () => {
       broken("no_refused_or_expired_commit", (s) => {
         const refusedKey = key("run_failed", "prop_refused");
         s.operations.push({
+          runId: "run_failed",
           idempotencyKey: refusedKey,
           proposalId: "prop_refused",
           status: "succeeded",
@@ -156,6 +164,10 @@ describe("the chaos harness's invariants", () => {
     ]);
     expect(broken("ended_or_paused_with_reason", (s) => void (s.runs[3].requiredActions = 0))).toHaveLength(1);
     expect(broken("ended_or_paused_with_reason", (s) => void (s.runs[0].hasOutput = false))).toHaveLength(1);
+    // Suspended with no unknown outcome to resolve: nothing says why it waits.
+    expect(
+      broken("ended_or_paused_with_reason", (s) => void (s.runs[6] = { ...s.runs[6], id: "run_other_suspended" })),
+    ).toEqual(["run_other_suspended is suspended without its reason"]);
   });
 
   it("catch a decision answered 200 but not stored, and a run still waiting for decided proposals", () => {

@@ -25,6 +25,7 @@ export interface ProposalRecord {
 }
 
 export interface OperationRecord {
+  runId: string;
   idempotencyKey: string;
   proposalId: string | null;
   status: string;
@@ -162,7 +163,10 @@ export function checkInvariants(s: ChaosSnapshot): Violations {
             ? run.heldProposals.length > 0
             : run.status === "requires_action"
               ? run.requiredActions > 0
-              : run.status === "cancelled" || run.status === "expired";
+              : run.status === "suspended"
+                ? // Suspended by an unknown outcome, until an operator resolves it.
+                  s.operations.some((op) => op.runId === run.id && op.status === "unknown")
+                : run.status === "cancelled" || run.status === "expired";
     if (!reason) violations.ended_or_paused_with_reason.push(`${run.id} is ${run.status} without its reason`);
   }
 

@@ -98,7 +98,7 @@ async function exercise(cluster: Cluster, db: pg.Pool): Promise<number> {
   let mixing = true;
   let approving = true;
   const approver = approve(work, () => !approving);
-  const injector = injectFaults({ cluster, db, work, random, log: faults, say }, FAULTS, () => !mixing);
+  const injector = injectFaults({ cluster, db, work, random, log: faults, say, restarts: [] }, FAULTS, () => !mixing);
   // The mix goes on past CHAOS_SECONDS (up to twice as long) until every fault kind was tried once.
   const covered = () => FAULTS.every((kind) => (faults.injected[kind] ?? 0) + (faults.missed[kind] ?? 0) > 0);
   const mixGoesOn = () => Date.now() < mixEnds || (!covered() && Date.now() < mixEnds + SECONDS * 1000);

@@ -36,7 +36,7 @@ export async function readSnapshot(
   ).rows;
   const operations = (
     await db.query(
-      `SELECT "idempotencyKey", "proposalId", status, "createdAt" FROM "Operation" WHERE "runId" = ANY($1)`,
+      `SELECT "runId", "idempotencyKey", "proposalId", status, "createdAt" FROM "Operation" WHERE "runId" = ANY($1)`,
       [runIds],
     )
   ).rows;
@@ -65,6 +65,7 @@ export async function readSnapshot(
     })),
     proposals: proposals.map((p) => ({ id: p.id, runId: p.runId, status: p.status, expiresAt: new Date(p.expiresAt) })),
     operations: operations.map((o) => ({
+      runId: o.runId,
       idempotencyKey: o.idempotencyKey,
       proposalId: o.proposalId,
       status: o.status,

@@ -177,6 +177,19 @@ function previewArguments(customer: string, random: Random) {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** A request no instance received: HAProxy's own 503 (no server up), not an answer of Guichet's. */
+const unsent = (answer: { status: number; body: Body }) => answer.status === 503 && !answer.body?.error;
+
+/** POST /v1/runs, sent again while the balancer has no instance up (nothing was created then). */
+async function createRun(ctx: WorkloadContext, json: Record<string, unknown>) {
+  let answer = await call(ctx.base, "/v1/runs", { json, as: { key: ctx.tenant.key } });
+  for (let attempt = 0; unsent(answer) && attempt < 40; attempt += 1) {
+    await sleep(500);
+    answer = await call(ctx.base, "/v1/runs", { json, as: { key: ctx.tenant.key } });
+  }
+  return answer;
+}
+
 /** One scenario, driven to its end (or until the client's patience runs out). */
 export async function runScenario(kind: ScenarioKind, ctx: WorkloadContext, plan: Plan): Promise<void> {
   ctx.ledger.started[kind] += 1;
@@ -186,14 +199,11 @@ export async function runScenario(kind: ScenarioKind, ctx: WorkloadContext, plan
     replay: "by_conversation",
   });
   const as = { key: ctx.tenant.key };
-  const created = await call(ctx.base, "/v1/runs", {
-    json: {
-      agent: ctx.tenant.agentId,
-      input: "Occupe-toi de la fiche client.",
-      instructions: script.marker,
-      capabilities: "read_write",
-    },
-    as,
+  const created = await createRun(ctx, {
+    agent: ctx.tenant.agentId,
+    input: "Occupe-toi de la fiche client.",
+    instructions: script.marker,
+    capabilities: "read_write",
   });
   if (created.status !== 201) {
     // The instance died under the request: whether the run exists is for the database to say.
@@ -224,10 +234,7 @@ export async function runScenario(kind: ScenarioKind, ctx: WorkloadContext, plan
 /** A client-driven run: preview, wait for the approver, commit by proposal id, sent again until answered. */
 async function clientCommit(ctx: WorkloadContext, plan: Plan): Promise<void> {
   const as = { key: ctx.tenant.key };
-  const created = await call(ctx.base, "/v1/runs", {
-    json: { agent: ctx.tenant.agentId, capabilities: "read_write" },
-    as,
-  });
+  const created = await createRun(ctx, { agent: ctx.tenant.agentId, capabilities: "read_write" });
   if (created.status !== 201) {
     lost(ctx.ledger, created);
     return;
@@ -262,11 +269,12 @@ async function clientCommit(ctx: WorkloadContext, plan: Plan): Promise<void> {
     as,
   });
   ctx.commitsInFlight.delete(proposalId);
-  // No answer, or RATE_LIMITED (another write to the record is in flight, maybe a dead sender's, whose lock
-  // lapses on its own): the client sends the same commit again through the balancer, after retry_after_ms.
-  const retryable = () => answer.status === 0 || answer.status >= 500 || answer.body?.error?.code === "RATE_LIMITED";
+  // No answer, or an error the envelope says is retryable (RATE_LIMITED while another write to the record is
+  // in flight, maybe a dead sender's whose lock lapses on its own): the client sends the same commit again
+  // through the balancer, after retry_after_ms.
+  const retryable = () => answer.status === 0 || answer.status >= 500 || answer.body?.error?.retryable === true;
   for (let attempt = 0; retryable() && attempt < 120; attempt += 1) {
-    if (answer.body?.error?.code !== "RATE_LIMITED") lost(ctx.ledger, answer);
+    if (answer.status === 0 || answer.status >= 500) lost(ctx.ledger, answer);
     await sleep(Math.min(Number(answer.body?.error?.retry_after_ms ?? 500), 5000));
     answer = await call(ctx.base, `/v1/runs/${runId}/tool_calls`, {
       json: { tool: ctx.tenant.tools.commit, arguments: { proposal_id: proposalId } },
