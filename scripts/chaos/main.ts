@@ -55,6 +55,9 @@ const say = (line: string) => console.log(`[${((Date.now() - started) / 1000).to
 async function main(): Promise<number> {
   say(`seed ${SEED}, at most ${RUNS} scenarios in ${SECONDS} s, ${INSTANCES} instances, ${CONCURRENCY} clients`);
   const cluster = await startCluster(INSTANCES, say);
+  // Interrupted (Ctrl-C, a lane stopped): the harness's PostgreSQL, Redis and HAProxy go with it.
+  for (const signal of ["SIGINT", "SIGTERM"] as const)
+    process.once(signal, () => void cluster.stop().finally(() => process.exit(130)));
   const db = new pg.Pool({ connectionString: cluster.databaseUrl, max: 4 });
   db.on("error", () => undefined); // a PostgreSQL restart drops idle connections: the next query reconnects
   try {
