@@ -1,7 +1,8 @@
 // npm test — every test, from a fresh clone: lint, types, schema and OpenAPI
 // drift, unit tests, the MCP conformance suite on CRM Acme, the production
 // build, API tests over HTTP on SQLite and on PostgreSQL, and Playwright
-// journeys in Debian's Chromium.
+// journeys in Debian's Chromium, and beside them a short seeded chaos run
+// (scripts/chaos/: instances killed, PostgreSQL and Redis restarted, invariants checked).
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
@@ -46,6 +47,8 @@ checkNodeVersion();
 ensureDependencies();
 ensureDebianPackage(chromium, "chromium", "the browser tests", "CHROMIUM_PATH");
 ensureDebianPackage(prometheus, "prometheus", "the metrics test", "PROMETHEUS_PATH");
+// The chaos lane puts its Guichet instances behind Debian's HAProxy (scripts/chaos/).
+ensureDebianPackage(process.env.CHAOS_HAPROXY ?? "/usr/sbin/haproxy", "haproxy", "the chaos lane", "CHAOS_HAPROXY");
 // The HTTPS test sites (a Client ID Metadata Document, the widget's shop) get certificates made at test time.
 if (!commandExists("openssl")) ensureDebianPackage("/usr/bin/openssl", "openssl", "the HTTPS test sites", "PATH");
 ensurePrismaClients();
@@ -207,6 +210,26 @@ try {
 results.push({ name: "Production build", ok: built, seconds: Math.round((Date.now() - buildStarted) / 1000) });
 
 if (built) {
+  // The short seeded chaos run (scripts/chaos/): its own PostgreSQL, Redis, HAProxy and instances, mostly
+  // waiting on them. It starts with the API suites and runs beside them and the browser journeys.
+  const chaosLane = () =>
+    launch(
+      "Chaos: instances killed, PostgreSQL and Redis restarted, CRM Acme faults — invariants hold",
+      "chaos",
+      node,
+      ["node_modules/tsx/dist/cli.mjs", "--conditions=react-server", "scripts/chaos/main.ts"],
+      {
+        env: {
+          CHAOS_SEED: process.env.CHAOS_SEED ?? "7",
+          CHAOS_RUNS: process.env.CHAOS_RUNS ?? "200",
+          CHAOS_SECONDS: process.env.CHAOS_SECONDS ?? "45",
+          CHAOS_SETTLE_SECONDS: process.env.CHAOS_SETTLE_SECONDS ?? "45",
+          CHAOS_CONCURRENCY: process.env.CHAOS_CONCURRENCY ?? "4",
+        },
+      },
+    );
+  const serial = process.env.GUICHET_TEST_SERIAL === "1";
+  const chaos = serial ? null : chaosLane();
   // The two API suites share no server, database, data folder or port, and mostly wait on
   // their servers: side by side, each under its tag (GUICHET_TEST_SERIAL=1 runs one after the other).
   const apiSuite = (db, label) => () =>
@@ -226,6 +249,7 @@ if (built) {
     apiSuite("postgresql", "PostgreSQL"),
   ]);
   apiSuites.forEach(record);
+  const chaosAfter = serial ? await chaosLane() : null;
   run(
     "Browser journeys (Playwright, Chromium)",
     node,
@@ -235,6 +259,7 @@ if (built) {
       env: { PLAYWRIGHT_JSON_OUTPUT_NAME: "test-results/e2e.json", CHROMIUM_PATH: chromium },
     },
   );
+  record(chaosAfter ?? (await chaos));
 }
 
 console.log("\nSummary");

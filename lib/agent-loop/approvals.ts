@@ -119,7 +119,16 @@ export async function answersFor(
     const proposal = proposals.get(call.proposal_id);
     const status = proposal ? proposalStatus(proposal) : "expired";
     let content: string;
-    if (proposal && (status === "approved" || (recovered && status === "consumed"))) {
+    // Taken over after the approval lapsed: a commit the stopped instance had already sent is settled by the
+    // service's status (lib/proposals/commit.ts), never answered as expired while the write may have happened.
+    const sentBeforeStop =
+      recovered &&
+      proposal !== undefined &&
+      status === "expired" &&
+      (await db.operation.count({
+        where: { organizationId: run.organizationId, proposalId: proposal.id, status: "running" },
+      })) > 0;
+    if (proposal && (status === "approved" || (recovered && status === "consumed") || sentBeforeStop)) {
       // The commit is reported under the held call's id: the call the model made gets its outcome now.
       const startedAt = performance.now();
       const ref = { id: call.tool_call_id, name: proposal.tool };

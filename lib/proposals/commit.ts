@@ -42,6 +42,25 @@ const LOCK_POLL_MS = 25;
 const LOCK_WAIT_CAP_MS = 20_000;
 
 const stamp = () => new Date().toISOString();
+/** How long what the service answered is tried again while the database is away (a restart). */
+const RECORD_RETRY_MS = 30_000;
+
+/**
+ * Once the write was sent, what the service answered must be recorded: a database away for a moment would
+ * otherwise strand the operation `running`, the run ended by the error and nobody left to settle it. Tried
+ * again (each record is a conditional update: doing it twice changes nothing); a ToolError is an answer.
+ */
+async function recorded<T>(step: () => Promise<T>): Promise<T> {
+  const until = Date.now() + RECORD_RETRY_MS;
+  for (let wait = 100; ; wait = Math.min(wait * 2, 2_000)) {
+    try {
+      return await step();
+    } catch (error) {
+      if (error instanceof ToolError || Date.now() + wait > until) throw error;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+}
 
 function asCode(code: string): ToolErrorCode {
   return (toolErrorCodes as readonly string[]).includes(code) ? (code as ToolErrorCode) : "UPSTREAM_ERROR";
@@ -165,9 +184,12 @@ async function commitOnce(call: WriteCall, proposalId: string): Promise<WriteOut
     await assertCommittable(proposal);
   } catch (error) {
     // An earlier attempt gave up waiting for the lock and left its operation queued: it ends
-    // with this refusal, so the record says why nothing was sent (a running one was sent: it is left to the status check).
+    // with this refusal, so the record says why nothing was sent.
     if (previous?.status === "queued") await recordFailure(previous, storedError(asToolError(error)));
-    throw error;
+    // A running one was sent while its proposal was approved and unexpired, and its sender never heard back
+    // (its instance died): whatever became of the proposal since, only the service's status settles it —
+    // refusing here would leave it running for good, though the service may have committed it.
+    if (previous?.status !== "running") throw error;
   }
   const operation = await openOperation({
     organizationId: run.organizationId,
@@ -186,7 +208,20 @@ async function commitOnce(call: WriteCall, proposalId: string): Promise<WriteOut
     ttlMs,
     key,
     Math.min(call.runDeadline.getTime(), Date.now() + LOCK_WAIT_CAP_MS),
-  );
+  ).catch((error: unknown) => {
+    // The lock's store (Redis, or the database) is away for a moment: nothing was sent, so asking again is
+    // safe — said as such, rather than as a final failure that would leave an interrupted commit unsettled.
+    if (error instanceof ToolError) throw error;
+    throw new ToolError(
+      "RATE_LIMITED",
+      "The write lock could not be taken just now: nothing was sent; retry shortly.",
+      {
+        retryable: true,
+        retry_after_ms: 1_000,
+        proposal_id: proposal.id,
+      },
+    );
+  });
   if (turn === null)
     throw new ToolError("RATE_LIMITED", "Another write to the same record is in flight; retry shortly.", {
       retryable: true,
@@ -234,7 +269,8 @@ async function commitUnderLock(call: WriteCall, proposalId: string, key: string)
   } catch (error) {
     const failure = error instanceof ExecutionFailure ? error.error : asToolError(error);
     if (DEFINITIVE.includes(failure.code)) {
-      operation = await recordFailure(operation, storedError(failure));
+      const sent = operation;
+      operation = await recorded(() => recordFailure(sent, storedError(failure)));
       throw new ToolError(failure.code, failure.message, {
         field: failure.field,
         proposal_id: proposal.id,
@@ -248,9 +284,11 @@ async function commitUnderLock(call: WriteCall, proposalId: string, key: string)
   if (broken) {
     // A success without valid evidence is not a success: the write may or may not be what the body claims.
     // The dispatcher never sees this body, so the output error is counted here, once per write sent.
-    await countTelemetry(run.organizationId, [
-      { metric: "output_error", tool: contract.key, version: contract.version, code: "INVALID_OUTPUT" },
-    ]);
+    await recorded(() =>
+      countTelemetry(run.organizationId, [
+        { metric: "output_error", tool: contract.key, version: contract.version, code: "INVALID_OUTPUT" },
+      ]),
+    );
     trail.push({
       at: stamp(),
       step: "commit",
@@ -260,9 +298,10 @@ async function commitUnderLock(call: WriteCall, proposalId: string, key: string)
   }
   if (contract.long_running) {
     // Accepted, still running (its output schema says so): answered at once; the agent polls get_operation.
-    return success(await recordSuccess(operation, result, new Date(), "accepted"), proposal, { status: "running" });
+    const accepted = await recorded(() => recordSuccess(operation, result, new Date(), "accepted"));
+    return success(accepted, proposal, { status: "running" });
   }
-  return success(await recordSuccess(operation, result), proposal);
+  return success(await recorded(() => recordSuccess(operation, result)), proposal);
 }
 
 /** Steps 2–4 of the fixed sequence: the recorded success, the recorded failure, or unknown and suspended. */
@@ -272,17 +311,19 @@ async function settleAmbiguous(
   proposal: ProposalRow,
   trail: OutcomeTrail[],
 ): Promise<WriteOutcome> {
-  const reading = await askStatus({
-    organizationId: call.run.organizationId,
-    contract: call.contract,
-    idempotencyKey: operation.idempotencyKey,
-    context: call.context,
-  });
+  const reading = await recorded(() =>
+    askStatus({
+      organizationId: call.run.organizationId,
+      contract: call.contract,
+      idempotencyKey: operation.idempotencyKey,
+      context: call.context,
+    }),
+  );
   if (reading.kind === "succeeded") {
     // A long write's recorded answer is its acceptance: the job may still be at work.
     const accepted = call.contract.long_running !== undefined;
     return success(
-      await recordSuccess(operation, reading.result, new Date(), accepted ? "accepted" : "succeeded"),
+      await recorded(() => recordSuccess(operation, reading.result, new Date(), accepted ? "accepted" : "succeeded")),
       proposal,
       { recovered_by: "status", ...(accepted ? { status: "running" } : {}) },
     );
@@ -297,10 +338,12 @@ async function settleAmbiguous(
         ...(asCode(reading.error.code) === "UPSTREAM_ERROR" ? { upstream_code: reading.error.code } : {}),
       },
     );
-    await recordFailure(operation, {
-      ...storedError(failure),
-      trail: [...trail, { at: stamp(), step: "status", outcome: `recorded failure ${reading.error.code}` }],
-    });
+    await recorded(() =>
+      recordFailure(operation, {
+        ...storedError(failure),
+        trail: [...trail, { at: stamp(), step: "status", outcome: `recorded failure ${reading.error.code}` }],
+      }),
+    );
     throw failure;
   }
   trail.push({ at: stamp(), step: "status", outcome: reading.why });
@@ -309,6 +352,6 @@ async function settleAmbiguous(
     `Operation ${operation.id}: whether the service applied the write cannot be established (${reading.why}). The run is suspended and an operator was alerted.`,
     { proposal_id: proposal.id },
   );
-  await recordUnknown(operation, storedError(unknown, trail));
+  await recorded(() => recordUnknown(operation, storedError(unknown, trail)));
   throw unknown;
 }
