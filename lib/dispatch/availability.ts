@@ -4,6 +4,7 @@ import { reason } from "@/lib/catalog/reasons";
 import { mcpServerStateSelect, mcpToolStateSelect, mcpUnavailability, missingSetting } from "@/lib/catalog/service";
 import type { Contract } from "@/lib/contracts/types";
 import { db } from "@/lib/db";
+import { WatchedCache } from "@/lib/db/changes";
 import { env } from "@/lib/env";
 import { builtinExecutor, mcpExecutor, ToolError, type Executor } from "@/lib/executors";
 import type { WebSearchConfig } from "@/lib/executors/native/web-search";
@@ -26,18 +27,31 @@ function unavailable(message: string): ToolError {
   return new ToolError("TOOL_UNAVAILABLE", message);
 }
 
+function loadMcpServer(organizationId: string, serverId: number, tool: string) {
+  return db.mcpServer.findFirst({
+    where: { id: serverId, organizationId },
+    select: {
+      ...mcpServerStateSelect,
+      url: true,
+      tokenCiphertext: true,
+      tools: { where: { name: tool }, select: { ...mcpToolStateSelect, removedAt: true } },
+    },
+  });
+}
+
+// The connector and tool row an MCP call needs, kept in process while the catalog topic has not moved
+// (lib/db/changes.ts: any change of a connector or a tool, on any instance, is seen by the next call).
+// Read through Prisma on every call, it was the largest part of the dispatcher's own CPU on an MCP read
+// (docs/hot-path-profile.md). The row holds the token as stored, encrypted; it is decrypted per call.
+const mcpServers = new WatchedCache<string, NonNullable<Awaited<ReturnType<typeof loadMcpServer>>>>(["catalog"]);
+
 export async function executorFor(organizationId: string, contract: Contract): Promise<Executor> {
   if (contract.kind === "mcp") {
     if (!contract.mcp) throw unavailable("This tool's contract names no MCP server.");
-    const server = await db.mcpServer.findFirst({
-      where: { id: contract.mcp.server_id, organizationId },
-      select: {
-        ...mcpServerStateSelect,
-        url: true,
-        tokenCiphertext: true,
-        tools: { where: { name: contract.mcp.tool }, select: { ...mcpToolStateSelect, removedAt: true } },
-      },
-    });
+    const { server_id: serverId, tool: toolName } = contract.mcp;
+    const server = await mcpServers.get(`${organizationId}\n${serverId}\n${toolName}`, () =>
+      loadMcpServer(organizationId, serverId, toolName),
+    );
     const tool = server?.tools[0];
     if (!server || !tool || tool.removedAt) throw unavailable("This tool is no longer offered by its MCP server.");
     const code = mcpUnavailability(server, tool);
