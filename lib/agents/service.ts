@@ -1,13 +1,13 @@
 import "server-only";
 import { isManager } from "@/lib/auth/scopes";
 import { auditStatement, recordAudit, type AuditActor } from "@/lib/audit/record";
-import { agentSelect, createOnDriver, quotaExceeded, updateOnDriver, type AgentRow } from "./store";
+import { agentSelect, createOnDriver, quotaExceeded, updateOnDriver, updateStatementPg, type AgentRow } from "./store";
 export type { AgentRow } from "./store";
 import { z } from "zod";
 import type { Principal } from "@/lib/auth/principal";
 import { catalogIndex, type CatalogEntry } from "@/lib/catalog/service";
-import { db, isUniqueViolation, Prisma, type DbOrTx } from "@/lib/db";
-import { driverTransaction, findFirstOnDriver, isDriverUniqueViolation } from "@/lib/db/driver";
+import { db, isUniqueViolation, Prisma, provider, type DbOrTx } from "@/lib/db";
+import { driverRows, driverTransaction, findFirstOnDriver, isDriverUniqueViolation } from "@/lib/db/driver";
 import { lockOrganization } from "@/lib/files/quota";
 import { removeStoredBytes } from "@/lib/files/storage";
 import { ApiError, notFound, type FieldError } from "@/lib/http/errors";
@@ -272,9 +272,14 @@ export async function updateAgent(
   });
   try {
     const now = new Date();
-    const written = await driverTransaction(() =>
-      updateOnDriver(saved.id, data, now, (row) => auditStatement(audited(row), now)),
-    );
+    const written =
+      provider === "postgresql"
+        ? await driverRows<AgentRow>(updateStatementPg(saved.id, data, now, auditStatement(audited(saved), now))).then(
+            (rows) => (rows && rows.length === 0 ? Promise.reject(notFound("Agent")) : (rows?.[0] ?? null)),
+          )
+        : await driverTransaction(() =>
+            updateOnDriver(saved.id, data, now, (row) => auditStatement(audited(row), now)),
+          );
     if (written) return serializeAgent(written, catalog);
     const agent = await db.$transaction(async (tx) => {
       const agent = await tx.agent.update({ where: { id: saved.id }, data, select: agentSelect });

@@ -1,7 +1,7 @@
 import "server-only";
 import type { auditStatement } from "@/lib/audit/record";
 import { Prisma, provider } from "@/lib/db";
-import type { DriverWork } from "@/lib/db/driver";
+import type { DriverStatement, DriverWork } from "@/lib/db/driver";
 import { ApiError, notFound } from "@/lib/http/errors";
 
 export const agentSelect = {
@@ -45,33 +45,79 @@ const agentColumns = Object.keys(agentSelect)
   .map((column) => `"${column}"`)
   .join(", ");
 
+/** `$n` placeholders moved up by `by`, to follow another statement's in one text. */
+function shifted(sql: string, by: number): string {
+  return sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + by}`);
+}
+
 export function* createOnDriver(
   organizationId: string,
   row: AgentRow,
   audit: (row: AgentRow) => ReturnType<typeof auditStatement>,
 ): DriverWork<AgentRow> {
-  // SQLite's transaction holds the write lock from its start; PostgreSQL's takes the organization's row, as lockOrganization does.
+  // SQLite's transaction holds the write lock from its start; PostgreSQL's takes the organization's row, as
+  // lockOrganization does, and only then counts (each statement of the transaction reads what committed before it).
   if (provider === "postgresql")
     yield { sql: `UPDATE "Organization" SET "name" = "name" WHERE "id" = $1`, values: [organizationId] };
   const [plan] = yield {
-    sql: `SELECT p."maxAgents" FROM "Organization" o JOIN "Plan" p ON p."id" = o."planId" WHERE o."id" = $1`,
-    values: [organizationId],
+    sql: `SELECT p."maxAgents",
+      (SELECT COUNT(*)${provider === "postgresql" ? "::int" : ""} FROM "Agent" WHERE "organizationId" = $1) AS "count"
+      FROM "Organization" o JOIN "Plan" p ON p."id" = o."planId" WHERE o."id" = $2`,
+    values: [organizationId, organizationId],
   };
   if (!plan) throw notFound();
   const maxAgents = Number(plan.maxAgents);
-  const [counted] = yield {
-    sql: `SELECT COUNT(*)${provider === "postgresql" ? "::int" : ""} AS "count" FROM "Agent" WHERE "organizationId" = $1`,
-    values: [organizationId],
-  };
-  if (Number(counted.count) >= maxAgents) throw quotaExceeded(maxAgents);
+  if (Number(plan.count) >= maxAgents) throw quotaExceeded(maxAgents);
   const columns = ["organizationId", ...Object.keys(agentSelect)];
   const record: Record<string, unknown> = { organizationId, ...row };
-  yield {
+  const insert = {
     sql: `INSERT INTO "Agent" (${columns.map((c) => `"${c}"`).join(", ")}) VALUES (${columns.map((c, i) => placeholder(c, i + 1)).join(", ")})`,
     values: columns.map((c) => columnValue(c, record[c])),
   };
-  yield audit(row);
+  const event = audit(row);
+  if (provider === "postgresql") {
+    // One round trip for both rows, while the organization's row is locked.
+    yield {
+      sql: `WITH "agent" AS (${insert.sql} RETURNING "id") ${shifted(event.sql, insert.values.length)}`,
+      values: [...insert.values, ...event.values],
+    };
+  } else {
+    yield insert;
+    yield event;
+  }
   return row;
+}
+
+/**
+ * PostgreSQL: the change and its audit event in one statement (atomic without a transaction), the event
+ * naming the agent as the update left it. Answers the row, or none when the agent is gone.
+ */
+export function updateStatementPg(
+  agentId: string,
+  data: Record<string, unknown>,
+  now: Date,
+  event: ReturnType<typeof auditStatement>,
+): DriverStatement {
+  const changed = Object.entries(data);
+  const sets = [
+    ...changed.map(([column], i) => `"${column}" = ${placeholder(column, i + 1)}`),
+    `"updatedAt" = $${changed.length + 1}`,
+  ];
+  const first = changed.length + 2;
+  // The event's columns as auditStatement writes them, its details' name taken from the updated row.
+  const columns = /^INSERT INTO "AuditEvent" \(([^)]*)\)/.exec(event.sql)![1];
+  // Typed: values selected for an insert take no type from its columns.
+  const values = event.values.map((_, i) =>
+    i === 8
+      ? `jsonb_set($${first + 1 + i}::jsonb, '{name}', to_jsonb("agent"."name"))`
+      : `$${first + 1 + i}::${i === 9 ? "timestamp(3)" : "text"}`,
+  );
+  return {
+    sql: `WITH "agent" AS (UPDATE "Agent" SET ${sets.join(", ")} WHERE "id" = $${first} RETURNING ${agentColumns}),
+      "event" AS (INSERT INTO "AuditEvent" (${columns}) SELECT ${values.join(", ")} FROM "agent")
+      SELECT * FROM "agent"`,
+    values: [...changed.map(([column, value]) => columnValue(column, value)), now, agentId, ...event.values],
+  };
 }
 
 export function* updateOnDriver(
