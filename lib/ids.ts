@@ -42,7 +42,8 @@ export type IdPrefix =
   | "ogr"
   | "wdg"
   | "wcv"
-  | "wmsg";
+  | "wmsg"
+  | "mcn";
 
 /** A prefixed id: `agt_` + 26-char lowercase ULID. */
 export function newId(prefix: IdPrefix): string {

@@ -67,13 +67,25 @@ function clientFunctionTool(tool: ClientToolDefinition): OpenAI.Chat.ChatComplet
  * `stored`: the caller's own write just stored `messages` and made the run active, so the first model
  * call needs no save before it.
  */
-export function driveManagedRun(
+export async function driveManagedRun(
   run: RunRow,
   messages: Message[],
   settings: LoopSettings,
   options: DriveOptions = {},
 ): Promise<RunRow> {
-  return inRunSpan(run, () => driveLoop(run, messages, settings, options));
+  return (await inRunSpan(run, () => driveLoop(run, messages, settings, options))).run;
+}
+
+/**
+ * What one stretch of the loop ends with: the run as stored once it stopped, and the status and usage
+ * this stretch itself left it with. They differ when another stretch moved the run on in between (a
+ * resume after a quick approval may complete it before this one reads it back); the span and the
+ * metrics of this stretch count what it did.
+ */
+interface Stretch {
+  run: RunRow;
+  status: string;
+  usage: unknown;
 }
 
 interface DriveOptions {
@@ -89,7 +101,7 @@ async function driveLoop(
   messages: Message[],
   settings: LoopSettings,
   options: DriveOptions,
-): Promise<RunRow> {
+): Promise<Stretch> {
   // A resumed run goes on counting from the usage stored before its pause.
   const usage = RunUsage.nullable().catch(null).parse(run.usage);
   const state = new RunState(run, messages, usage, options.stored === true);
@@ -99,6 +111,10 @@ async function driveLoop(
   const budget = AbortSignal.timeout(Math.max(budgetMs, 1));
   const signal = AbortSignal.any([tracked.signal, budget, lease.signal]);
   const deadline = Date.now() + budgetMs;
+  const settled = async (): Promise<Stretch> => {
+    const stored = await getRun(run.organizationId, run.id);
+    return { run: stored, status: state.leftWith ?? stored.status, usage: state.usage };
+  };
   try {
     const tools = [...(await modelTools(run)), ...settings.clientTools.map(clientFunctionTool)];
     const clientTools = new Map(settings.clientTools.map((tool) => [tool.name, tool]));
@@ -107,18 +123,17 @@ async function driveLoop(
       // The answers of the calls held for people, the approved ones committed; stored with the held calls cleared.
       const answers = await answersFor(run, options.held.calls, options.held.proposals, signal, options.recover);
       for (const answer of answers) state.messages.push({ role: "tool", ...answer });
-      if (!(await state.save({ pendingApproval: Prisma.DbNull }))) return getRun(run.organizationId, run.id);
+      if (!(await state.save({ pendingApproval: Prisma.DbNull }))) return settled();
     } else if (options.recover) {
       // Taken over: the calls of the last stored answer without a stored result (./turn.ts says how each goes on).
       const open = openTurn(state.messages);
       const parsed = open.map((call) => parseJson(call.function.arguments || "{}"));
-      if (open.length && (await runTurn(context, open, parsed, true)) === "stopped")
-        return getRun(run.organizationId, run.id);
+      if (open.length && (await runTurn(context, open, parsed, true)) === "stopped") return settled();
     }
     let malformedRetried = false;
     let outputRetried = false;
     for (let step = 0; step < env.GUICHET_RUN_MAX_STEPS; step += 1) {
-      if (!(await state.checkpoint())) return getRun(run.organizationId, run.id);
+      if (!(await state.checkpoint())) return settled();
       await traceModelRequest(run, state.messages, tools);
       const turn = await callModel({
         route: settings.route,
@@ -148,20 +163,20 @@ async function driveLoop(
         }
         state.messages.push({ role: "assistant", content: turn.message.content ?? null, tool_calls: calls });
         // Stored before any call is made: a takeover goes on with these calls, never asks the model again.
-        if (!(await state.save())) return getRun(run.organizationId, run.id);
-        if ((await runTurn(context, calls, parsed)) === "stopped") return getRun(run.organizationId, run.id);
+        if (!(await state.save())) return settled();
+        if ((await runTurn(context, calls, parsed)) === "stopped") return settled();
         continue;
       }
       const text = turn.message.content ?? "";
       state.messages.push({ role: "assistant", content: text });
       if (!settings.outputSchema) {
         await state.finish({ status: "completed", output: { text } });
-        return getRun(run.organizationId, run.id);
+        return settled();
       }
       const violation = outputViolation(settings.outputSchema, text);
       if (!violation) {
         await state.finish({ status: "completed", output: { text, json: JSON.parse(text) } });
-        return getRun(run.organizationId, run.id);
+        return settled();
       }
       if (outputRetried)
         throw new ModelFailure(
@@ -182,14 +197,14 @@ async function driveLoop(
   } catch (error) {
     if (!(error instanceof ModelFailure)) {
       await failUnexpectedly(run, error, state);
-      return getRun(run.organizationId, run.id);
+      return settled();
     }
     const failure =
       budget.aborted && error.failure.code === "model_timeout"
         ? { ...error.failure, message: "The run ran out of time before the model's final answer." }
         : error.failure;
     await state.finish({ status: "failed", failure });
-    return getRun(run.organizationId, run.id);
+    return settled();
   } finally {
     lease.release();
     tracked.done();

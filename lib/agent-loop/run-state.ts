@@ -61,6 +61,8 @@ async function injectedFault(run: RunRow): Promise<void> {
 
 export class RunState {
   readonly usage: RunUsage;
+  /** The status this loop moved the run to when it left `active`; null while it has not. */
+  leftWith: string | null = null;
   private held: HeldRunEvent[] = [];
   /** How many messages of the conversation are stored: by the caller just before the loop, or by `save`. */
   private savedLength: number;
@@ -209,7 +211,10 @@ export class RunState {
     const moved = await this.withHeld((rows, nextSeq) =>
       moveActiveRun(this.run, { ...data, ...this.progress(), ...NO_LEASE }, rows, nextSeq, type, event, details),
     );
-    if (moved) announceRunEvent(this.run.id);
+    if (moved) {
+      if (typeof data.status === "string") this.leftWith = data.status;
+      announceRunEvent(this.run.id);
+    }
     return moved;
   }
 }

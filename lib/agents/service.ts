@@ -5,7 +5,7 @@ import { agentSelect, createOnDriver, quotaExceeded, updateOnDriver, updateState
 export type { AgentRow } from "./store";
 import { z } from "zod";
 import type { Principal } from "@/lib/auth/principal";
-import { catalogIndex, type CatalogEntry } from "@/lib/catalog/service";
+import { catalogIndex, unavailabilityForConnectedMember, type CatalogEntry } from "@/lib/catalog/service";
 import { db, isUniqueViolation, Prisma, provider, type DbOrTx } from "@/lib/db";
 import { driverRows, driverTransaction, findFirstOnDriver, isDriverUniqueViolation } from "@/lib/db/driver";
 import { lockOrganization } from "@/lib/files/quota";
@@ -147,7 +147,13 @@ async function agentData(organizationId: string, body: AgentUpdateBody, saved: A
     );
   }
   const tools = body.tools === undefined ? undefined : normalizeTools(body.tools);
-  if (tools) assertToolsAddable(tools, saved ? StoredTools.parse(saved.tools) : [], catalog);
+  if (tools)
+    assertToolsAddable(
+      tools,
+      saved ? StoredTools.parse(saved.tools) : [],
+      catalog,
+      (entry) => unavailabilityForConnectedMember(entry) === null,
+    );
   if (body.name !== undefined && body.name !== saved?.name) {
     const where = { organizationId, name: body.name };
     const viaPrisma = () => tx.agent.findFirst({ where, select: { id: true } });

@@ -33,6 +33,8 @@ export function assertToolsAddable(
   tools: SentTool[],
   saved: readonly string[],
   catalog: Map<string, CatalogEntry>,
+  /** A per-member connector's tool a connected member may use: it goes on agents, each run checks the member. */
+  usableByConnectedMember: (entry: CatalogEntry) => boolean = () => false,
 ): void {
   if (tools.length > agentLimits.tools) {
     const message = `At most ${agentLimits.tools} tools (forced tools and duplicates aside); ${tools.length} given.`;
@@ -44,7 +46,7 @@ export function assertToolsAddable(
     if (already.has(key)) continue;
     const entry = catalog.get(key);
     if (!entry) problems.push({ field: `tools[${index}]`, code: "unknown_tool", message: `Unknown tool: ${key}.` });
-    else if (!entry.available)
+    else if (!entry.available && !usableByConnectedMember(entry))
       problems.push({
         field: `tools[${index}]`,
         code: "tool_unavailable",

@@ -19,6 +19,10 @@ export const unavailabilityReasons = {
     message: "This connector signs each member in with OAuth; an API run has no member.",
     fr: "Ce connecteur connecte chaque membre par OAuth : un run API n’a pas de membre derrière lui.",
   },
+  mcp_member_not_connected: {
+    message: "This connector acts as each member: connect your own account first ({connect_url}).",
+    fr: "Ce connecteur agit en votre nom : connectez d’abord votre compte.",
+  },
   mcp_server_inactive: { message: "This MCP connector is inactive.", fr: "Le connecteur MCP est désactivé." },
   mcp_tool_disabled: {
     message: "This tool is disabled in your MCP settings.",
@@ -36,6 +40,25 @@ const SETTING = /\bGUICHET_[A-Z0-9_]+\b/;
 
 export function reason(code: UnavailabilityCode, setting?: string): { code: UnavailabilityCode; message: string } {
   return { code, message: unavailabilityReasons[code].message.replace("{setting}", setting ?? "a setting") };
+}
+
+/** Codes a run without a member gets for a connector that acts as each member (seed 002's two). */
+export const memberCredentialCodes: readonly UnavailabilityCode[] = [
+  "mcp_per_user_credentials",
+  "mcp_oauth_credentials",
+];
+
+/** The reason a member's run leaves out a per-member tool they have not connected, with where to connect it. */
+export function memberNotConnected(connectUrl: string): {
+  code: "mcp_member_not_connected";
+  message: string;
+  connect_url: string;
+} {
+  return {
+    code: "mcp_member_not_connected",
+    message: unavailabilityReasons.mcp_member_not_connected.message.replace("{connect_url}", connectUrl),
+    connect_url: connectUrl,
+  };
 }
 
 /** The console's words for a reason; a `not_configured` one names the setting its API message names. */

@@ -53,14 +53,47 @@ export const mcpToolStateSelect = {
   reviewedFingerprint: true,
 } as const satisfies Prisma.McpToolSelect;
 
-/** The one place that decides whether an MCP tool is usable, and why not. */
-export function mcpUnavailability(server: McpServerState, tool: McpToolState): UnavailabilityCode | null {
+/** Whether a connector acts as each member (their own token, or their own OAuth sign-in). */
+export function actsAsMember(server: Pick<McpServerState, "auth">): boolean {
+  return server.auth === "per_user_token" || server.auth === "oauth";
+}
+
+/**
+ * Who a tool would be used for: nobody (an API key, a widget: `null`), or a member
+ * and whether they connected the tool's server (only asked of per-member connectors).
+ */
+export type MemberAccess = { connected: boolean } | null;
+
+/**
+ * The one place that decides whether an MCP tool is usable, and why not. Without a
+ * member, a per-member connector's tools answer seed 002's codes; for a member, what
+ * the organization decided comes first (disabled, to review), then their connection.
+ */
+export function mcpUnavailability(
+  server: McpServerState,
+  tool: McpToolState,
+  member: MemberAccess = null,
+): UnavailabilityCode | null {
   if (!server.active) return "mcp_server_inactive";
-  if (server.auth === "per_user_token") return "mcp_per_user_credentials";
-  if (server.auth === "oauth") return "mcp_oauth_credentials";
+  if (member === null && server.auth === "per_user_token") return "mcp_per_user_credentials";
+  if (member === null && server.auth === "oauth") return "mcp_oauth_credentials";
   if (!tool.enabled) return "mcp_tool_disabled";
   if (tool.reviewedFingerprint !== tool.fingerprint) return "mcp_tool_needs_review";
+  if (actsAsMember(server) && member && !member.connected) return "mcp_member_not_connected";
   return null;
+}
+
+// A per-member tool's catalog entry says what a run with no member gets; what a
+// connected member would get is kept beside it, out of the served object.
+const forConnectedMember = new WeakMap<CatalogEntry, UnavailabilityCode | null>();
+
+/**
+ * For an entry unavailable only for want of a member (seed 002's codes): why it would
+ * still be unavailable to a connected member (disabled, to review), or null when a
+ * connected member may use it. Undefined for every other entry.
+ */
+export function unavailabilityForConnectedMember(entry: CatalogEntry): UnavailabilityCode | null | undefined {
+  return forConnectedMember.get(entry);
 }
 
 /**
@@ -132,7 +165,7 @@ async function buildCatalog(organizationId: string, tx: DbOrTx): Promise<Catalog
   const mcp: CatalogEntry[] = organization.mcpServers.flatMap((server) =>
     server.tools.map((tool) => {
       const code = mcpUnavailability(server, tool);
-      return {
+      const entry: CatalogEntry = {
         key: mcpToolKey(server.id, tool.name),
         label: `${server.name} — ${tool.name}`,
         description: tool.description,
@@ -143,6 +176,9 @@ async function buildCatalog(organizationId: string, tx: DbOrTx): Promise<Catalog
         server: { id: server.id, name: server.name },
         writes_data: tool.writesData,
       };
+      if (actsAsMember(server) && server.active)
+        forConnectedMember.set(entry, mcpUnavailability(server, tool, { connected: true }));
+      return entry;
     }),
   );
   return [...builtin, ...mcp];

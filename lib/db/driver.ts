@@ -1,4 +1,5 @@
 import "server-only";
+import { createHash } from "node:crypto";
 import type BetterSqlite3 from "better-sqlite3";
 import type { Pool, QueryResultRow } from "pg";
 import { env } from "@/lib/env";
@@ -119,11 +120,15 @@ async function pgTypeParsers() {
   return pgTypes;
 }
 
-/** Prepared once per connection under a name of its own (PostgreSQL then skips parsing and planning). */
+/**
+ * Prepared once per connection under a name of its own (PostgreSQL then skips parsing and planning). The
+ * name is the text's digest, not a counter: every bundle that loads this module shares the one pool, and
+ * counters kept per module instance gave two statements one name ("Prepared statements must be unique").
+ */
 const pgNames = new Map<string, string>();
 function pgName(sql: string): string {
   let name = pgNames.get(sql);
-  if (!name) pgNames.set(sql, (name = `guichet_hot_${pgNames.size + 1}`));
+  if (!name) pgNames.set(sql, (name = `guichet_hot_${createHash("sha256").update(sql).digest("hex").slice(0, 24)}`));
   return name;
 }
 

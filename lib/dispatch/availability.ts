@@ -1,12 +1,19 @@
 import "server-only";
 import { builtinTools, STRUCTURED_DATA_FEATURE } from "@/lib/catalog/builtin";
 import { reason } from "@/lib/catalog/reasons";
-import { mcpServerStateSelect, mcpToolStateSelect, mcpUnavailability, missingSetting } from "@/lib/catalog/service";
+import {
+  actsAsMember,
+  mcpServerStateSelect,
+  mcpToolStateSelect,
+  mcpUnavailability,
+  missingSetting,
+} from "@/lib/catalog/service";
+import { memberAccessToken, MemberNotConnected, RefreshUnavailable } from "@/lib/connections/credentials";
 import type { Contract } from "@/lib/contracts/types";
 import { db } from "@/lib/db";
 import { WatchedCache } from "@/lib/db/changes";
 import { env } from "@/lib/env";
-import { builtinExecutor, mcpExecutor, ToolError, type Executor } from "@/lib/executors";
+import { builtinExecutor, mcpExecutor, refusedCredentials, ToolError, type Executor } from "@/lib/executors";
 import type { WebSearchConfig } from "@/lib/executors/native/web-search";
 import { serverEndpoint } from "@/lib/mcp/servers";
 
@@ -27,13 +34,66 @@ function unavailable(message: string): ToolError {
   return new ToolError("TOOL_UNAVAILABLE", message);
 }
 
+/** The member has no usable connection to the tool's server: TOOL_UNAVAILABLE with where to connect. */
+export function notConnected(error: MemberNotConnected): ToolError {
+  return new ToolError("TOOL_UNAVAILABLE", `${error.message} Connect it at ${error.connectUrl}.`, {
+    reason: {
+      code: "mcp_member_not_connected",
+      message: error.message,
+      connect_url: error.connectUrl,
+      state: error.needsReconnect ? "needs_reconnect" : "not_connected",
+    },
+  });
+}
+
+/**
+ * A per-member connector's tool, called with the run's member's own token, read
+ * (and refreshed when due) as the call runs. A token the server refuses (HTTP
+ * 401: nothing was served) is renewed once and the call sent once more; a renewal
+ * the authorization server refuses marks the connection `needs_reconnect` and the
+ * call answers TOOL_UNAVAILABLE with where to reconnect.
+ */
+function memberExecutor(
+  server: Parameters<typeof memberAccessToken>[0],
+  memberId: string,
+  tool: string,
+  timeoutMs: number,
+): Executor {
+  const token = async (refused?: string) => {
+    try {
+      return await memberAccessToken(server, memberId, { refused });
+    } catch (error) {
+      if (error instanceof MemberNotConnected) throw notConnected(error);
+      if (error instanceof RefreshUnavailable)
+        throw new ToolError("UPSTREAM_ERROR", error.message, { retryable: true });
+      throw error;
+    }
+  };
+  const callWith = (value: string) =>
+    mcpExecutor({ url: server.url, serverId: server.id, memberId, token: value }, tool, timeoutMs);
+  return {
+    execute: async (args, ctx) => {
+      const first = await token();
+      try {
+        return await callWith(first).execute(args, ctx);
+      } catch (error) {
+        if (server.auth !== "oauth" || !refusedCredentials(error)) throw error;
+        return callWith(await token(first)).execute(args, ctx);
+      }
+    },
+  };
+}
+
 function loadMcpServer(organizationId: string, serverId: number, tool: string) {
   return db.mcpServer.findFirst({
     where: { id: serverId, organizationId },
     select: {
       ...mcpServerStateSelect,
+      organizationId: true,
       url: true,
       tokenCiphertext: true,
+      oauthClientId: true,
+      oauthClientSecretCiphertext: true,
       tools: { where: { name: tool }, select: { ...mcpToolStateSelect, removedAt: true } },
     },
   });
@@ -42,10 +102,20 @@ function loadMcpServer(organizationId: string, serverId: number, tool: string) {
 // The connector and tool row an MCP call needs, kept in process while the catalog topic has not moved
 // (lib/db/changes.ts: any change of a connector or a tool, on any instance, is seen by the next call).
 // Read through Prisma on every call, it was the largest part of the dispatcher's own CPU on an MCP read
-// (docs/hot-path-profile.md). The row holds the token as stored, encrypted; it is decrypted per call.
+// (docs/hot-path-profile.md). The row holds its secrets as stored, encrypted; they are decrypted per call,
+// and a member's own connection is read as the call runs (memberAccessToken), never kept here.
 const mcpServers = new WatchedCache<string, NonNullable<Awaited<ReturnType<typeof loadMcpServer>>>>(["catalog"]);
 
-export async function executorFor(organizationId: string, contract: Contract): Promise<Executor> {
+/**
+ * `memberId`: the member the run acts for, or null. A connector that acts as each
+ * member is called with that member's own credential, never another's; with no
+ * member its tools are unavailable (seed 002's codes).
+ */
+export async function executorFor(
+  organizationId: string,
+  contract: Contract,
+  memberId: string | null,
+): Promise<Executor> {
   if (contract.kind === "mcp") {
     if (!contract.mcp) throw unavailable("This tool's contract names no MCP server.");
     const { server_id: serverId, tool: toolName } = contract.mcp;
@@ -54,8 +124,11 @@ export async function executorFor(organizationId: string, contract: Contract): P
     );
     const tool = server?.tools[0];
     if (!server || !tool || tool.removedAt) throw unavailable("This tool is no longer offered by its MCP server.");
-    const code = mcpUnavailability(server, tool);
+    // Connection state is read when the call runs (memberAccessToken): here only "is there a member".
+    const code = mcpUnavailability(server, tool, memberId ? { connected: true } : null);
     if (code && code !== "mcp_tool_needs_review") throw unavailable(reason(code).message);
+    if (actsAsMember(server) && memberId)
+      return memberExecutor(server, memberId, contract.mcp.tool, contract.timeout_ms);
     let endpoint: { url: string; token: string | null };
     try {
       endpoint = serverEndpoint(server);

@@ -7,6 +7,7 @@ import type { Contract } from "@/lib/contracts/types";
 import { env } from "@/lib/env";
 import { privateOriginsFor } from "@/lib/net/origin-grants";
 import { asToolError, ToolError, type ExecutionContext } from "@/lib/executors";
+import type { ToolErrorReason } from "@/lib/executors/errors";
 import { newId } from "@/lib/ids";
 import { nestsDeeperThan } from "@/lib/json/deep";
 import { takeCallSlot } from "@/lib/limits/calls";
@@ -44,6 +45,7 @@ export interface ToolEnvelopeError {
   retry_after_ms?: number;
   proposal_id?: string | null;
   upstream_code?: string;
+  reason?: ToolErrorReason;
 }
 
 export interface ToolEvidence {
@@ -98,7 +100,13 @@ export function operatorSettings(
       follow: (operationId, ctx) => writePath().followOperation(run.id, run.organizationId, operationId, ctx),
     },
     signal,
-    run: { organizationId: run.organizationId, runId: run.id, agentId, fileIds: fileIdsOf(run) },
+    run: {
+      organizationId: run.organizationId,
+      runId: run.id,
+      agentId,
+      fileIds: fileIdsOf(run),
+      memberId: run.memberId,
+    },
     dataDir: env.dataDir,
     // web_fetch gets no allowlist: its URL is the model's choice, public only.
     web: {},
@@ -226,7 +234,7 @@ async function dispatch(request: ToolCallRequest): Promise<ToolEnvelope> {
     const contract = await resolveCall(run, request.tool, request.arguments);
     state.contract = contract;
     if (!cutsInFlight(contract)) tracked.notInterruptible();
-    const executor = await executorFor(run.organizationId, contract);
+    const executor = await executorFor(run.organizationId, contract, run.memberId);
     validateArguments(contract, request.arguments);
     const context = operatorSettings(
       request.signal ? AbortSignal.any([tracked.signal, request.signal]) : tracked.signal,
@@ -327,5 +335,6 @@ function errorBody(error: ToolError): ToolEnvelopeError {
   if (error.retryAfterMs !== undefined) body.retry_after_ms = error.retryAfterMs;
   if (error.proposalId !== undefined) body.proposal_id = error.proposalId;
   if (error.upstreamCode !== undefined) body.upstream_code = error.upstreamCode;
+  if (error.reason !== undefined) body.reason = error.reason;
   return body;
 }

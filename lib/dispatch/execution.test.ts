@@ -13,7 +13,7 @@ const contract = (over: Partial<Contract>): Contract => ({ ...base, ...over });
 function context(signal = new AbortController().signal): ExecutionContext {
   return {
     signal,
-    run: { organizationId: "org", runId: "run", agentId: "agt", fileIds: [] },
+    run: { organizationId: "org", runId: "run", agentId: "agt", fileIds: [], memberId: null },
     dataDir: "/tmp",
     web: {},
     search: {},

@@ -24,7 +24,7 @@ export async function previewForRevision(
   if (preview.effect !== "read") throw new ToolError("INVALID_ARGUMENTS", `${preview.key} is not a preview.`);
   if (!run.agentId) throw new ToolError("CANCELLED", "The agent of this run was deleted.");
   validateArguments(preview, args);
-  const executor = await executorFor(run.organizationId, preview);
+  const executor = await executorFor(run.organizationId, preview, run.memberId);
   const context = operatorSettings(signal, run, run.agentId, await privateOriginsFor(run.organizationId));
   try {
     const outcome = await executeUnderContract(preview, executor, args, context, run.expiresAt);

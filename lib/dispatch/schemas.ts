@@ -49,6 +49,17 @@ export const ToolEnvelopeObject = z.union([
         .describe(
           "With UPSTREAM_ERROR: the service's own code of its refusal (for instance AMOUNT_EXCEEDS_REMAINING or NOT_FOUND), as the service sent it, so a client branches on a field rather than parsing `message`.",
         ),
+      reason: z
+        .object({
+          code: z.literal("mcp_member_not_connected"),
+          message: z.string(),
+          connect_url: z.string(),
+          state: z.enum(["not_connected", "needs_reconnect"]),
+        })
+        .optional()
+        .describe(
+          "With TOOL_UNAVAILABLE for a connector that acts as each member: the run's member has not connected it, or must reconnect; connect_url is where they do it.",
+        ),
     }),
   }),
 ]);

@@ -50,7 +50,8 @@ export async function askStatusTool(input: {
   if (!statusContract) return { ok: false, why: "the status tool has no reviewed contract" };
   let result: unknown;
   try {
-    const executor = await executorFor(input.organizationId, statusContract);
+    // The run's member when it acts for one: the status is asked with the credential that wrote.
+    const executor = await executorFor(input.organizationId, statusContract, input.context.run.memberId);
     const context = { ...input.context, signal: AbortSignal.timeout(STATUS_DEADLINE_MS) };
     const deadline = new Date(Date.now() + STATUS_DEADLINE_MS);
     result = (

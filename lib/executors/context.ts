@@ -12,6 +12,8 @@ export interface RunScope {
   agentId: string;
   /** The run's own input files (the agent's documents are added by the file tools). */
   fileIds: string[];
+  /** The member the run acts for (their own connector credentials), or null: an API key's or a widget's run. */
+  memberId: string | null;
 }
 
 export interface ExecutionContext {

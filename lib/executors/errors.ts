@@ -39,6 +39,15 @@ export interface ToolErrorDetails {
   proposal_id?: string | null;
   /** The service's own code of an UPSTREAM_ERROR refusal (`AMOUNT_EXCEEDS_REMAINING`…), for the model to branch on. */
   upstream_code?: string;
+  /** Why a tool is unavailable to this run's member, and where they connect it (TOOL_UNAVAILABLE). */
+  reason?: ToolErrorReason;
+}
+
+export interface ToolErrorReason {
+  code: "mcp_member_not_connected";
+  message: string;
+  connect_url: string;
+  state: "not_connected" | "needs_reconnect";
 }
 
 export class ToolError extends Error {
@@ -48,6 +57,7 @@ export class ToolError extends Error {
   readonly retryAfterMs?: number;
   readonly proposalId?: string | null;
   readonly upstreamCode?: string;
+  readonly reason?: ToolErrorReason;
 
   constructor(code: ToolErrorCode, message: string, details: ToolErrorDetails = {}) {
     super(message);
@@ -58,6 +68,7 @@ export class ToolError extends Error {
     if (details.retry_after_ms !== undefined) this.retryAfterMs = details.retry_after_ms;
     if (details.proposal_id !== undefined) this.proposalId = details.proposal_id;
     if (details.upstream_code !== undefined) this.upstreamCode = details.upstream_code;
+    if (details.reason !== undefined) this.reason = details.reason;
   }
 }
 

@@ -11,6 +11,7 @@ import { callMcpTool } from "./mcp";
 
 export type { ExecutionContext, Executor, RunScope } from "./context";
 export { ToolError, asToolError, toolErrorCodes, type ToolErrorCode } from "./errors";
+export { refusedCredentials } from "./mcp";
 
 const nativeAsExecutors: Record<string, Executor> = Object.fromEntries(
   Object.entries(nativeExecutors).map(([key, executor]) => [
@@ -38,14 +39,20 @@ export function builtinExecutorKeys(): string[] {
   return Object.keys(builtinExecutors);
 }
 
-/** An executor for one MCP tool at a resolved endpoint. */
+/** An executor for one MCP tool at a resolved endpoint, with the organization's token or a member's own. */
 export function mcpExecutor(
-  endpoint: { url: string; token: string | null; serverId: number },
+  endpoint: {
+    url: string;
+    token: string | null;
+    serverId: number;
+    /** Whose own credential `token` is: their sessions are theirs alone in the pool. */
+    memberId?: string;
+  },
   tool: string,
   timeoutMs: number,
 ): Executor {
   return {
-    execute: (args, ctx) =>
+    execute: async (args, ctx) =>
       callMcpTool(
         {
           url: endpoint.url,
@@ -53,7 +60,12 @@ export function mcpExecutor(
           tool,
           net: { privateOrigins: ctx.privateOrigins },
           // The connector's token is the organization's: its session is shared by the organization's runs only.
-          scope: { organizationId: ctx.run.organizationId, serverId: endpoint.serverId },
+          // A member's own credential gets a session of its own.
+          scope: {
+            organizationId: ctx.run.organizationId,
+            serverId: endpoint.serverId,
+            memberId: endpoint.memberId ?? null,
+          },
         },
         args,
         { signal: ctx.signal, timeoutMs },

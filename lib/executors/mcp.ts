@@ -66,6 +66,15 @@ export async function callMcpTool(
   return { text: truncateText(text, MAX_TEXT_RESULT_CHARS) };
 }
 
+// Refusals of the token itself (HTTP 401): the request was not served, so a caller holding a
+// credential it can renew (a member's OAuth tokens) may renew it and send the call once more.
+const credentialRefusals = new WeakSet<ToolError>();
+
+/** Whether the server refused the call's token (HTTP 401) rather than the call. */
+export function refusedCredentials(error: unknown): boolean {
+  return error instanceof ToolError && credentialRefusals.has(error);
+}
+
 function transportFailure(error: unknown, signal: AbortSignal): ToolError {
   if (signal.aborted) return new ToolError("CANCELLED", "The tool call was cancelled.");
   if (error instanceof UrlNotAllowedError)
@@ -85,8 +94,14 @@ function transportFailure(error: unknown, signal: AbortSignal): ToolError {
   }
   if (error instanceof StreamableHTTPError) {
     const status = error.code ?? 0;
-    if (status === 401 || status === 403)
-      return new ToolError("TOOL_UNAVAILABLE", `The MCP server refused Guichet's credentials (HTTP ${status}).`);
+    if (status === 401 || status === 403) {
+      const refused = new ToolError(
+        "TOOL_UNAVAILABLE",
+        `The MCP server refused Guichet's credentials (HTTP ${status}).`,
+      );
+      if (status === 401) credentialRefusals.add(refused);
+      return refused;
+    }
     return new ToolError("UPSTREAM_ERROR", `The MCP server answered HTTP ${status}.`, {
       retryable: status >= 500 || status === 429,
     });

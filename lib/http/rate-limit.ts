@@ -70,15 +70,33 @@ async function incrementInRedis(key: string, windowStart: number, windowMs: numb
 // because Prisma's upsert compiles its query plan on every request (the figures are in
 // the README, « Why some statements are written by hand »). Rows and their windowStart
 // format are the ones the Prisma client writes and reads (checked on both databases).
-async function incrementInDatabase(key: string, windowStart: number, _windowMs: number, size: number): Promise<number> {
+async function incrementInDatabase(key: string, windowStart: number, windowMs: number, size: number): Promise<number> {
   const [row] = await db.$queryRaw<{ count: number | bigint }[]>`
-    INSERT INTO "RateLimitWindow" ("key", "windowStart", "count") VALUES (${key}, ${new Date(windowStart)}, ${size})
+    INSERT INTO "RateLimitWindow" ("key", "windowStart", "endsAt", "count")
+    VALUES (${key}, ${new Date(windowStart)}, ${new Date(windowStart + windowMs)}, ${size})
     ON CONFLICT ("key", "windowStart") DO UPDATE SET "count" = "RateLimitWindow"."count" + ${size}
     RETURNING "count"`;
   // Now and then, forget windows that ended long ago (cheap, and no cron to run).
-  if (Math.random() < 0.01)
-    await db.rateLimitWindow.deleteMany({ where: { windowStart: { lt: new Date(windowStart - 3_600_000) } } });
+  if (Math.random() < 0.01) await forgetEndedWindows();
   return Number(row.count);
+}
+
+/**
+ * Deletes the windows that ended more than an hour ago, each by its own end: a daily or a
+ * conversation's lifetime count outlives the cleanup that minute windows trigger. Rows
+ * written before windows kept their end go once a day has passed since they started.
+ */
+export async function forgetEndedWindows(now = Date.now()): Promise<number> {
+  const cutoff = new Date(now - 3_600_000);
+  const { count } = await db.rateLimitWindow.deleteMany({
+    where: {
+      OR: [
+        { endsAt: { lt: cutoff } },
+        { endsAt: null, windowStart: { lt: new Date(now - 24 * 3_600_000 - 3_600_000) } },
+      ],
+    },
+  });
+  return count;
 }
 
 export function rateLimited(retryAfterMs: number, message = "Too many requests."): ApiError {

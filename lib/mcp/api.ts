@@ -88,7 +88,7 @@ export const syncMcpServerEndpoint = defineEndpoint({
   roles: [...MANAGER_ROLES],
   params: McpServerParams,
   response: z.object({ data: McpServerObject, sync: SyncSummaryObject }),
-  errors: [...serverErrors, "mcp_sync_failed"],
+  errors: [...serverErrors, "mcp_sync_failed", "connection_required"],
 });
 
 export const listMcpToolsEndpoint = defineEndpoint({

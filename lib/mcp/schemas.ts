@@ -12,6 +12,8 @@ export type McpAuthMode = z.infer<typeof McpAuthMode>;
 const ServerName = z.string().trim().min(1).max(100);
 const ServerUrl = httpUrl();
 const Token = z.string().min(1).max(4096);
+const OAuthClientId = z.string().trim().min(1).max(512);
+const OAuthClientSecret = z.string().min(1).max(4096);
 
 export const McpServerCreateBody = z.strictObject({
   name: ServerName,
@@ -19,6 +21,10 @@ export const McpServerCreateBody = z.strictObject({
   auth: McpAuthMode.default("none"),
   token: Token.optional(),
   active: z.boolean().default(true),
+  /** For auth oauth: the client id an admin registered for Guichet at the server's authorization server (else Guichet registers itself). */
+  oauth_client_id: OAuthClientId.optional(),
+  /** Its secret, for a confidential client; never returned. */
+  oauth_client_secret: OAuthClientSecret.optional(),
 });
 export type McpServerCreateBody = z.infer<typeof McpServerCreateBody>;
 
@@ -29,6 +35,10 @@ export const McpServerUpdateBody = z.strictObject({
   /** A new token; null removes it. Absent keeps the stored one. */
   token: Token.nullable().optional(),
   active: z.boolean().optional(),
+  /** A client id an admin registered; null returns to Guichet's own registration. Absent keeps it. */
+  oauth_client_id: OAuthClientId.nullable().optional(),
+  /** Its secret; null removes it. Absent keeps it (unless the client id changes). */
+  oauth_client_secret: OAuthClientSecret.nullable().optional(),
 });
 export type McpServerUpdateBody = z.infer<typeof McpServerUpdateBody>;
 
@@ -87,6 +97,10 @@ export const McpServerObject = z.object({
   active: z.boolean(),
   /** Whether an organization token is stored; the token itself is never returned. */
   has_token: z.boolean(),
+  /** The client id an admin entered for auth oauth, or null when Guichet registers itself. */
+  oauth_client_id: z.string().nullable(),
+  /** Whether a client secret is stored with it; the secret itself is never returned. */
+  has_oauth_client_secret: z.boolean(),
   tool_count: z.number().int(),
   tools_needing_review: z.number().int(),
   last_synced_at: z.string().nullable(),

@@ -41,3 +41,18 @@ describe("connector secrets", () => {
     expect(() => decryptSecret(["v1", iv, tag, data].join("."), crm)).toThrow("Unreadable stored secret.");
   });
 });
+
+describe("member-bound secrets", () => {
+  const binding = { serverId: 5, memberId: "mem_dana" };
+
+  it("open only for the same origin, connector and member", async () => {
+    const { openBoundSecret, sealBoundSecret } = await import("./secrets");
+    const stored = sealBoundSecret("at_dana", crm, binding);
+    expect(openBoundSecret(stored, crm, binding)).toBe("at_dana");
+    expect(() => openBoundSecret(stored, crm, { serverId: 5, memberId: "mem_leo" })).toThrow();
+    expect(() => openBoundSecret(stored, crm, { serverId: 6, memberId: "mem_dana" })).toThrow();
+    expect(() => openBoundSecret(stored, "https://evil.example.com", binding)).toThrow();
+    expect(() => openBoundSecret(stored, crm, { serverId: 5 })).toThrow();
+    expect(() => decryptSecret(stored, crm)).toThrow();
+  });
+});

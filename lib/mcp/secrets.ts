@@ -56,3 +56,26 @@ export function decryptSecret(stored: string, origin: string): string {
   decipher.setAuthTag(Buffer.from(tag, "base64url"));
   return Buffer.concat([decipher.update(Buffer.from(data, "base64url")), decipher.final()]).toString("utf8");
 }
+
+/** What a sealed credential is bound to beyond its origin: a connector, and the member whose own it is. */
+export interface SecretBinding {
+  serverId: number;
+  /** The member whose credential this is; absent for the connector's own client secret. */
+  memberId?: string;
+}
+
+// The origin stays first and whole, so a bound secret is never readable where an
+// origin-only one is (and the reverse): the additional data differs.
+function boundAad(origin: string, binding: SecretBinding): string {
+  return `${origin}\nserver:${binding.serverId}${binding.memberId ? `\nmember:${binding.memberId}` : ""}`;
+}
+
+/** Encrypts a member's (or a connector's) credential for this origin, this connector and this member only. */
+export function sealBoundSecret(plain: string, origin: string, binding: SecretBinding): string {
+  return encryptSecret(plain, boundAad(origin, binding));
+}
+
+/** The credential, only for the origin, connector and member it was sealed for; throws otherwise. */
+export function openBoundSecret(stored: string, origin: string, binding: SecretBinding): string {
+  return decryptSecret(stored, boundAad(origin, binding));
+}

@@ -12,7 +12,9 @@ import {
   type McpServerUpdateBody,
 } from "./api";
 import { McpFailure, type McpEndpoint } from "./remote";
-import { decryptSecret, encryptSecret } from "./secrets";
+import { decryptSecret, encryptSecret, openBoundSecret, sealBoundSecret } from "./secrets";
+import { dropServerCredentials } from "@/lib/connections/service";
+import { forgetDiscovery } from "@/lib/connections/oauth";
 import { dropMcpSessions } from "./session-pool";
 
 // MCP servers of an organization: create, read, update, delete. Every query is
@@ -25,6 +27,8 @@ export const serverSelect = {
   auth: true,
   active: true,
   tokenCiphertext: true,
+  oauthClientId: true,
+  oauthClientSecretCiphertext: true,
   lastSyncedAt: true,
   lastSyncError: true,
   createdAt: true,
@@ -39,6 +43,8 @@ export interface McpServerRow {
   auth: string;
   active: boolean;
   tokenCiphertext: string | null;
+  oauthClientId: string | null;
+  oauthClientSecretCiphertext: string | null;
   lastSyncedAt: Date | null;
   lastSyncError: string | null;
   createdAt: Date;
@@ -63,6 +69,8 @@ export function serializeServer(server: McpServerRow): McpServerObject {
     auth: McpAuthMode.catch("none").parse(server.auth),
     active: server.active,
     has_token: server.tokenCiphertext !== null,
+    oauth_client_id: server.oauthClientId,
+    has_oauth_client_secret: server.oauthClientSecretCiphertext !== null,
     tool_count: server.tools.length,
     tools_needing_review: server.tools.filter((t) => t.reviewedFingerprint !== t.fingerprint).length,
     last_synced_at: isoOffsetOrNull(server.lastSyncedAt),
@@ -91,6 +99,20 @@ export function listServers(organizationId: string, tx: DbOrTx = db): Promise<Mc
 const tokenError = (message: string) =>
   new ApiError("invalid_parameter", message, { errors: [{ field: "token", code: "invalid_value", message }] });
 
+const oauthClientError = (field: string, message: string) =>
+  new ApiError("invalid_parameter", message, { errors: [{ field, code: "invalid_value", message }] });
+
+/** Only `oauth` servers take an admin's client registration, and a secret only with a client id. */
+function checkOAuthClient(auth: McpAuthMode, clientId: string | null, hasSecret: boolean) {
+  if (auth !== "oauth" && (clientId !== null || hasSecret))
+    throw oauthClientError(
+      clientId !== null ? "oauth_client_id" : "oauth_client_secret",
+      `A client registration is only accepted when auth is oauth (auth is ${auth}).`,
+    );
+  if (clientId === null && hasSecret)
+    throw oauthClientError("oauth_client_secret", "A client secret needs its oauth_client_id.");
+}
+
 /** Only `org_token` servers hold an organization token; the others must not be given one. */
 function checkToken(auth: McpAuthMode, hasToken: boolean) {
   if (auth === "org_token" && !hasToken) throw tokenError("A token is required when auth is org_token.");
@@ -105,9 +127,10 @@ export async function createServer(
   tx: DbOrTx = db,
 ): Promise<McpServerRow> {
   checkToken(input.auth, input.token !== undefined);
+  checkOAuthClient(input.auth, input.oauth_client_id ?? null, input.oauth_client_secret !== undefined);
   await assertAdminUrl(organizationId, input.url, "url", tx);
   return inTransaction(tx, async (tx) => {
-    const server = await tx.mcpServer.create({
+    const created = await tx.mcpServer.create({
       data: {
         organizationId,
         name: input.name,
@@ -115,6 +138,18 @@ export async function createServer(
         auth: input.auth,
         active: input.active,
         tokenCiphertext: input.token !== undefined ? encryptSecret(input.token, new URL(input.url).origin) : null,
+        oauthClientId: input.oauth_client_id ?? null,
+      },
+      select: { id: true },
+    });
+    // The client secret is sealed for the server's id as well as its origin: known only once the row exists.
+    const server = await tx.mcpServer.update({
+      where: { id: created.id },
+      data: {
+        oauthClientSecretCiphertext:
+          input.oauth_client_secret !== undefined
+            ? sealBoundSecret(input.oauth_client_secret, new URL(input.url).origin, { serverId: created.id })
+            : null,
       },
       select: serverSelect,
     });
@@ -167,16 +202,37 @@ export async function updateServer(
     : input.token
       ? encryptSecret(input.token, origin)
       : null;
+  const { oauthClientId, oauthClientSecretCiphertext } = nextOAuthClient(existing, input, auth, origin, movesOrigin);
+  // Members' tokens were given for this origin and this way of signing in: a move or leaving it drops them.
+  const wasPerMember = existing.auth === "per_user_token" || existing.auth === "oauth";
+  const dropsMemberCredentials =
+    wasPerMember && (movesOrigin || auth !== existing.auth || oauthClientId !== existing.oauthClientId);
   return inTransaction(tx, async (tx) => {
     const updated = await tx.mcpServer.update({
       where: { id: existing.id },
-      data: { name: input.name, url: input.url, auth, active: input.active, tokenCiphertext },
+      data: {
+        name: input.name,
+        url: input.url,
+        auth,
+        active: input.active,
+        tokenCiphertext,
+        oauthClientId,
+        oauthClientSecretCiphertext,
+      },
       select: serverSelect,
     });
+    if (dropsMemberCredentials || movesOrigin) {
+      await dropServerCredentials(organizationId, existing.id, actor, movesOrigin ? "moved" : "auth_changed", tx);
+      forgetDiscovery(existing.url);
+    }
     const fields = (["name", "url", "auth", "active"] as const).filter((field) => existing[field] !== updated[field]);
     // Moved, paused, another auth or token: this instance's open upstream sessions go (others never reuse
     // them: the dispatcher reads the connector on every call, and a new credential opens a new session).
-    if (fields.some((field) => field !== "name") || tokenCiphertext !== existing.tokenCiphertext)
+    if (
+      fields.some((field) => field !== "name") ||
+      tokenCiphertext !== existing.tokenCiphertext ||
+      dropsMemberCredentials
+    )
       dropMcpSessions(organizationId, existing.id);
     const target = connectorTarget(existing.id);
     if (fields.length)
@@ -197,6 +253,47 @@ export async function updateServer(
   });
 }
 
+/**
+ * The admin's client registration after an update: kept, replaced or removed as
+ * asked; its secret dropped when the server moves (unless sent again) and the
+ * whole registration when auth leaves oauth.
+ */
+function nextOAuthClient(
+  existing: McpServerRow,
+  input: McpServerUpdateBody,
+  auth: McpAuthMode,
+  origin: string,
+  movesOrigin: boolean,
+): { oauthClientId: string | null; oauthClientSecretCiphertext: string | null } {
+  const leavesOAuth = auth !== "oauth" && existing.auth === "oauth";
+  const clientId =
+    input.oauth_client_id !== undefined ? input.oauth_client_id : leavesOAuth ? null : existing.oauthClientId;
+  const clientChanged = clientId !== existing.oauthClientId;
+  const binding = { serverId: existing.id };
+  let secret: string | null;
+  if (input.oauth_client_secret !== undefined) secret = input.oauth_client_secret;
+  // Like the token: a secret entered for one origin is not carried to another unless sent again.
+  else if (clientChanged || movesOrigin || !existing.oauthClientSecretCiphertext) secret = null;
+  else {
+    try {
+      secret = openBoundSecret(existing.oauthClientSecretCiphertext, new URL(existing.url).origin, binding);
+    } catch {
+      secret = null;
+    }
+  }
+  checkOAuthClient(auth, clientId, input.oauth_client_secret !== undefined && input.oauth_client_secret !== null);
+  if (secret !== null && clientId === null) secret = null;
+  const unchanged = !movesOrigin && !clientChanged && input.oauth_client_secret === undefined && secret !== null;
+  return {
+    oauthClientId: clientId,
+    oauthClientSecretCiphertext: unchanged
+      ? existing.oauthClientSecretCiphertext
+      : secret !== null
+        ? sealBoundSecret(secret, origin, binding)
+        : null,
+  };
+}
+
 export async function deleteServer(organizationId: string, id: number, actor: AuditActor, tx: DbOrTx): Promise<void> {
   const server = await findServer(organizationId, id, tx);
   await recordAudit(
@@ -205,6 +302,9 @@ export async function deleteServer(organizationId: string, id: number, actor: Au
   );
   // Explicit rather than relying on the database's cascade, which SQLite applies only with foreign keys on.
   await tx.mcpTool.deleteMany({ where: { serverId: id, organizationId } });
+  await tx.mcpConnection.deleteMany({ where: { serverId: id, organizationId } });
+  await tx.mcpAuthorization.deleteMany({ where: { serverId: id, organizationId } });
+  await tx.mcpOAuthRegistration.deleteMany({ where: { serverId: id, organizationId } });
   await tx.mcpServer.deleteMany({ where: { id, organizationId } });
   dropMcpSessions(organizationId, id);
 }

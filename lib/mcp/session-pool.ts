@@ -208,8 +208,12 @@ export function dropMcpSession(scope: McpSessionScope): void {
   if (session) remove(key, session);
 }
 
-/** Closes every session of one connector of an organization (deactivated, moved, given a new token, deleted). */
-export function dropMcpSessions(organizationId: string, serverId: number | string): void {
+/**
+ * Closes every session of one connector of an organization (deactivated, moved, given a new token, deleted),
+ * or only one member's (their connection changed).
+ */
+export function dropMcpSessions(organizationId: string, serverId: number | string, memberId?: string): void {
+  if (memberId !== undefined) return dropMcpSession({ organizationId, serverId, memberId });
   const prefix = `${organizationId}\n${serverId}\n`;
   for (const [key, session] of sessions) if (key.startsWith(prefix)) remove(key, session);
 }

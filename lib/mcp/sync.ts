@@ -6,7 +6,10 @@ import { liveFactEnums, type LiveFactEnum } from "@/lib/contracts/live-facts";
 import type { JsonSchema } from "@/lib/contracts/types";
 import { toolFingerprint, suggestedWritesData } from "./fingerprint";
 import { privateOriginsFor } from "@/lib/net/origin-grants";
-import { listRemoteTools, McpFailure, type RemoteTool } from "./remote";
+import { actsAsMember } from "@/lib/catalog/service";
+import { memberAccessToken, MemberNotConnected, RefreshUnavailable } from "@/lib/connections/credentials";
+import { connectUrl } from "@/lib/connections/service";
+import { listRemoteTools, McpFailure, type McpEndpoint, type RemoteTool } from "./remote";
 import { connectorTarget, findServer, serverEndpoint, serverSelect, type McpServerRow } from "./servers";
 
 // Sync: list a server's tools over MCP and record them. Everything is fetched
@@ -33,6 +36,41 @@ function recordedShape(tool: RemoteTool) {
   return { ...shape, fingerprint: toolFingerprint(shape) };
 }
 
+/**
+ * Where and as whom to list the tools. A connector that acts as each member is
+ * listed with the acting admin's own connection (connect first, else 409
+ * connection_required with where): what one member's account sees is never
+ * what decides the reviewed catalog for a member who did not sync.
+ */
+async function syncEndpoint(organizationId: string, server: McpServerRow, actor: AuditActor): Promise<McpEndpoint> {
+  if (!actsAsMember(server)) return serverEndpoint(server);
+  const connectFirst = (needsReconnect: boolean, connectUrl: string) =>
+    new ApiError(
+      "connection_required",
+      needsReconnect
+        ? `Your own connection to this connector must be renewed before syncing it: reconnect at ${connectUrl}.`
+        : `This connector acts as each member: connect your own account first (${connectUrl}), then sync.`,
+      {
+        reason: {
+          code: "mcp_member_not_connected",
+          connect_url: connectUrl,
+          state: needsReconnect ? "needs_reconnect" : "not_connected",
+        },
+      },
+    );
+  if (actor.type !== "member") throw connectFirst(false, connectUrl(server.id));
+  try {
+    return { url: server.url, token: await memberAccessToken({ ...server, organizationId }, actor.id) };
+  } catch (error) {
+    if (error instanceof MemberNotConnected) throw connectFirst(error.needsReconnect, error.connectUrl);
+    if (error instanceof RefreshUnavailable)
+      throw new ApiError("mcp_sync_failed", `Sync failed: ${error.message} Nothing was changed.`, {
+        reason: { code: "unauthorized", message: error.message },
+      });
+    throw error;
+  }
+}
+
 export async function syncServer(
   organizationId: string,
   serverId: number,
@@ -41,7 +79,8 @@ export async function syncServer(
   const server = await findServer(organizationId, serverId);
   let remote: RemoteTool[];
   try {
-    remote = await listRemoteTools(serverEndpoint(server), {
+    // Inside: a stored token that no longer decrypts is a failed sync (McpFailure), like an unreachable server.
+    remote = await listRemoteTools(await syncEndpoint(organizationId, server, actor), {
       policy: { privateOrigins: await privateOriginsFor(organizationId) },
     });
   } catch (error) {

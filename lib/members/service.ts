@@ -1,4 +1,5 @@
 import "server-only";
+import { dropMcpSessions } from "@/lib/mcp/session-pool";
 import { recordAudit, type AuditActor } from "@/lib/audit/record";
 import { hashPassword, verifyPassword } from "@/lib/auth/passwords";
 import type { Principal } from "@/lib/auth/principal";
@@ -174,6 +175,14 @@ export async function removeMember(manager: MemberManager, memberId: string): Pr
     if (member.role === "owner") await assertAnotherOwner(tx, manager.organizationId, member.id);
     // Explicit rather than relying on the cascade, which SQLite applies only with foreign keys on.
     await tx.memberSession.deleteMany({ where: { memberId: member.id } });
+    // Their own connections to connectors (tokens included) go with them.
+    const connections = await tx.mcpConnection.findMany({
+      where: { organizationId: manager.organizationId, memberId: member.id },
+      select: { serverId: true },
+    });
+    await tx.mcpConnection.deleteMany({ where: { organizationId: manager.organizationId, memberId: member.id } });
+    await tx.mcpAuthorization.deleteMany({ where: { organizationId: manager.organizationId, memberId: member.id } });
+    for (const { serverId } of connections) dropMcpSessions(manager.organizationId, serverId, member.id);
     await tx.member.delete({ where: { id: member.id } });
     await recordAudit(
       {

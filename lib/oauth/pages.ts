@@ -5,11 +5,12 @@ import type { OAuthError } from "@modelcontextprotocol/sdk/server/auth/errors.js
 // forms to post only to itself, and browsers apply form-action to the
 // redirects that follow a form, which would stop the answer at the door.
 
-function escapeHtml(value: string): string {
+export function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-function page(status: number, title: string, body: string, head = ""): Response {
+/** A bare French page of the authorization flows (no console chrome, never cached). */
+export function page(status: number, title: string, body: string, head = ""): Response {
   return new Response(
     `<!doctype html><html lang="fr"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>${head}` +
       `<meta name="viewport" content="width=device-width, initial-scale=1"></head>` +

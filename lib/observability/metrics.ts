@@ -52,6 +52,12 @@ export function createMetrics() {
       labelNames: ["code", "field"] as const,
       registers,
     }),
+    memberConnections: new Counter({
+      name: "guichet_mcp_connection_events_total",
+      help: "Members' own connections to connectors: connected, refreshed, refresh_failed, disconnected (never a token).",
+      labelNames: ["event"] as const,
+      registers,
+    }),
     decisions: new Counter({
       name: "guichet_proposal_decisions_total",
       help: "Decisions on proposals, by decision (approve, refuse).",
@@ -144,6 +150,10 @@ export function noteHttpRequest(route: string, method: string, status: number, s
   const labels = { route, method, status: String(status) };
   m.httpRequests.inc(labels);
   m.httpDuration.observe(labels, seconds);
+}
+
+export function noteMemberConnection(event: "connected" | "refreshed" | "refresh_failed" | "disconnected"): void {
+  metrics()?.memberConnections.inc({ event });
 }
 
 export function noteRateLimited(scope: "api" | "run" | "organization"): void {

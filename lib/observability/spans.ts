@@ -50,7 +50,10 @@ interface RunLike {
 }
 
 /** One stretch of a managed run's loop (`invoke_agent`): from its start or resume to its pause or end. */
-export async function inRunSpan<R extends RunLike>(run: RunLike, work: () => Promise<R>): Promise<R> {
+export async function inRunSpan<R extends Pick<RunLike, "status" | "usage">>(
+  run: RunLike,
+  work: () => Promise<R>,
+): Promise<R> {
   const callsBefore = modelCallsOf(run.usage);
   const ended = await inSpan(
     `invoke_agent ${run.agentId ?? "deleted"}`,

@@ -21,11 +21,12 @@ import * as audit from "@/lib/audit/api";
 import * as members from "@/lib/members/api";
 import * as oauth from "@/lib/oauth/api";
 import * as widgets from "@/lib/widgets/api";
+import * as connections from "@/lib/connections/api";
 import type { Endpoint } from "@/lib/http/endpoint";
 
 // Every /v1 endpoint declaration, gathered from each domain's api.ts.
 // A new domain adds one line here; tests check every app/v1 route is listed.
-const modules: Record<string, unknown>[] = [apiKeys, models, catalog, mcp, agents, files, policies, proposals, operations, runs, dispatch, telemetry, contracts, traces, network, sessions, organizations, webhooks, preferences, audit, members, oauth, widgets];
+const modules: Record<string, unknown>[] = [apiKeys, models, catalog, mcp, agents, files, policies, proposals, operations, runs, dispatch, telemetry, contracts, traces, network, sessions, organizations, webhooks, preferences, audit, members, oauth, widgets, connections];
 
 function isEndpoint(value: unknown): value is Endpoint {
   return typeof value === "object" && value !== null && "method" in value && "path" in value && "auth" in value;

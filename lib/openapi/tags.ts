@@ -16,6 +16,7 @@ export const tags = [
   { name: "Network", description: "The operator's network policy as an organization sees it: the private origins admin-chosen destinations may use (read-only)." },
   { name: "Organizations", description: "Organizations of this instance and their plans; created and assigned by the instance owner." },
   { name: "Webhooks", description: "Endpoints that receive signed events (Standard Webhooks), their secrets and delivery logs." },
+  { name: "Connections", description: "Each member's own connections to connectors that act as each member (their token, or their OAuth sign-in at the connector), and the counts admins see." },
   { name: "Preferences", description: "The signed-in person's own settings, such as approval e-mails." },
   { name: "Members", description: "The organization's members and their invitations: roles, deactivation, removal, and one's own password." },
   { name: "Audit", description: "The organization's append-only audit trail: who did what, read by owners and admins." },

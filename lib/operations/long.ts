@@ -41,7 +41,7 @@ async function runTool(
   context: ExecutionContext,
 ): Promise<unknown> {
   const contract = await getToolContract(organizationId, key, undefined);
-  const executor = await executorFor(organizationId, contract);
+  const executor = await executorFor(organizationId, contract, context.run.memberId);
   const ctx = { ...context, signal: AbortSignal.timeout(FOLLOW_DEADLINE_MS) };
   let result: unknown;
   try {
@@ -144,9 +144,20 @@ export async function readOperation(organizationId: string, id: string): Promise
 /** The context Guichet calls a long operation's tools with when no tool call is under way (the operations API). */
 export async function serviceContext(operation: OperationRow): Promise<ExecutionContext> {
   const privateOrigins = await privateOriginsFor(operation.organizationId);
+  // A run that acts for a member follows its operations with that member's credential.
+  const run = await db.run.findFirst({
+    where: { id: operation.runId, organizationId: operation.organizationId },
+    select: { memberId: true },
+  });
   return {
     signal: AbortSignal.timeout(FOLLOW_DEADLINE_MS),
-    run: { organizationId: operation.organizationId, runId: operation.runId, agentId: "", fileIds: [] },
+    run: {
+      organizationId: operation.organizationId,
+      runId: operation.runId,
+      agentId: "",
+      fileIds: [],
+      memberId: run?.memberId ?? null,
+    },
     dataDir: env.dataDir,
     web: {},
     search: searchSettings(privateOrigins),

@@ -13,6 +13,8 @@ export interface ProposalContext {
   requesters: Map<string, RequesterObject>;
   /** Ids of live proposals whose target has changed since their version. */
   stale: Set<string>;
+  /** By proposal id: the member whose own connector credential commits it (a connector that acts as each member). */
+  actsAs: Map<string, { member_id: string; email: string | null }>;
 }
 
 export async function proposalContext(
@@ -46,15 +48,42 @@ export async function proposalContext(
     ]),
   );
   for (const run of runs) if (run.memberId) memberIds.add(run.memberId);
-  const [keys, members, stale] = await Promise.all([
+  const serverIds = [
+    ...new Set(
+      rows.flatMap((row) => {
+        const match = /^mcp_([1-9][0-9]{0,8})_/.exec(row.tool);
+        return match ? [Number(match[1])] : [];
+      }),
+    ),
+  ];
+  const [keys, members, stale, perMemberServers] = await Promise.all([
     keyIds.length
       ? db.apiKey.findMany({ where: { organizationId, id: { in: keyIds } }, select: { id: true, name: true } })
       : [],
     memberIds.size
-      ? db.member.findMany({ where: { organizationId, id: { in: [...memberIds] } }, select: { id: true, name: true } })
+      ? db.member.findMany({
+          where: { organizationId, id: { in: [...memberIds] } },
+          select: { id: true, name: true, email: true },
+        })
       : [],
     staleProposals(organizationId, rows, now),
+    serverIds.length
+      ? db.mcpServer.findMany({
+          where: { organizationId, id: { in: serverIds }, auth: { in: ["per_user_token", "oauth"] } },
+          select: { id: true },
+        })
+      : [],
   ]);
+  const emails = new Map(members.map((m) => [m.id, m.email]));
+  const perMember = new Set(perMemberServers.map((server) => server.id));
+  const runMembers = new Map(runs.map((run) => [run.id, run.memberId]));
+  const actsAs = new Map<string, { member_id: string; email: string | null }>();
+  for (const row of rows) {
+    const match = /^mcp_([1-9][0-9]{0,8})_/.exec(row.tool);
+    const memberId = runMembers.get(row.runId);
+    if (match && memberId && perMember.has(Number(match[1])))
+      actsAs.set(row.id, { member_id: memberId, email: emails.get(memberId) ?? null });
+  }
   const names = new Map(members.map((m) => [m.id, m.name]));
   const keyNames = new Map(keys.map((k) => [k.id, k.name]));
   const requesters = new Map<string, RequesterObject>(
@@ -72,7 +101,7 @@ export async function proposalContext(
       },
     ]),
   );
-  return { names, requesters, stale };
+  return { names, requesters, stale, actsAs };
 }
 
 /** The widget and visitor behind each widget run: the visitor message that started it. */

@@ -132,6 +132,10 @@ export const ProposalObject = z.object({
   }),
   requested_by: MemberRef.nullable(),
   requester: RequesterObject,
+  acts_as: z.object({ member_id: z.string(), email: z.string().nullable() }).nullable().meta({
+    description:
+      "For a connector that acts as each member: the member whose own credential commits this write (the run's member, whoever approves); null otherwise.",
+  }),
   stale: z.boolean().meta({
     description:
       "True while the proposal is pending or approved but another write to its target has landed since the version it was made against: committing it would be refused (VERSION_CONFLICT); refuse it and let the agent propose again.",

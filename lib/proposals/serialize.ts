@@ -73,6 +73,7 @@ export function serializeProposal(row: ProposalRow, context: ProposalContext, no
     escalated_at: isoOffsetOrNull(row.escalatedAt),
     requested_by: row.requestedBy ? ref(row.requestedBy, names) : null,
     requester: requesterOf(row, context),
+    acts_as: context.actsAs.get(row.id) ?? null,
     stale: context.stale.has(row.id),
     decisions: row.decisions.map((d) => ({
       member: ref(d.memberId, names),

@@ -54,7 +54,12 @@ export const RunParams = z.strictObject({ run: z.string().min(1).max(64) });
 export const WarningObject = z.object({
   code: z.string(),
   tool: z.string(),
-  reason: z.object({ code: z.string(), message: z.string() }),
+  reason: z.object({
+    code: z.string(),
+    message: z.string(),
+    /** With mcp_member_not_connected: the console page where the run's member connects the tool's server. */
+    connect_url: z.string().optional(),
+  }),
 });
 
 export const RunUsage = z.object({

@@ -74,6 +74,7 @@ export async function createRun(
       agentTools: z.array(z.string()).catch([]).parse(agent.tools),
       withFileTools: fileIds.length > 0 || agent._count.documents > 0,
       capabilities,
+      memberId: principal.kind === "member" ? principal.memberId : null,
     },
     tx,
   );

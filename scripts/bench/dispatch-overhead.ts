@@ -116,7 +116,7 @@ export async function measureDispatchOverhead(
     const privateOrigins = await privateOriginsFor(organizationId);
     const context: ExecutionContext = {
       signal: new AbortController().signal,
-      run: { organizationId, runId: run.id, agentId: agent.id, fileIds: [] },
+      run: { organizationId, runId: run.id, agentId: agent.id, fileIds: [], memberId: null },
       dataDir: env.dataDir,
       web: {},
       search: searchSettings(privateOrigins),

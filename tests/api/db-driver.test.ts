@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { createAgent, createRun } from "./dispatch-fixtures";
 import { arrangePlan } from "./agents-helpers";
 import { createTenant, testDb, type Tenant } from "./helpers";
@@ -266,5 +266,23 @@ describe("agents written on the driver", () => {
     expect(await db.auditEvent.count({ where: { organizationId: tenant.organizationId, targetType: "agent" } })).toBe(
       2,
     );
+  });
+});
+
+describe("statements prepared on the driver", () => {
+  it("keep distinct names across the module instances of one process (each bundle loads the driver)", async () => {
+    const db = await testDb();
+    const first = await import("@/lib/db/driver");
+    vi.resetModules();
+    const second = await import("@/lib/db/driver");
+    expect(second).not.toBe(first);
+    // Prisma has connected by now: both instances read on the process's one connection (one pool).
+    await db.$queryRaw`SELECT 1`;
+    const sqls = [`SELECT 1 AS "one"`, `SELECT 2 AS "two"`, `SELECT 3 AS "three"`];
+    for (let round = 0; round < 3; round++)
+      for (const [i, sql] of sqls.entries()) {
+        const rows = await (i % 2 ? second : first).driverRows({ sql, values: [] });
+        expect(rows).toEqual([{ [["one", "two", "three"][i]]: i + 1 }]);
+      }
   });
 });

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { startAcmeCrm } from "@/connectors/acme-crm/server";
+import { startBoutique } from "@/connectors/boutique/server";
 import { startModelSim } from "@/connectors/model-sim/server";
 import type { TestProject } from "vitest/node";
 import { createTestDatabase, outboxTimings, run, startApp, startSearchBackend, testNetwork } from "./server";
@@ -17,6 +18,8 @@ declare module "vitest" {
     simBaseUrl: string;
     /** The SearXNG-compatible search backend every suite server uses (GUICHET_SEARCH_URL). */
     searchUrl: string;
+    /** Boutique, the OAuth-protected reference MCP server (its base URL; /mcp, /__control/* on). */
+    boutiqueUrl: string;
   }
 }
 
@@ -59,8 +62,15 @@ export default async function setup(project: TestProject) {
   // web_search needs a backend: without one it is unavailable and no run is offered it.
   const search = await startSearchBackend();
   env.GUICHET_SEARCH_URL = search.url;
+  // Boutique: its MCP server and its authorization server share one loopback origin, granted like CRM Acme's.
+  const boutique = await startBoutique({ controls: true });
   // Test tenants have random slugs: CRM Acme, the model simulator and the search backend are granted to every organization.
-  env.GUICHET_PRIVATE_ORIGINS = [`${new URL(crm.url).origin}=*`, `${sim.baseUrl}=*`, `${search.origin}=*`].join(",");
+  env.GUICHET_PRIVATE_ORIGINS = [
+    `${new URL(crm.url).origin}=*`,
+    `${sim.baseUrl}=*`,
+    `${search.origin}=*`,
+    `${new URL(boutique.url).origin}=*`,
+  ].join(",");
   await run(process.execPath, ["scripts/migrate.mjs"], env);
   // react-server: the seed loads services marked `import "server-only"`.
   await run(process.execPath, ["node_modules/tsx/dist/cli.mjs", "--conditions=react-server", "prisma/seed.ts"], env);
@@ -72,12 +82,16 @@ export default async function setup(project: TestProject) {
   project.provide("crmBaseUrl", crm.baseUrl);
   project.provide("simBaseUrl", sim.baseUrl);
   project.provide("searchUrl", search.url);
+  project.provide("boutiqueUrl", boutique.url);
   console.log(`API tests on ${kind} at ${app.baseUrl} (build in ${process.env.GUICHET_DIST_DIR ?? ".next"})`);
   return async () => {
+    // DEBUG_APP_LOG=<file>: the suite's server log, kept after the run (it is dropped otherwise).
+    if (process.env.DEBUG_APP_LOG) (await import("node:fs")).writeFileSync(process.env.DEBUG_APP_LOG, app.log());
     await app.stop();
     await crm.close();
     await sim.close();
     await search.close();
+    await boutique.close();
     await database.drop();
   };
 }

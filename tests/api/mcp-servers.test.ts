@@ -57,6 +57,8 @@ describe("connecting a server", () => {
       auth: "org_token",
       active: true,
       has_token: true,
+      oauth_client_id: null,
+      has_oauth_client_secret: false,
       tool_count: 0,
       tools_needing_review: 0,
       last_synced_at: null,

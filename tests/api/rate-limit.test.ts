@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { blockSize } from "@/lib/limits/lease";
 import { createTenant, suiteNetwork, testDb, type Tenant } from "./helpers";
@@ -112,5 +113,37 @@ describe("two instances taking one key's count in blocks", () => {
     const stored = await db.rateLimitWindow.findMany({ where: { key: `api:${id}` } });
     // The shared count holds every admitted request.
     expect(stored.reduce((sum, w) => sum + w.count, 0)).toBeGreaterThanOrEqual(ok);
+  });
+});
+
+describe("forgetting ended windows", () => {
+  it("forgets each window after its own end: daily and lifetime counts outlive minute windows", async () => {
+    const { hitExactly, forgetEndedWindows } = await import("@/lib/http/rate-limit");
+    const key = `forget:${randomUUID()}`;
+    const DAY = 24 * 3_600_000;
+    const LIFETIME = 100 * 365 * DAY;
+    // Late in a day, so the daily window started hours before the minute windows.
+    const now = Math.floor(Date.now() / DAY) * DAY + 20 * 3_600_000;
+    expect((await hitExactly(`${key}:day`, 2, DAY, now)).allowed).toBe(true);
+    expect((await hitExactly(`${key}:lifetime`, 2, LIFETIME, now)).allowed).toBe(true);
+    await hitExactly(`${key}:minute`, 5, 60_000, now);
+    await hitExactly(`${key}:old-minute`, 5, 60_000, now - 2 * 3_600_000);
+    await hitExactly(`${key}:yesterday`, 5, DAY, now - 2 * DAY);
+    await forgetEndedWindows(now);
+    const db = await testDb();
+    const left = await db.rateLimitWindow.findMany({ where: { key: { startsWith: key } }, orderBy: { key: "asc" } });
+    expect(left.map((w) => [w.key, w.count])).toEqual([
+      [`${key}:day`, 1],
+      [`${key}:lifetime`, 1],
+      [`${key}:minute`, 1],
+    ]);
+    // The counts go on where they were: the third hit is refused.
+    for (const [suffix, windowMs] of [
+      ["day", DAY],
+      ["lifetime", LIFETIME],
+    ] as const) {
+      expect((await hitExactly(`${key}:${suffix}`, 2, windowMs, now)).allowed).toBe(true);
+      expect((await hitExactly(`${key}:${suffix}`, 2, windowMs, now)).allowed).toBe(false);
+    }
   });
 });

@@ -1,0 +1,6 @@
+-- AlterTable
+ALTER TABLE "RateLimitWindow" ADD COLUMN "endsAt" DATETIME;
+
+-- CreateIndex
+CREATE INDEX "RateLimitWindow_endsAt_idx" ON "RateLimitWindow"("endsAt");
+
