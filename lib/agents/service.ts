@@ -1,12 +1,14 @@
 import "server-only";
 import { isManager } from "@/lib/auth/scopes";
-import { recordAudit, type AuditActor } from "@/lib/audit/record";
+import { auditStatement, recordAudit, type AuditActor } from "@/lib/audit/record";
+import { agentSelect, createOnDriver, quotaExceeded, updateOnDriver, updateStatementPg, type AgentRow } from "./store";
+export type { AgentRow } from "./store";
 import { z } from "zod";
 import type { Principal } from "@/lib/auth/principal";
 import { reason } from "@/lib/catalog/reasons";
 import { catalogIndex, unavailabilityForConnectedMember, type CatalogEntry } from "@/lib/catalog/service";
-import { db, isUniqueViolation, Prisma, type DbOrTx } from "@/lib/db";
-import { findFirstOnDriver } from "@/lib/db/driver";
+import { db, isUniqueViolation, Prisma, provider, type DbOrTx } from "@/lib/db";
+import { driverRows, driverTransaction, findFirstOnDriver, isDriverUniqueViolation } from "@/lib/db/driver";
 import { lockOrganization } from "@/lib/files/quota";
 import { removeStoredBytes } from "@/lib/files/storage";
 import { ApiError, notFound, type FieldError } from "@/lib/http/errors";
@@ -18,22 +20,6 @@ import { ClientToolDefinition, type AgentCreateBody, type AgentObject, type Agen
 import { jsonSchemaProblem } from "./json-schema";
 import { centiToTemperature, DEFAULT_TEMPERATURE_CENTI, temperatureToCenti } from "./temperature";
 import { assertToolsAddable, normalizeTools, unavailableTools } from "./tools";
-
-const agentSelect = {
-  id: true,
-  name: true,
-  instructions: true,
-  modelId: true,
-  temperatureCenti: true,
-  tools: true,
-  active: true,
-  outputSchema: true,
-  clientTools: true,
-  trace: true,
-  createdAt: true,
-  updatedAt: true,
-} as const;
-export type AgentRow = Prisma.AgentGetPayload<{ select: typeof agentSelect }>;
 
 const StoredTools = z.array(z.string()).catch([]);
 export const StoredClientTools = z.array(ClientToolDefinition).catch([]);
@@ -168,7 +154,9 @@ async function agentData(organizationId: string, body: AgentUpdateBody, saved: A
       return code === undefined ? undefined : code === null ? null : reason(code);
     });
   if (body.name !== undefined && body.name !== saved?.name) {
-    const clash = await tx.agent.findFirst({ where: { organizationId, name: body.name }, select: { id: true } });
+    const where = { organizationId, name: body.name };
+    const viaPrisma = () => tx.agent.findFirst({ where, select: { id: true } });
+    const clash = tx === db ? await findFirstOnDriver("Agent", { id: true }, where, viaPrisma) : await viaPrisma();
     if (clash) throw nameTaken(body.name);
   }
   const modelId = await resolveModel(organizationId, body, saved, tx);
@@ -212,7 +200,36 @@ export async function createAgent(
   actor: AuditActor,
 ): Promise<AgentObject> {
   const { data, catalog } = await agentData(organizationId, body, null, db);
+  const now = new Date();
+  const fields: AgentRow = {
+    id: newId("agt"),
+    name: body.name,
+    instructions: null,
+    modelId: null,
+    temperatureCenti: DEFAULT_TEMPERATURE_CENTI,
+    tools: [],
+    active: true,
+    outputSchema: null,
+    clientTools: [],
+    trace: "off",
+    createdAt: now,
+    updatedAt: now,
+    ...(data as Partial<AgentRow>),
+  };
+  if (data.outputSchema === Prisma.DbNull) fields.outputSchema = null;
+  // Which fields were given, never their values (instructions are the customer's own text).
+  const audited = (agent: { id: string; name: string }) => ({
+    organizationId,
+    actor,
+    action: "agent.created" as const,
+    target: { type: "agent", id: agent.id },
+    details: { name: agent.name, fields: Object.keys(body) },
+  });
   try {
+    const written = await driverTransaction(() =>
+      createOnDriver(organizationId, fields, (row) => auditStatement(audited(row), now)),
+    );
+    if (written) return serializeAgent(written, catalog);
     const agent = await db.$transaction(async (tx) => {
       await lockOrganization(tx, organizationId);
       const organization = await tx.organization.findUniqueOrThrow({
@@ -220,42 +237,24 @@ export async function createAgent(
         select: { plan: { select: { maxAgents: true } } },
       });
       const count = await tx.agent.count({ where: { organizationId } });
-      if (count >= organization.plan.maxAgents) {
-        throw new ApiError("quota_exceeded", `Your plan allows ${organization.plan.maxAgents} agents.`, {
-          reason: { quota: "agents", limit: organization.plan.maxAgents },
-        });
-      }
+      if (count >= organization.plan.maxAgents) throw quotaExceeded(organization.plan.maxAgents);
+      const { createdAt: _createdAt, updatedAt: _updatedAt, ...rest } = fields;
       const agent = await tx.agent.create({
         data: {
-          id: newId("agt"),
+          ...rest,
           organizationId,
-          name: body.name,
-          instructions: null,
-          modelId: null,
-          temperatureCenti: DEFAULT_TEMPERATURE_CENTI,
-          tools: [],
-          active: true,
-          clientTools: [],
-          ...data,
+          outputSchema: fields.outputSchema === null ? Prisma.DbNull : (fields.outputSchema as Prisma.InputJsonValue),
+          tools: fields.tools as Prisma.InputJsonValue,
+          clientTools: fields.clientTools as Prisma.InputJsonValue,
         },
         select: agentSelect,
       });
-      // Which fields were given, never their values (instructions are the customer's own text).
-      await recordAudit(
-        {
-          organizationId,
-          actor,
-          action: "agent.created",
-          target: { type: "agent", id: agent.id },
-          details: { name: agent.name, fields: Object.keys(body) },
-        },
-        tx,
-      );
+      await recordAudit(audited(agent), tx);
       return agent;
     });
     return serializeAgent(agent, catalog);
   } catch (error) {
-    if (isUniqueViolation(error)) throw nameTaken(body.name);
+    if (isUniqueViolation(error) || isDriverUniqueViolation(error)) throw nameTaken(body.name);
     throw error;
   }
 }
@@ -269,24 +268,33 @@ export async function updateAgent(
   const saved = await findAgent(organizationId, agentId);
   const { data, catalog } = await agentData(organizationId, body, saved, db);
   if (Object.keys(data).length === 0) return serializeAgent(saved, catalog);
+  const audited = (agent: { name: string }) => ({
+    organizationId,
+    actor,
+    action: "agent.updated" as const,
+    target: { type: "agent", id: saved.id },
+    details: { name: agent.name, fields: Object.keys(body) },
+  });
   try {
+    const now = new Date();
+    const written =
+      provider === "postgresql"
+        ? await driverRows<AgentRow>(updateStatementPg(saved.id, data, now, auditStatement(audited(saved), now))).then(
+            (rows) => (rows && rows.length === 0 ? Promise.reject(notFound("Agent")) : (rows?.[0] ?? null)),
+          )
+        : await driverTransaction(() =>
+            updateOnDriver(saved.id, data, now, (row) => auditStatement(audited(row), now)),
+          );
+    if (written) return serializeAgent(written, catalog);
     const agent = await db.$transaction(async (tx) => {
       const agent = await tx.agent.update({ where: { id: saved.id }, data, select: agentSelect });
-      await recordAudit(
-        {
-          organizationId,
-          actor,
-          action: "agent.updated",
-          target: { type: "agent", id: saved.id },
-          details: { name: agent.name, fields: Object.keys(body) },
-        },
-        tx,
-      );
+      await recordAudit(audited(agent), tx);
       return agent;
     });
     return serializeAgent(agent, catalog);
   } catch (error) {
-    if (isUniqueViolation(error) && body.name !== undefined) throw nameTaken(body.name);
+    if ((isUniqueViolation(error) || isDriverUniqueViolation(error)) && body.name !== undefined)
+      throw nameTaken(body.name);
     throw error;
   }
 }

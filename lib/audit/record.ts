@@ -1,6 +1,7 @@
 import "server-only";
 import type { Principal } from "@/lib/auth/principal";
-import { db, type DbOrTx } from "@/lib/db";
+import { db, provider, type DbOrTx } from "@/lib/db";
+import type { DriverStatement } from "@/lib/db/driver";
 import { newId } from "@/lib/ids";
 import { AuditDetails, type AuditAction } from "./schemas";
 
@@ -52,4 +53,30 @@ export async function recordAudit(input: AuditEventInput, tx: DbOrTx = db): Prom
       createdAt: new Date(),
     },
   });
+}
+
+/**
+ * The same event as one statement, for a transaction on the driver (lib/db/driver.ts
+ * `driverTransaction`): the row `recordAudit` writes, column for column.
+ */
+export function auditStatement(input: AuditEventInput, now = new Date()): DriverStatement {
+  const details = AuditDetails.parse(input.details ?? {});
+  const actor = input.actor;
+  const jsonb = provider === "postgresql" ? "::jsonb" : "";
+  return {
+    sql: `INSERT INTO "AuditEvent" ("id", "organizationId", "actorType", "actorId", "actorLabel", "action", "targetType",
+      "targetId", "details", "createdAt") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9${jsonb}, $10)`,
+    values: [
+      newId("aud"),
+      input.organizationId,
+      actor.type,
+      "id" in actor ? actor.id : null,
+      "label" in actor ? (actor.label ?? null) : null,
+      input.action,
+      input.target?.type ?? null,
+      input.target?.id ?? null,
+      JSON.stringify(details),
+      now,
+    ],
+  };
 }

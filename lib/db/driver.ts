@@ -27,12 +27,18 @@ export type SqliteConnection = BetterSqlite3.Database;
 // hook's, the routes') loads this module: what it captured is kept on the process, for all of them.
 const captured = ((globalThis as Record<symbol, unknown>)[Symbol.for("guichet.dbDriver")] ??= {
   sqlite: null,
+  sqlitePrepare: null,
   pg: null,
-}) as { sqlite: SqliteConnection | null; pg: Pool | null };
+}) as { sqlite: SqliteConnection | null; sqlitePrepare: SqliteConnection["prepare"] | null; pg: Pool | null };
 
-/** Called by lib/db/index.ts when Prisma opens its connection (SQLite) or its pool (PostgreSQL). */
-export function captureSqlite(connection: SqliteConnection) {
+/**
+ * Called by lib/db/index.ts when Prisma opens its connection (SQLite) or its pool (PostgreSQL). On SQLite,
+ * `prepare` is better-sqlite3's own (the adapter's `prepare` answers cached statements of its own shape,
+ * lib/db/sqlite-adapter.ts).
+ */
+export function captureSqlite(connection: SqliteConnection, prepare: SqliteConnection["prepare"]) {
   captured.sqlite = connection;
+  captured.sqlitePrepare = prepare;
   sqliteStatements.clear();
 }
 export function capturePgPool(pool: Pool) {
@@ -59,7 +65,8 @@ const sqliteStatements = new Map<string, PreparedSqlite>();
 function prepareSqlite(connection: SqliteConnection, sql: string): PreparedSqlite {
   let prepared = sqliteStatements.get(sql);
   if (!prepared) {
-    const statement = connection.prepare<unknown[], Record<string, unknown>>(sql.replace(/\$\d+/g, "?"));
+    const prepare = (captured.sqlitePrepare ?? connection.prepare.bind(connection)) as SqliteConnection["prepare"];
+    const statement = prepare<unknown[], Record<string, unknown>>(sql.replace(/\$\d+/g, "?"));
     const columns = statement.reader ? statement.columns() : [];
     // The declared types Prisma's migrations give its JSON, Boolean and DateTime fields.
     const typed = (pattern: RegExp) => columns.filter((c) => pattern.test(c.type ?? "")).map((c) => c.name);
@@ -302,4 +309,70 @@ export async function driverWrite(statements: DriverStatement[]): Promise<boolea
 export async function recordRows<T>(statement: DriverStatement): Promise<T[] | null> {
   if (!captured.pg || env.GUICHET_DURABLE_RECORDS === "1") return null;
   return (await pgRows(await recordsPool(), statement)) as T[];
+}
+
+// ---------------------------------------------------------------- Transactions
+
+/**
+ * A transaction written once for both databases: a generator that yields its statements one by one
+ * and receives each one's rows (none for a statement that returns none). It runs synchronously on
+ * SQLite's connection (`sqliteTransaction`: nothing else runs on the connection meanwhile, and the write
+ * lock is held from the start), and on one connection of Prisma's pool on PostgreSQL (`BEGIN` … `COMMIT`,
+ * read committed as Prisma's transactions here: each statement sees what committed before it). What the
+ * generator returns is committed; what it throws rolls back and is rethrown, a database error as the
+ * driver's own (see `isDriverUniqueViolation`). Null when the caller must use Prisma: not connected yet,
+ * or a Prisma transaction open on the SQLite connection.
+ */
+export type DriverWork<T> = Generator<DriverStatement, T, Record<string, unknown>[]>;
+
+export async function driverTransaction<T>(work: () => DriverWork<T>): Promise<T | null> {
+  const connection = captured.sqlite;
+  if (connection) {
+    if (connection.inTransaction) return null;
+    return sqliteTransaction((tx) => {
+      const steps = work();
+      let step = steps.next([]);
+      while (!step.done) {
+        const statement = step.value;
+        const reader = prepareSqlite(connection, statement.sql).statement.reader;
+        step = steps.next(reader ? tx.rows(statement) : (tx.run(statement), []));
+      }
+      return step.value;
+    });
+  }
+  const pool = captured.pg;
+  if (!pool) return null;
+  const client = await pool.connect();
+  let broken = false;
+  try {
+    await client.query("BEGIN");
+    try {
+      const steps = work();
+      let step = steps.next([]);
+      while (!step.done) {
+        const statement = step.value;
+        const result = await client.query({
+          name: pgName(statement.sql),
+          text: statement.sql,
+          values: statement.values.map(pgValue),
+          types: (await pgTypeParsers()) as never,
+        });
+        step = steps.next(result.rows);
+      }
+      await client.query("COMMIT");
+      return step.value;
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => (broken = true));
+      throw error;
+    }
+  } finally {
+    // A connection that could not roll back is not given back to the pool.
+    client.release(broken);
+  }
+}
+
+/** A unique constraint refused a driver statement (better-sqlite3's or pg's error), as Prisma's P2002 says. */
+export function isDriverUniqueViolation(error: unknown): boolean {
+  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
+  return code === "SQLITE_CONSTRAINT_UNIQUE" || code === "23505";
 }

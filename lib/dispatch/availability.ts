@@ -11,6 +11,7 @@ import {
 import { memberAccessToken, MemberNotConnected, RefreshUnavailable } from "@/lib/connections/credentials";
 import type { Contract } from "@/lib/contracts/types";
 import { db } from "@/lib/db";
+import { WatchedCache } from "@/lib/db/changes";
 import { env } from "@/lib/env";
 import { builtinExecutor, mcpExecutor, refusedCredentials, ToolError, type Executor } from "@/lib/executors";
 import type { WebSearchConfig } from "@/lib/executors/native/web-search";
@@ -83,6 +84,28 @@ function memberExecutor(
   };
 }
 
+function loadMcpServer(organizationId: string, serverId: number, tool: string) {
+  return db.mcpServer.findFirst({
+    where: { id: serverId, organizationId },
+    select: {
+      ...mcpServerStateSelect,
+      organizationId: true,
+      url: true,
+      tokenCiphertext: true,
+      oauthClientId: true,
+      oauthClientSecretCiphertext: true,
+      tools: { where: { name: tool }, select: { ...mcpToolStateSelect, removedAt: true } },
+    },
+  });
+}
+
+// The connector and tool row an MCP call needs, kept in process while the catalog topic has not moved
+// (lib/db/changes.ts: any change of a connector or a tool, on any instance, is seen by the next call).
+// Read through Prisma on every call, it was the largest part of the dispatcher's own CPU on an MCP read
+// (docs/hot-path-profile.md). The row holds its secrets as stored, encrypted; they are decrypted per call,
+// and a member's own connection is read as the call runs (memberAccessToken), never kept here.
+const mcpServers = new WatchedCache<string, NonNullable<Awaited<ReturnType<typeof loadMcpServer>>>>(["catalog"]);
+
 /**
  * `memberId`: the member the run acts for, or null. A connector that acts as each
  * member is called with that member's own credential, never another's; with no
@@ -95,18 +118,10 @@ export async function executorFor(
 ): Promise<Executor> {
   if (contract.kind === "mcp") {
     if (!contract.mcp) throw unavailable("This tool's contract names no MCP server.");
-    const server = await db.mcpServer.findFirst({
-      where: { id: contract.mcp.server_id, organizationId },
-      select: {
-        ...mcpServerStateSelect,
-        organizationId: true,
-        url: true,
-        tokenCiphertext: true,
-        oauthClientId: true,
-        oauthClientSecretCiphertext: true,
-        tools: { where: { name: contract.mcp.tool }, select: { ...mcpToolStateSelect, removedAt: true } },
-      },
-    });
+    const { server_id: serverId, tool: toolName } = contract.mcp;
+    const server = await mcpServers.get(`${organizationId}\n${serverId}\n${toolName}`, () =>
+      loadMcpServer(organizationId, serverId, toolName),
+    );
     const tool = server?.tools[0];
     if (!server || !tool || tool.removedAt) throw unavailable("This tool is no longer offered by its MCP server.");
     // Connection state is read when the call runs (memberAccessToken): here only "is there a member".

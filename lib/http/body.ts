@@ -75,7 +75,15 @@ export async function readBoundedBody(
   request: Request,
 ): Promise<{ text: string } | { tooLarge: true } | { invalidUtf8: true }> {
   const limit = env.GUICHET_MAX_BODY_BYTES;
-  if (Number(request.headers.get("content-length") ?? "0") > limit) return { tooLarge: true };
+  const declared = request.headers.get("content-length");
+  if (Number(declared ?? "0") > limit) return { tooLarge: true };
+  if (declared !== null && /^\d+$/.test(declared)) {
+    // A declared length within the limit: Node's parser reads exactly that many bytes, so the body is read
+    // whole at once (the data plane's adapter then reads it from the socket, without a Web stream).
+    const bytes = Buffer.from(await request.arrayBuffer());
+    if (bytes.byteLength > limit) return { tooLarge: true };
+    return decodeStrict([bytes]);
+  }
   if (!request.body) return { text: "" };
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -90,8 +98,12 @@ export async function readBoundedBody(
     }
     chunks.push(value);
   }
+  return decodeStrict(chunks);
+}
+
+function decodeStrict(chunks: Uint8Array[]): { text: string } | { invalidUtf8: true } {
   try {
-    return { text: STRICT_UTF8.decode(Buffer.concat(chunks)) };
+    return { text: STRICT_UTF8.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)) };
   } catch {
     return { invalidUtf8: true };
   }

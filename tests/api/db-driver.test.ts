@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { createAgent, createRun } from "./dispatch-fixtures";
+import { arrangePlan } from "./agents-helpers";
 import { createTenant, testDb, type Tenant } from "./helpers";
 
 // The hot statements read rows on the driver under Prisma (lib/db/driver.ts):
@@ -160,6 +161,111 @@ describe("a transaction on SQLite's connection", () => {
     expect(sqliteTransaction((tx) => tx.run(insert("kept")))).toBe(1);
     const rows = await db.telemetryCounter.findMany({ where: { organizationId: tenant.organizationId } });
     expect(rows.map((row) => row.metric)).toEqual(["kept"]);
+  });
+});
+
+describe("agents written on the driver", () => {
+  /** Each stored value's kind and shape (digits blanked; PostgreSQL's text drops a fraction's trailing zeros), so rows written at other instants compare. */
+  async function storedShape(ids: string[]) {
+    const { driverRows } = await import("@/lib/db/driver");
+    const rows = await driverRows<Record<string, unknown>>({
+      sql: `SELECT CAST("tools" AS TEXT) AS "tools", CAST("clientTools" AS TEXT) AS "clientTools",
+        CAST("outputSchema" AS TEXT) AS "outputSchema", CAST("createdAt" AS TEXT) AS "createdAt",
+        CAST("updatedAt" AS TEXT) AS "updatedAt", CAST("active" AS TEXT) AS "active", "trace", "temperatureCenti"
+        FROM "Agent" WHERE "id" IN ($1, $2) ORDER BY "name"`,
+      values: ids,
+    });
+    return rows!.map((row) =>
+      Object.fromEntries(
+        Object.entries(row).map(([k, v]) => [
+          k,
+          typeof v === "string" ? v.replace(/\d/g, "0").replace(/\.0+/, ".0") : v,
+        ]),
+      ),
+    );
+  }
+
+  it("store the rows Prisma stores, answer what Prisma reads back, and keep the quota", async () => {
+    const tenant = await createTenant();
+    const db = await testDb();
+    const { createAgent, getAgent, updateAgent } = await import("@/lib/agents/service");
+    const { Prisma } = await import("@/lib/db");
+    await db.organization.findFirst(); // Prisma connects: the driver is captured.
+    const actor = { type: "api_key" as const, id: "key_driver" };
+    const fields = {
+      instructions: "Calcule.",
+      temperature: 0.25,
+      tools: ["calculate"],
+      output_schema: { type: "object", properties: { total: { type: "number" } } },
+      client_tools: [{ name: "confirm", description: "Ask.", parameters: { type: "object" } }],
+    };
+    const created = await createAgent(tenant.organizationId, { name: "A on the driver", ...fields }, actor);
+    expect(await getAgent(tenant.organizationId, created.id)).toStrictEqual(created);
+    // The same agent through Prisma: every column is stored in the same form.
+    const viaPrisma = await db.agent.create({
+      data: {
+        id: "agt_viaprisma" + tenant.organizationId.slice(-12),
+        organizationId: tenant.organizationId,
+        name: "B through Prisma",
+        instructions: "Calcule.",
+        temperatureCenti: 25,
+        tools: created.tools,
+        outputSchema: fields.output_schema,
+        clientTools: fields.client_tools,
+      },
+    });
+    const [onDriver, throughPrisma] = await storedShape([created.id, viaPrisma.id]);
+    expect(onDriver).toStrictEqual(throughPrisma);
+
+    const changed = await updateAgent(
+      tenant.organizationId,
+      created.id,
+      { temperature: 0.5, output_schema: null, active: false },
+      actor,
+    );
+    expect(changed).toMatchObject({ temperature: 0.5, output_schema: null, active: false });
+    expect(await getAgent(tenant.organizationId, created.id)).toStrictEqual(changed);
+    await db.agent.update({
+      where: { id: viaPrisma.id },
+      data: { temperatureCenti: 50, outputSchema: Prisma.DbNull, active: false },
+    });
+    const [changedOnDriver, changedThroughPrisma] = await storedShape([created.id, viaPrisma.id]);
+    expect(changedOnDriver).toStrictEqual(changedThroughPrisma);
+
+    const events = await db.auditEvent.findMany({
+      where: { organizationId: tenant.organizationId, targetId: created.id },
+      orderBy: { createdAt: "asc" },
+    });
+    expect(events.map((e) => [e.action, e.actorType, e.actorId, e.details])).toEqual([
+      [
+        "agent.created",
+        "api_key",
+        "key_driver",
+        { name: "A on the driver", fields: Object.keys({ name: 1, ...fields }) },
+      ],
+      [
+        "agent.updated",
+        "api_key",
+        "key_driver",
+        { name: "A on the driver", fields: ["temperature", "output_schema", "active"] },
+      ],
+    ]);
+    expect(events[0].createdAt).toBeInstanceOf(Date);
+
+    // The plan's quota holds on the driver: at the limit, the next creation is refused and nothing is written.
+    const count = await db.agent.count({ where: { organizationId: tenant.organizationId } });
+    await arrangePlan(tenant, { maxAgents: count });
+    await expect(createAgent(tenant.organizationId, { name: "C over quota" }, actor)).rejects.toMatchObject({
+      code: "quota_exceeded",
+    });
+    await arrangePlan(tenant, { maxAgents: count + 5 });
+    await expect(createAgent(tenant.organizationId, { name: "A on the driver" }, actor)).rejects.toMatchObject({
+      code: "agent_name_taken",
+    });
+    expect(await db.agent.count({ where: { organizationId: tenant.organizationId } })).toBe(count);
+    expect(await db.auditEvent.count({ where: { organizationId: tenant.organizationId, targetType: "agent" } })).toBe(
+      2,
+    );
   });
 });
 
