@@ -1,7 +1,6 @@
- 
 import { randomBytes } from "node:crypto";
 import { inject } from "vitest";
-import { Browser, formAction } from "@/connectors/boutique/test-helpers";
+import { consentAt } from "@/connectors/boutique/sign-in";
 import { api, baseUrl, testDb, type Caller, type Tenant } from "./helpers";
 
 // Steps of the per-member connector suites, through the real API and real
@@ -48,23 +47,8 @@ export async function createBoutique(
  * Plays the member's browser from an authorization URL: Boutique's login form,
  * its consent, and the way back to Guichet's callback (not fetched: returned).
  */
-export async function consentAtBoutique(authorizationUrl: string, email: string): Promise<URL> {
-  const browser = new Browser();
-  const login = await browser.follow(authorizationUrl, CALLBACK);
-  if (!login.res) return login.url;
-  const loginHtml = await login.res.text();
-  const afterLogin = await browser.submit(
-    login.url,
-    formAction(loginHtml, "login"),
-    { email, password: "boutique-demo" },
-    CALLBACK,
-  );
-  if (!afterLogin.res) return afterLogin.url;
-  const consentHtml = await afterLogin.res.text();
-  const done = await browser.submit(afterLogin.url, formAction(consentHtml, "confirm"), {}, CALLBACK);
-  if (done.res)
-    throw new Error(`the flow ended at Boutique (${done.res.status}): ${(await done.res.text()).slice(0, 300)}`);
-  return done.url;
+export function consentAtBoutique(authorizationUrl: string, email: string): Promise<URL> {
+  return consentAt(authorizationUrl, email, CALLBACK);
 }
 
 /** GET of Guichet's callback as the member's browser (their session cookie), redirects not followed. */
