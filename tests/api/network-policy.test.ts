@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { api, createTenant, crmUrl, searchUrl, signIn, simBaseUrl, testDb, type Caller, type Tenant } from "./helpers";
 import { startApp, testNetwork } from "./server";
 
@@ -9,14 +9,19 @@ import { startApp, testNetwork } from "./server";
 let tenant: Tenant;
 
 /** What the suite's stack grants every organization (tests/api/global-setup.ts), in its order. */
-const suiteOrigins = () => [new URL(crmUrl).origin, simBaseUrl, new URL(searchUrl).origin];
+const suiteOrigins = () => [
+  new URL(crmUrl).origin,
+  simBaseUrl,
+  new URL(searchUrl).origin,
+  new URL(inject("boutiqueUrl")).origin,
+];
 
 beforeAll(async () => {
   tenant = await createTenant("pro");
 });
 
 describe("GET /v1/network/private_origins", () => {
-  it("shows owners and admins their grants: CRM Acme's, model-sim's and the search backend's origins (=* in the test stack)", async () => {
+  it("shows owners and admins their grants: CRM Acme's, model-sim's, the search backend's and Boutique's origins (=* in the test stack)", async () => {
     for (const role of ["owner", "admin"] as const) {
       const response = await api("/v1/network/private_origins", { as: await tenant.as(role) });
       expect(response.status, role).toBe(200);

@@ -156,6 +156,16 @@ it("exports a managed run's span tree under the caller's traceparent, and carrie
   const runId = started.body.data.id as string;
   const proposalId = started.body.data.pending_proposals[0] as string;
 
+  // The first stretch has ended (its span is exported) before anyone decides: a decision made while it
+  // still schedules its resume would let that stretch start the resume, under the run's request.
+  await until(
+    async () =>
+      named("invoke_agent", traceId).some((s) => s.attributes["guichet.run.status"] === "requires_approval")
+        ? true
+        : null,
+    "the first stretch of the run to end",
+  );
+
   // The approval comes from another request of the same trace (the approval screen's).
   const approver = await signIn("approver@acme.test", "guichet-demo", stack.baseUrl);
   const proposal = await call(stack.baseUrl, `/v1/proposals/${proposalId}`, { as: approver });
@@ -177,9 +187,9 @@ it("exports a managed run's span tree under the caller's traceparent, and carrie
   const runRequest = spans.find((s) => s.traceId === traceId && s.name === "POST /v1/runs");
   expect(runRequest).toMatchObject({ attributes: { "http.route": "/v1/runs", "http.response.status_code": 201 } });
   expect(ancestry(runRequest!).remoteParent).toBe(runParent);
-  const [first, resumed] = named("invoke_agent", traceId).sort((a, b) =>
-    ancestry(a).names.includes("POST /v1/runs") ? -1 : ancestry(b).names.includes("POST /v1/runs") ? 1 : 0,
-  );
+  const stretches = named("invoke_agent", traceId);
+  expect(stretches).toHaveLength(2);
+  const [first, resumed] = stretches.sort((a) => (a.attributes["guichet.run.status"] === "requires_approval" ? -1 : 1));
   expect(first.attributes).toMatchObject({
     "gen_ai.operation.name": "invoke_agent",
     "guichet.run.id": runId,

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { attemptSignIn, createTenant, suiteNetwork, testDb, type Tenant } from "./helpers";
+import { attemptSignIn, createTenant, suiteNetwork, testDb, until, type Tenant } from "./helpers";
 import { startApp } from "./server";
 
 // Password guessing: wrong passwords are counted per account and per client
@@ -76,11 +76,14 @@ describe("sign-in throttle", () => {
     for (let i = 0; i < 7; i++)
       errors.push((await attemptSignIn(email, wrong(), { at: second.baseUrl, localAddress: "127.0.0.5" })).error);
     expect(errors).toEqual([...Array(6).fill("CredentialsSignin"), "SignInThrottled"]);
-    const reasons = second
-      .log()
-      .split("\n")
-      .filter((line) => line.includes(email))
-      .map((line) => JSON.parse(line).reason);
+    // Log lines go out once per event-loop turn (lib/log.ts): the last one may follow its answer.
+    const reasons = await until(async () => {
+      const lines = second
+        .log()
+        .split("\n")
+        .filter((line) => line.includes(email));
+      return lines.length >= 7 ? lines.map((line) => JSON.parse(line).reason) : null;
+    }, "the seventh attempt's log line");
     expect(reasons).toEqual([...Array(6).fill("unknown_account"), "throttled"]);
   });
 
