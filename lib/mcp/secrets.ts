@@ -29,8 +29,12 @@ function keyMaterial(): string {
   return readFileSync(file, "utf8").trim();
 }
 
+// The derived key, kept once read: without GUICHET_ENCRYPTION_KEY the material is a file, and every
+// connector call with a token would otherwise read it from disk and hash it again.
+let derived: Buffer | undefined;
 function key(): Buffer {
-  return createHash("sha256").update(keyMaterial()).digest();
+  derived ??= createHash("sha256").update(keyMaterial()).digest();
+  return derived;
 }
 
 /** Encrypts a connector token for exactly this origin (`https://crm.example.com:8443`). */
