@@ -4,6 +4,7 @@ import { SYSTEM_ACTOR } from "@/lib/audit/record";
 import { catalogIndex } from "@/lib/catalog/service";
 import { authorizeMember, completeAuthorization } from "@/lib/connections/authorize";
 import { callbackUrl } from "@/lib/connections/oauth";
+import { dropServerCredentials } from "@/lib/connections/service";
 import { db } from "@/lib/db";
 import { env } from "@/lib/env";
 import { reviewAsAnnotated } from "@/lib/mcp/seed";
@@ -37,11 +38,7 @@ export async function seedDemoBoutique(organizationId: string): Promise<void> {
   if (existing && existing.url !== url) await updateServer(organizationId, serverId, { url }, SYSTEM_ACTOR);
   // Boutique keeps its registered clients and sign-ins in memory: once restarted it knows neither Guichet's
   // registration nor the members' tokens, so they go here too (members reconnect; Guichet registers again).
-  if (existing) {
-    await db.mcpConnection.deleteMany({ where: { organizationId, serverId } });
-    await db.mcpAuthorization.deleteMany({ where: { organizationId, serverId } });
-    await db.mcpOAuthRegistration.deleteMany({ where: { organizationId, serverId } });
-  }
+  if (existing) await dropServerCredentials(organizationId, serverId, SYSTEM_ACTOR, "upstream_reset", db);
   const owner = await db.member.findFirstOrThrow({
     where: { organizationId, role: "owner" },
     select: { id: true, email: true },

@@ -278,7 +278,7 @@ export async function dropServerCredentials(
   organizationId: string,
   serverId: number,
   actor: AuditActor,
-  why: "moved" | "auth_changed",
+  why: "moved" | "auth_changed" | "upstream_reset",
   tx: DbOrTx,
 ): Promise<void> {
   await inTransaction(tx, async (tx) => {
