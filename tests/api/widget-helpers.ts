@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto";
 import { SignJWT } from "jose";
-import { api, baseUrl, type Tenant } from "./helpers";
+import { api, baseUrl, testDb, type Tenant } from "./helpers";
 
 // The widget's public surface spoken as a browser page would: an Origin on
 // every request, a visitor token as Bearer, answers read whole (SSE included).
@@ -104,4 +104,15 @@ export function forgedToken(header: Record<string, unknown>, payload: Record<str
   const head = `${b64(header)}.${b64(payload)}`;
   const signature = secret ? createHmac("sha256", secret).update(head).digest("base64url") : "";
   return `${head}.${signature}`;
+}
+
+/** What an organization's widgets stored: conversations, messages and widget runs (a refusal must leave them as they were). */
+export async function stored(organizationId: string) {
+  const db = await testDb();
+  const [conversations, messages, runs] = await Promise.all([
+    db.widgetConversation.count({ where: { organizationId } }),
+    db.widgetMessage.count({ where: { organizationId } }),
+    db.run.count({ where: { organizationId, source: "widget" } }),
+  ]);
+  return { conversations, messages, runs };
 }

@@ -6,7 +6,15 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createScript } from "@/connectors/model-sim/control";
 import { createAgent } from "./dispatch-fixtures";
 import { api, baseUrl, createTenant, dataDir, simBaseUrl, testDb, type Caller, type Tenant } from "./helpers";
-import { createWidget, newConversation, openSession, sendMessage, sseEvents, widgetRequest } from "./widget-helpers";
+import {
+  createWidget,
+  newConversation,
+  openSession,
+  sendMessage,
+  sseEvents,
+  stored,
+  widgetRequest,
+} from "./widget-helpers";
 
 // The console's « Aperçu »: a page Guichet serves shows the real bubble,
 // although Guichet's own origin is not among the widget's origins. A member who
@@ -33,16 +41,6 @@ beforeAll(async () => {
   const otherAgent = await createAgent(other, { name: "Ailleurs" });
   foreign = await createWidget(other, { agent: otherAgent.id, name: "Ailleurs", allowed_origins: [SHOP] });
 });
-
-async function stored(organizationId: string) {
-  const db = await testDb();
-  const [conversations, messages, runs] = await Promise.all([
-    db.widgetConversation.count({ where: { organizationId } }),
-    db.widgetMessage.count({ where: { organizationId } }),
-    db.run.count({ where: { organizationId, source: "widget" } }),
-  ]);
-  return { conversations, messages, runs };
-}
 
 async function previewPage(widgetId: string, caller?: Caller) {
   const response = await fetch(`${baseUrl}/widgets/${widgetId}/apercu`, {

@@ -1,12 +1,13 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { createAgent } from "./dispatch-fixtures";
-import { api, createTenant, testDb, type Tenant } from "./helpers";
+import { api, createTenant, type Tenant } from "./helpers";
 import {
   createWidget,
   forgedToken,
   newConversation,
   openSession,
   sendMessage,
+  stored,
   userToken,
   visitorToken,
   widgetRequest,
@@ -39,16 +40,6 @@ beforeAll(async () => {
   const otherAgent = await createAgent(other, { name: "Autre" });
   foreign = await createWidget(other, { agent: otherAgent.id, name: "Ailleurs", allowed_origins: [EVIL] });
 });
-
-async function stored(organizationId: string) {
-  const db = await testDb();
-  const [conversations, messages, runs] = await Promise.all([
-    db.widgetConversation.count({ where: { organizationId } }),
-    db.widgetMessage.count({ where: { organizationId } }),
-    db.run.count({ where: { organizationId, source: "widget" } }),
-  ]);
-  return { conversations, messages, runs };
-}
 
 describe("Origin", () => {
   it("refuses a session without Origin or from an unlisted origin, with no CORS header and nothing stored", async () => {
