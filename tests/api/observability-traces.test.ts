@@ -156,14 +156,17 @@ it("exports a managed run's span tree under the caller's traceparent, and carrie
   const runId = started.body.data.id as string;
   const proposalId = started.body.data.pending_proposals[0] as string;
 
-  // The first stretch has ended (its span is exported) before anyone decides: a decision made while it
-  // still schedules its resume would let that stretch start the resume, under the run's request.
+  // Before anyone decides, the first stretch has ended and the resume job its pause enqueued has run (and
+  // found the proposal pending). That job holds the run's `decided:` singleton key while it waits for a
+  // worker: a decision made before it ran would fold into it, and the resume would go on under the run's
+  // request instead of the approval's.
   await until(
     async () =>
-      named("invoke_agent", traceId).some((s) => s.attributes["guichet.run.status"] === "requires_approval")
+      named("invoke_agent", traceId).some((s) => s.attributes["guichet.run.status"] === "requires_approval") &&
+      named("job run.resume", traceId).some((s) => ancestry(s).names.includes("POST /v1/runs"))
         ? true
         : null,
-    "the first stretch of the run to end",
+    "the first stretch of the run to end and its resume check to run",
   );
 
   // The approval comes from another request of the same trace (the approval screen's).
