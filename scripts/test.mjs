@@ -117,18 +117,6 @@ async function inLanes(lanes, steps) {
   return finished;
 }
 
-function run(name, command, args, options = {}) {
-  step(name);
-  if (options.report) rmSync(options.report, { force: true });
-  const started = Date.now();
-  const result = spawnSync(command, args, {
-    cwd: root,
-    stdio: "inherit",
-    env: { ...process.env, ...options.env },
-  });
-  return record({ name, status: result.status, seconds: Math.round((Date.now() - started) / 1000), ...options });
-}
-
 // The official MCP conformance suite against CRM Acme. Exit 3 means the suite could
 // not be fetched (no npm cache and no registry): reported as skipped, not failed.
 const conformanceName = "MCP conformance suite on CRM Acme (tools-only server scenarios)";
@@ -170,8 +158,8 @@ const vitest = (config, report, extra = []) => [
   ...extra,
 ];
 
-// The static checks and the CRM Acme conformance suite share nothing: two at a
-// time, one per core. Each prints under its own tag.
+// The static checks, the CRM Acme conformance suite and the unit tests share
+// nothing: two at a time, one per core. Each prints under its own tag.
 const checks = [
   ["Lint (eslint)", "eslint", ["node_modules/eslint/bin/eslint.js", "."]],
   ["Type-check (tsc)", "tsc", ["node_modules/typescript/bin/tsc", "--noEmit"]],
@@ -189,14 +177,16 @@ const checks = [
   ],
   [conformanceName, "conformance", ["scripts/mcp-conformance.mjs"]],
 ];
-step("Static checks and the MCP conformance suite, two at a time");
-const startCheck = ([name, tag, args]) => launch(name, tag, node, args);
+step("Static checks, the MCP conformance suite and the unit tests, two at a time");
+const startCheck = ([name, tag, args, options]) => launch(name, tag, node, args, options);
 const checked = await inLanes(
   2,
-  checks.map((check) => () => startCheck(check)),
+  [
+    ["Unit tests (vitest)", "unit", vitest(null, "test-results/unit.json"), { report: "test-results/unit.json" }],
+    ...checks,
+  ].map((check) => () => startCheck(check)),
 );
 for (const result of checked) (result.name === conformanceName ? recordConformance : record)(result);
-run("Unit tests (vitest)", node, vitest(null, "test-results/unit.json"), { report: "test-results/unit.json" });
 
 let built = false;
 step("Production build");
@@ -247,23 +237,31 @@ if (built) {
         env: { TEST_DB: db },
       },
     );
-  step("API tests over HTTP on SQLite and on PostgreSQL, side by side");
-  const apiSuites = await inLanes(process.env.GUICHET_TEST_SERIAL === "1" ? 1 : 2, [
+  // The browser journeys have their own stack (scripts/test-stack.ts, port 3210) and database: they run
+  // beside the API suites rather than after them, which is most of what keeps the whole run under 30 minutes.
+  const browserLane = () =>
+    launch(
+      "Browser journeys (Playwright, Chromium)",
+      "e2e",
+      node,
+      ["node_modules/@playwright/test/cli.js", "test", "--reporter=list,json"],
+      {
+        report: "test-results/e2e.json",
+        env: { PLAYWRIGHT_JSON_OUTPUT_NAME: "test-results/e2e.json", CHROMIUM_PATH: chromium },
+      },
+    );
+  step(
+    serial
+      ? "API tests over HTTP on SQLite, then PostgreSQL, then the browser journeys"
+      : "API tests over HTTP on SQLite and on PostgreSQL, and the browser journeys, side by side",
+  );
+  const lanes = await inLanes(serial ? 1 : 3, [
     apiSuite("sqlite", "SQLite"),
     apiSuite("postgresql", "PostgreSQL"),
+    browserLane,
   ]);
-  apiSuites.forEach(record);
-  const chaosAfter = withChaos && serial ? await chaosLane() : null;
-  run(
-    "Browser journeys (Playwright, Chromium)",
-    node,
-    ["node_modules/@playwright/test/cli.js", "test", "--reporter=list,json"],
-    {
-      report: "test-results/e2e.json",
-      env: { PLAYWRIGHT_JSON_OUTPUT_NAME: "test-results/e2e.json", CHROMIUM_PATH: chromium },
-    },
-  );
-  const chaosResult = chaosAfter ?? (await chaos);
+  lanes.forEach(record);
+  const chaosResult = withChaos && serial ? await chaosLane() : await chaos;
   if (chaosResult) record(chaosResult);
 }
 
