@@ -13,7 +13,7 @@ import {
   clientRegistration,
   discoverUpstream,
   exchangeCode,
-  sendsIssuer,
+  issuerMismatch,
   upstreamFetch,
 } from "./oauth";
 import { findPerMemberServer, noteEvent, requireAuth, serverForMemberSelect } from "./service";
@@ -132,14 +132,9 @@ export async function completeAuthorization(
       502,
     );
   }
-  const iss = params.get("iss");
   const upstreamError = params.get("error");
   // A refusal stores nothing whatever its iss says, but a wrong iss is named as such; a code needs the right one.
-  if (
-    auth.issuer !== pending.issuer ||
-    (iss !== null && iss !== pending.issuer) ||
-    (iss === null && !upstreamError && sendsIssuer(auth))
-  )
+  if (issuerMismatch(auth, pending.issuer, params))
     throw new CallbackRefusal(
       "connection_issuer_mismatch",
       "The answer does not come from the connector's authorization server.",

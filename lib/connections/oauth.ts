@@ -42,7 +42,10 @@ export interface UpstreamAuth {
   metadata: AuthorizationServerMetadata;
   /** The resource indicator (RFC 8707) every token is asked for: the protected resource's, else the server URL. */
   resource: string;
-  /** The scopes the protected resource lists (SEP-835), with offline_access, openid and email when offered. */
+  /**
+   * What to ask for (SEP-835): the scope of the server's 401 challenge, else the scopes its protected-resource
+   * metadata lists; with offline_access, openid and email when the authorization server offers them.
+   */
   scope: string | undefined;
 }
 
@@ -125,13 +128,15 @@ export function discoverUpstream(url: string, fetchFn: PinnedFetch): Promise<Ups
 async function discover(url: string, fetchFn: PinnedFetch): Promise<UpstreamAuth> {
   // The server's own 401 may name its protected-resource metadata (RFC 9728 §5.1).
   let resourceMetadataUrl: URL | undefined;
+  // And the scope to ask for (MCP 2025-11-25, SEP-835): it comes before the metadata's scopes_supported.
+  let challengedScope: string | undefined;
   try {
     const probe = await fetchFn(url, {
       method: "POST",
       headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
       body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "ping" }),
     });
-    if (probe.status === 401) resourceMetadataUrl = extractWWWAuthenticateParams(probe).resourceMetadataUrl;
+    if (probe.status === 401) ({ resourceMetadataUrl, scope: challengedScope } = extractWWWAuthenticateParams(probe));
     await probe.body?.cancel().catch(() => undefined);
   } catch (error) {
     if (error instanceof UrlNotAllowedError) throw error;
@@ -153,7 +158,9 @@ async function discover(url: string, fetchFn: PinnedFetch): Promise<UpstreamAuth
   const declared = info.resourceMetadata?.resource;
   if (declared && !checkResourceAllowed({ requestedResource: url, configuredResource: declared }))
     throw new UpstreamAuthError("The connector's protected-resource metadata names another resource.");
-  const scopes = [...(info.resourceMetadata?.scopes_supported ?? [])];
+  const scopes = challengedScope
+    ? challengedScope.split(" ").filter(Boolean)
+    : [...(info.resourceMetadata?.scopes_supported ?? [])];
   // offline_access for a refresh token; openid and email for the account's name in « Mes connexions ».
   for (const extra of ["offline_access", "openid", "email"])
     if (metadata.scopes_supported?.includes(extra) && !scopes.includes(extra)) scopes.push(extra);
@@ -303,6 +310,22 @@ export function sendsIssuer(auth: UpstreamAuth): boolean {
   return (
     (auth.metadata as { authorization_response_iss_parameter_supported?: unknown })
       .authorization_response_iss_parameter_supported === true
+  );
+}
+
+/**
+ * The callback's issuer check (RFC 9207), on the answer's query: true when it may
+ * not come from the authorization server the sign-in was started at (`startedAt`).
+ * The server discovered now must still be that one; an `iss` must name it; one
+ * that says it sends `iss` must send it with a code (a refusal is stored nowhere,
+ * so it needs none).
+ */
+export function issuerMismatch(auth: UpstreamAuth, startedAt: string, answer: URLSearchParams): boolean {
+  const iss = answer.get("iss");
+  return (
+    auth.issuer !== startedAt ||
+    (iss !== null && iss !== startedAt) ||
+    (iss === null && !answer.get("error") && sendsIssuer(auth))
   );
 }
 

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { UrlElicitationRequiredError, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { catalogIndex } from "@/lib/catalog/service";
 import { findContract } from "@/lib/contracts/registry";
@@ -206,6 +207,18 @@ export async function toCallToolResult(
     envelope.error.code === "PROPOSAL_NOT_APPROVED"
   )
     throw approvalElicitation(card, envelope.error.message);
+  if (!envelope.ok && envelope.error.reason?.code === "mcp_member_not_connected") {
+    // An MCP client opens links itself: the connect page, absolute on the console's origin.
+    const reason = { ...envelope.error.reason, connect_url: absoluteUrl(envelope.error.reason.connect_url, options) };
+    if (options.urlElicitation) throw connectElicitation(reason);
+    return {
+      isError: true,
+      structuredContent: { error: { ...envelope.error, reason } },
+      content: [
+        { type: "text", text: `${envelope.error.code}: ${reason.message} Connect it at ${reason.connect_url}.` },
+      ],
+    };
+  }
   if (!envelope.ok) {
     const structured = { error: envelope.error, ...(card ? { proposal: card } : {}) };
     const hint = card && (card.status === "pending" || card.status === "approved") ? ` ${commitInstruction(card)}` : "";
@@ -241,6 +254,34 @@ function approvalElicitation(card: ProposalCard, why: string): UrlElicitationReq
       },
     ],
     `Proposal ${card.id} waits for approval at ${card.approval_url}.`,
+  );
+}
+
+function absoluteUrl(url: string, options: ToolCallOptions): string {
+  return new URL(url, options.consoleOrigin).toString();
+}
+
+type MemberReason = NonNullable<Extract<ToolEnvelope, { ok: false }>["error"]["reason"]>;
+
+/**
+ * A call whose member has no usable connection to the tool's connector (never
+ * connected, disconnected, or to renew), for a client that takes URL-mode
+ * elicitation: the JSON-RPC error -32042 hands it the connect page to show the
+ * member. Nothing was sent upstream; once connected, the same call retried goes
+ * through with the member's new token.
+ */
+function connectElicitation(reason: MemberReason): UrlElicitationRequiredError {
+  const renew = reason.state === "needs_reconnect";
+  return new UrlElicitationRequiredError(
+    [
+      {
+        mode: "url",
+        elicitationId: `connect_${randomUUID()}`,
+        url: reason.connect_url,
+        message: `${reason.message} Open the page to ${renew ? "reconnect" : "connect"} your account, then retry this call.`,
+      },
+    ],
+    `${renew ? "Reconnect" : "Connect"} your own account at ${reason.connect_url} first.`,
   );
 }
 

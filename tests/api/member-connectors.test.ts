@@ -412,6 +412,13 @@ describe("per_user_token", () => {
     const danaRun = await runAs(dana, "read", agent.id);
     const listed = await call(dana, danaRun.id, `mcp_${tokenServer}_list_orders`);
     expect(listed.result.account.email).toBe("dana@boutique.test");
+    // The admin's run, on the same agent, calls with the admin's own token, not Dana's (the last one stored).
+    const adminRun = await runAs(admin, "read", agent.id);
+    const adminListed = await call(admin, adminRun.id, `mcp_${tokenServer}_list_orders`);
+    expect(adminListed.result.account.email).toBe("leo@boutique.test");
+    expect((await call(dana, danaRun.id, `mcp_${tokenServer}_list_orders`)).result.account.email).toBe(
+      "dana@boutique.test",
+    );
     const ninaRun = await runAs(nina, "read", agent.id);
     expect(ninaRun.warnings).toContainEqual(
       expect.objectContaining({
@@ -494,7 +501,8 @@ describe("admins", () => {
     const db = await testDb();
     const moved = await createBoutique(tenant);
     expect((await connectAs(moved, dana, "dana@boutique.test")).status).toBe(303);
-    expect(await db.mcpConnection.count({ where: { serverId: moved } })).toBe(1);
+    expect((await connectAs(moved, leo, "leo@boutique.test")).status).toBe(303);
+    expect(await db.mcpConnection.count({ where: { serverId: moved, accessTokenCiphertext: { not: null } } })).toBe(2);
     expect(await db.mcpOAuthRegistration.count({ where: { serverId: moved } })).toBe(1);
     const port = new URL(boutiqueUrl).port;
     const patched = await api(`/v1/mcp_servers/${moved}`, {
