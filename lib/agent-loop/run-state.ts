@@ -43,7 +43,7 @@ import {
 
 type Message = OpenAI.Chat.ChatCompletionMessageParam;
 
-const INTERNAL_FAILURE: RunFailure = {
+export const INTERNAL_FAILURE: RunFailure = {
   code: "internal_error",
   message: "Guichet could not go on with this run because of an internal error; nothing more will run in it.",
   field: null,

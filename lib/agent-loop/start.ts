@@ -2,7 +2,8 @@ import "server-only";
 import type OpenAI from "openai";
 import { StoredClientTools, StoredSchema } from "@/lib/agents/service";
 import { centiToTemperature } from "@/lib/agents/temperature";
-import { db, type Prisma } from "@/lib/db";
+import { db, provider, type Prisma } from "@/lib/db";
+import type { DriverStatement } from "@/lib/db/driver";
 import { notFound } from "@/lib/http/errors";
 import { modelRouteFor } from "@/lib/models/providers";
 import type { RunCreateBody, RunUsage } from "@/lib/runs/schemas";
@@ -11,6 +12,7 @@ import type { RunWarning } from "@/lib/runs/capabilities";
 import type { RunOpener } from "@/lib/runs/driver";
 import type { LoopSettings } from "./loop";
 import { firstRunEvent, heldEventsStored } from "./events";
+import { INTERNAL_FAILURE } from "./run-state";
 import { takenLease } from "./lease";
 import { systemMessage } from "./prompt";
 import { storeOpening } from "./store";
@@ -68,10 +70,15 @@ export interface PreparedRun {
   settings: LoopSettings;
 }
 
-/** Everything before the loop: checks, the run stored with its opening conversation, and its `run.created` event. */
+/**
+ * Everything before the loop: checks, the run stored with its opening conversation, and its `run.created`
+ * event. `alongside` gives statements of the opener's that commit in the same transaction as the opening
+ * (a widget stores its visitor's message there): none is written if the run cannot open.
+ */
 export async function prepareManagedRun(
   principal: RunOpener,
   body: RunCreateBody & { input: NonNullable<RunCreateBody["input"]> },
+  alongside?: (run: RunRow) => DriverStatement[],
 ): Promise<PreparedRun> {
   const { organizationId } = principal;
   // One read of the agent for the run and its loop; an inactive agent is refused before its model is looked at.
@@ -101,11 +108,29 @@ export async function prepareManagedRun(
     // This instance executes the run from now on (./lease.ts); its loop starts right after.
     ...takenLease(),
   };
-  if (!storeOpening(run, opening, created))
-    await db.$transaction([
-      db.run.update({ where: { id: run.id }, data: opening, select: { id: true } }),
-      db.runEvent.create({ data: created }),
-    ]);
+  const extra = alongside?.(run) ?? [];
+  try {
+    if (!storeOpening(run, opening, created, extra))
+      await db.$transaction([
+        db.run.update({ where: { id: run.id }, data: opening, select: { id: true } }),
+        db.runEvent.create({ data: created }),
+        // A driver statement's `$1`, `$2`… appear once each and in order: SQLite takes them as `?`.
+        ...extra.map((s) =>
+          db.$executeRawUnsafe(provider === "sqlite" ? s.sql.replace(/\$\d+/g, "?") : s.sql, ...s.values),
+        ),
+      ]);
+  } catch (error) {
+    // The opener's statements were refused with the opening (a widget's conversation deleted meanwhile…):
+    // the run, stored but never opened, ends failed at once instead of waiting unexecuted for its expiry.
+    if (extra.length > 0)
+      await db.run
+        .updateMany({
+          where: { id: run.id, organizationId, status: "active" },
+          data: { status: "failed", failure: INTERNAL_FAILURE as unknown as Prisma.InputJsonObject },
+        })
+        .catch(() => undefined);
+    throw error;
+  }
   heldEventsStored(run.id, [created]);
   const { modelId, stream } = opening;
   return {

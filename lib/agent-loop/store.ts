@@ -149,15 +149,20 @@ export function saveProgressOnDriver(
   });
 }
 
-/** A new managed run's opening: its model, conversation and usage, and its first event. */
+/**
+ * A new managed run's opening: its model, conversation and usage, and its first event; `alongside`, the
+ * opener's own statements that must commit with it (a widget's message, lib/widgets/turn.ts).
+ */
 export function storeOpening(
   run: Pick<RunRow, "id" | "organizationId">,
   data: { modelId: string; stream: boolean; transcript: unknown; usage: unknown },
   first: EventRow,
+  alongside: readonly DriverStatement[] = [],
 ): true | null {
   return sqliteTransaction((tx) => {
     updateRun(tx, run, data, false);
     insertEvents(tx, [first]);
+    for (const statement of alongside) tx.run(statement);
     return true as const;
   });
 }

@@ -16,6 +16,7 @@ import { db, provider } from "./index";
 //   catalog   McpServer, McpTool
 //   policies  PolicyVersion, ShadowPolicy
 //   oauth     OAuthGrant (but lastUsedAt), OAuthClient, Member (role, status, organization)
+//   widgets   Widget, Agent (active, organization)
 // - SQLite (one file, one host): each instance holds one read connection of
 //   its own. PRAGMA data_version answers, in microseconds and without I/O,
 //   whether any other connection has committed since it last asked; only then
@@ -32,8 +33,8 @@ import { db, provider } from "./index";
 // A topic's mark changes with every change of the topic; something loaded
 // after taking the mark is current as long as the mark is the same.
 
-export type Topic = "api_keys" | "tenancy" | "catalog" | "policies" | "oauth";
-const TOPICS: readonly Topic[] = ["api_keys", "tenancy", "catalog", "policies", "oauth"];
+export type Topic = "api_keys" | "tenancy" | "catalog" | "policies" | "oauth" | "widgets";
+const TOPICS: readonly Topic[] = ["api_keys", "tenancy", "catalog", "policies", "oauth", "widgets"];
 
 /** Bumped at every change seen; each topic remembers the value at its last change. */
 let clock = 1;
@@ -121,7 +122,7 @@ const currentRequest = new AsyncLocalStorage<RequestVersions>();
 
 /**
  * Runs one request (lib/http/handler.ts wraps every /v1 handler with it, the
- * MCP endpoint too): its lookups share one read of the versions, so a
+ * MCP endpoint and the widget's public surface too): its lookups share one read of the versions, so a
  * handler that changes watched rows and then reads them back through a cache
  * calls that cache's clear() in between. Outside a request, every lookup
  * counts as a request of its own.

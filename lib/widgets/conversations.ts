@@ -1,9 +1,9 @@
 import "server-only";
 import { z } from "zod";
 import { prepareManagedRun } from "@/lib/agent-loop/start";
-import { failUnexpectedly } from "@/lib/agent-loop/run-state";
 import { launch } from "@/lib/agent-loop/takeover";
 import { db, type DbOrTx } from "@/lib/db";
+import type { DriverStatement } from "@/lib/db/driver";
 import { notFound } from "@/lib/http/errors";
 import { newId } from "@/lib/ids";
 import { effectiveStatus, type RunRow } from "@/lib/runs/model";
@@ -11,6 +11,7 @@ import { RunOutput } from "@/lib/runs/schemas";
 import { isoOffset } from "@/lib/time";
 import { runRefusals } from "./refusal";
 import type { WidgetRow } from "./service";
+import { visitorMessageStatements } from "./turn";
 import type { Visitor } from "./visitor";
 
 // A visitor's conversations, kept server-side: each visitor message is one
@@ -117,13 +118,13 @@ export async function conversationTurns(organizationId: string, conversationId: 
 /**
  * Starts the managed run that answers one visitor message: what POST /v1/runs
  * with `input` and `stream: true` does, the loop running in the background.
- * The one place a widget starts a run.
+ * The one place a widget starts a run. `alongside` commits with the run's opening.
  */
 export async function startWidgetRun(
   widget: WidgetRow,
   input: { role: "user" | "assistant"; content: string }[],
   conversationId: string,
-  beforeLaunch?: (run: RunRow) => Promise<void>,
+  alongside?: (run: RunRow) => DriverStatement[],
 ): Promise<RunRow> {
   const instructions = [widget.instructions, VISITOR_NOTICE].filter(Boolean).join("\n\n");
   const prepared = await prepareManagedRun(
@@ -137,52 +138,31 @@ export async function startWidgetRun(
       stream: true,
       metadata: { widget: widget.id, conversation: conversationId },
     },
+    alongside,
   );
-  if (beforeLaunch) {
-    try {
-      await beforeLaunch(prepared.run);
-    } catch (error) {
-      // Not launched: ended at once, so no lease takeover ever runs it without what had to be stored first.
-      await failUnexpectedly(prepared.run, error).catch(() => undefined);
-      throw error;
-    }
-  }
   // Like every managed run: in the background under this instance's lease, taken over if the instance stops.
   launch(prepared.run, prepared.messages, prepared.settings, { stored: true });
   return prepared.run;
 }
 
 /**
- * Stores the visitor's message with the run that answers it, in one write (the conversation moves up
- * alongside), between the run's preparation and its launch: the run never acts before its message is
- * stored, and a run refused before it starts (inactive agent, unavailable model) leaves no message
- * without an answer. `turns` is the conversation so far when the caller has read it already.
+ * Stores the visitor's message with the run that answers it (the conversation moves up alongside) in
+ * the transaction that opens the run: the run never acts before its message is stored, and a run
+ * refused before it starts (inactive agent, unavailable model) leaves no message without an answer.
+ * `history` is the conversation so far (openVisitorTurn read it).
  */
 export async function sendVisitorMessage(
   widget: WidgetRow,
   conversationId: string,
   content: string,
-  turns?: Awaited<ReturnType<typeof conversationTurns>>,
+  history: { role: "user" | "assistant"; content: string }[],
 ) {
-  const input = (turns ?? (await conversationTurns(widget.organizationId, conversationId))).flatMap((turn) => [
-    { role: "user" as const, content: turn.content },
-    ...(turn.answer ? [{ role: "assistant" as const, content: turn.answer }] : []),
-  ]);
-  input.push({ role: "user", content });
+  const input = [...history, { role: "user" as const, content }];
   const id = newId("wmsg");
-  const run = await startWidgetRun(widget, input, conversationId, async (prepared) => {
-    await Promise.all([
-      db.widgetMessage.create({
-        data: { id, organizationId: widget.organizationId, conversationId, content, runId: prepared.id },
-        select: { id: true },
-      }),
-      db.widgetConversation.update({
-        where: { id: conversationId },
-        data: { updatedAt: new Date() },
-        select: { id: true },
-      }),
-    ]);
-  });
+  const { organizationId } = widget;
+  const run = await startWidgetRun(widget, input, conversationId, (prepared) =>
+    visitorMessageStatements({ id, organizationId, conversationId, content, runId: prepared.id }),
+  );
   return { message: { id }, run };
 }
 

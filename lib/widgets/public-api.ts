@@ -7,6 +7,7 @@ import { createConversation, listVisitorConversations, VisitorMessageBody } from
 import {
   assertAvailable,
   assertOriginAllowed,
+  assertSessionAvailable,
   requestOrigin,
   takeAddressSlot,
   takeConversationSlot,
@@ -68,7 +69,7 @@ export async function openSession(request: Request, context: PublicContext) {
 export async function newConversation(request: Request, context: PublicContext) {
   const session = await visitorSession(request, context);
   await takeAddressSlot(request);
-  await assertAvailable(session.widget);
+  assertSessionAvailable(session);
   await takeConversationSlot(session.widget);
   const conversation = await createConversation(session.widget, session.visitor, session.origin);
   return { status: 201, body: { data: { id: conversation.id, created_at: conversation.createdAt.toISOString() } } };

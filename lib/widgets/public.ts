@@ -2,12 +2,15 @@ import "server-only";
 import { clientAddress } from "@/lib/auth/client-address";
 import { isConsoleOrigin, requestHost } from "@/lib/auth/console-origin";
 import { db } from "@/lib/db";
+import { WatchedCache, withinRequest } from "@/lib/db/changes";
 import { env } from "@/lib/env";
 import { ApiError, notFound, toErrorEnvelope } from "@/lib/http/errors";
 import { hitChainExactly, hitExactly } from "@/lib/http/rate-limit";
 import { securityHeaders } from "@/lib/http/security-headers";
 import { newId } from "@/lib/ids";
 import { allowedOriginsOf, limitsOf, type WidgetRow } from "./service";
+import { conversationTurns, visitorConversation } from "./conversations";
+import { openTurn, type TurnCounter } from "./turn";
 import { keyTagOf, readVisitorToken, type Visitor } from "./visitor";
 
 // The widget's public surface (/widget/v1/…), apart from the console and /v1:
@@ -40,31 +43,40 @@ function corsHeaders(origin: string | null): Record<string, string> {
 export function publicRoute<P>(
   run: (request: Request, context: PublicContext, params: P) => Promise<Response | { status?: number; body: unknown }>,
 ) {
-  return async (request: Request, route: { params: Promise<P> }): Promise<Response> => {
-    const context: PublicContext = { allowedOrigin: null };
-    const requestId = newId("req");
-    const headers: Record<string, string> = {
-      ...securityHeaders(),
-      vary: "Origin",
-      "cache-control": "no-store",
-      "x-request-id": requestId,
-    };
-    try {
-      const answer = await run(request, context, await route.params);
-      if (answer instanceof Response) {
-        for (const [key, value] of Object.entries({ ...headers, ...corsHeaders(context.allowedOrigin) }))
-          if (!answer.headers.has(key)) answer.headers.set(key, value);
-        return answer;
-      }
-      return Response.json(answer.body, {
-        status: answer.status ?? 200,
-        headers: { ...headers, ...corsHeaders(context.allowedOrigin) },
-      });
-    } catch (error) {
-      const { status, body, headers: extra } = toErrorEnvelope(error, requestId);
-      return Response.json(body, { status, headers: { ...headers, ...extra, ...corsHeaders(context.allowedOrigin) } });
-    }
+  // withinRequest: the request's lookups in kept data (the widget, the plan, the catalog…) share one
+  // read of the change signal on PostgreSQL (lib/db/changes.ts), as every /v1 request's do.
+  return (request: Request, route: { params: Promise<P> }): Promise<Response> =>
+    withinRequest(() => answerPublic(request, route, run));
+}
+
+async function answerPublic<P>(
+  request: Request,
+  route: { params: Promise<P> },
+  run: (request: Request, context: PublicContext, params: P) => Promise<Response | { status?: number; body: unknown }>,
+): Promise<Response> {
+  const context: PublicContext = { allowedOrigin: null };
+  const requestId = newId("req");
+  const headers: Record<string, string> = {
+    ...securityHeaders(),
+    vary: "Origin",
+    "cache-control": "no-store",
+    "x-request-id": requestId,
   };
+  try {
+    const answer = await run(request, context, await route.params);
+    if (answer instanceof Response) {
+      for (const [key, value] of Object.entries({ ...headers, ...corsHeaders(context.allowedOrigin) }))
+        if (!answer.headers.has(key)) answer.headers.set(key, value);
+      return answer;
+    }
+    return Response.json(answer.body, {
+      status: answer.status ?? 200,
+      headers: { ...headers, ...corsHeaders(context.allowedOrigin) },
+    });
+  } catch (error) {
+    const { status, body, headers: extra } = toErrorEnvelope(error, requestId);
+    return Response.json(body, { status, headers: { ...headers, ...extra, ...corsHeaders(context.allowedOrigin) } });
+  }
 }
 
 /** The page's origin; a request without one (not from a browser page) is refused before anything is read. */
@@ -118,6 +130,32 @@ export async function preflight(request: Request): Promise<Response> {
   });
 }
 
+interface KeptWidget {
+  widget: WidgetRow;
+  agentActive: boolean;
+}
+
+/**
+ * Widgets with whether their agent is active, kept by each instance while the "widgets" topic is
+ * unchanged (lib/db/changes.ts: a widget changed in any way, an agent activated, deactivated or
+ * deleted, by any instance or process): a widget deactivated, its origins or its key changed, is
+ * seen by the very next bubble request of every instance. What is kept is never changed in place.
+ */
+const keptWidgets = new WatchedCache<string, KeptWidget>(["widgets"], 10_000);
+
+/** The widget (scoped by its organization, both from the signed visitor token) and its agent's state, in one read. */
+function widgetOfVisitor(organizationId: string, widgetId: string): Promise<KeptWidget | null> {
+  return keptWidgets.get(`${organizationId}/${widgetId}`, async () => {
+    const row = await db.widget.findFirst({
+      where: { id: widgetId, organizationId },
+      include: { agent: { select: { active: true } } },
+    });
+    if (!row) return null;
+    const { agent, ...widget } = row;
+    return { widget, agentActive: agent.active };
+  });
+}
+
 export interface VisitorSession {
   widget: WidgetRow;
   /** Whether the widget's agent is active, read with the widget. */
@@ -134,13 +172,9 @@ export interface VisitorSession {
 export async function visitorSession(request: Request, context: PublicContext): Promise<VisitorSession> {
   const origin = requestOrigin(request);
   const claims = await readVisitorToken(request.headers.get("authorization"));
-  // The widget and whether its agent is active, in one read (assertSessionAvailable needs no other).
-  const row = await db.widget.findFirst({
-    where: { id: claims.widgetId, organizationId: claims.organizationId },
-    include: { agent: { select: { active: true } } },
-  });
-  if (!row) throw new ApiError("visitor_token_invalid", "The visitor token is not valid.");
-  const { agent, ...widget } = row;
+  const kept = await widgetOfVisitor(claims.organizationId, claims.widgetId);
+  if (!kept) throw new ApiError("visitor_token_invalid", "The visitor token is not valid.");
+  const { widget, agentActive } = kept;
   if (claims.visitor.preview) {
     // A preview session (lib/widgets/preview.ts) works from the console origin it was opened on, nowhere else.
     if (claims.origin !== origin || !isConsoleOrigin(origin, requestHost(request)))
@@ -149,7 +183,7 @@ export async function visitorSession(request: Request, context: PublicContext): 
   } else assertOriginAllowed(widget, origin, context);
   if (claims.origin !== origin || claims.keyTag !== keyTagOf(widget))
     throw new ApiError("visitor_token_invalid", "This visitor token was issued for another page or key.");
-  return { widget, agentActive: agent.active, visitor: claims.visitor, origin };
+  return { widget, agentActive, visitor: claims.visitor, origin };
 }
 
 /** assertAvailable for a visitor session, from what visitorSession read. */
@@ -166,15 +200,32 @@ function limited(scope: string, retryAfterMs: number): ApiError {
   });
 }
 
+const addressCounter = (request: Request): TurnCounter => ({
+  key: `widget:addr:${clientAddress(request.headers)}`,
+  limit: env.GUICHET_WIDGET_REQUESTS_PER_ADDRESS_PER_HOUR,
+  windowMs: HOUR_MS,
+});
+
 /** The client address's share of the public surface. */
 export async function takeAddressSlot(request: Request): Promise<void> {
-  const decision = await hitExactly(
-    `widget:addr:${clientAddress(request.headers)}`,
-    env.GUICHET_WIDGET_REQUESTS_PER_ADDRESS_PER_HOUR,
-    HOUR_MS,
-  );
+  const { key, limit, windowMs } = addressCounter(request);
+  const decision = await hitExactly(key, limit, windowMs);
   if (!decision.allowed) throw limited("client_address", decision.retryAfterMs);
 }
+
+/** A message's counters, in the order they are taken: the visitor's hour, then the conversation's total. */
+function messageCounters(session: VisitorSession, conversationId: string): [TurnCounter, TurnCounter] {
+  const limits = limitsOf(session.widget);
+  return [
+    {
+      key: `widget:${session.widget.id}:visitor:${session.visitor.id}`,
+      limit: limits.messages_per_visitor_per_hour,
+      windowMs: HOUR_MS,
+    },
+    { key: `widget:conversation:${conversationId}`, limit: limits.messages_per_conversation, windowMs: FOREVER_MS },
+  ];
+}
+const MESSAGE_SCOPES = ["visitor", "conversation"] as const;
 
 /**
  * One more message of a visitor in a conversation: counted where every instance sees it, one by one
@@ -182,17 +233,85 @@ export async function takeAddressSlot(request: Request): Promise<void> {
  * in one round trip (hitChainExactly).
  */
 export async function takeMessageSlot(session: VisitorSession, conversationId: string): Promise<void> {
-  const limits = limitsOf(session.widget);
-  const { refused, retryAfterMs } = await hitChainExactly([
+  const { refused, retryAfterMs } = await hitChainExactly(messageCounters(session, conversationId));
+  if (refused >= 0) throw limited(MESSAGE_SCOPES[refused], retryAfterMs);
+}
+
+/**
+ * Everything a visitor message checks and counts before its run starts, refused in this order: the
+ * client address's share, the conversation (the visitor's own, else 404), the body, the widget's and
+ * its agent's availability, the visitor's hour, the conversation's total — each counter taken only
+ * when everything before it passed, as if one by one. Answers the message and the conversation so far.
+ * On the driver this is one round trip (lib/widgets/turn.ts); otherwise (Redis) the calls one by one.
+ */
+export async function openVisitorTurn(
+  request: Request,
+  session: VisitorSession,
+  conversationId: string,
+  body: Promise<{ content: string }>,
+): Promise<{ content: string; history: { role: "user" | "assistant"; content: string }[] }> {
+  // Read first, locally: whether the message counters are taken depends on it.
+  const parsed = await body.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
+  const available = session.widget.active && session.agentActive;
+  const address = addressCounter(request);
+  const message = parsed.ok && available ? messageCounters(session, conversationId) : [];
+  const now = Date.now();
+  const outcome = await openTurn(
     {
-      key: `widget:${session.widget.id}:visitor:${session.visitor.id}`,
-      limit: limits.messages_per_visitor_per_hour,
-      windowMs: HOUR_MS,
+      address,
+      conversation: {
+        id: conversationId,
+        organizationId: session.widget.organizationId,
+        widgetId: session.widget.id,
+        visitorId: session.visitor.id,
+      },
+      message,
     },
-    { key: `widget:conversation:${conversationId}`, limit: limits.messages_per_conversation, windowMs: FOREVER_MS },
+    now,
+  );
+  if (!outcome) return openVisitorTurnOneByOne(request, session, conversationId, parsed);
+  const waitOf = (counter: TurnCounter) =>
+    Math.floor(now / counter.windowMs) * counter.windowMs + counter.windowMs - now;
+  if (outcome.counts[0]! > address.limit) throw limited("client_address", waitOf(address));
+  if (!outcome.found) throw notFound("Conversation");
+  if (!parsed.ok) throw parsed.error;
+  assertSessionAvailable(session);
+  message.forEach((counter, i) => {
+    const count = outcome.counts[i + 1];
+    if (count !== null && count !== undefined && count > counter.limit)
+      throw limited(MESSAGE_SCOPES[i], waitOf(counter));
+  });
+  return { content: parsed.value.content, history: outcome.history };
+}
+
+/** openVisitorTurn one call at a time, where the counters are not in the database (Redis). */
+async function openVisitorTurnOneByOne(
+  request: Request,
+  session: VisitorSession,
+  conversationId: string,
+  parsed: { ok: true; value: { content: string } } | { ok: false; error: unknown },
+) {
+  // The address's share, the visitor's own conversation and the conversation so far are independent: read
+  // together, refused in that order (the turns of a conversation that is not the visitor's are never used).
+  const [address, conversation, turns] = await Promise.allSettled([
+    takeAddressSlot(request),
+    visitorConversation(session.widget, session.visitor, conversationId),
+    conversationTurns(session.widget.organizationId, conversationId),
   ]);
-  if (refused === 0) throw limited("visitor", retryAfterMs);
-  if (refused === 1) throw limited("conversation", retryAfterMs);
+  for (const outcome of [address, conversation, turns]) if (outcome.status === "rejected") throw outcome.reason;
+  if (!parsed.ok) throw parsed.error;
+  assertSessionAvailable(session);
+  await takeMessageSlot(session, conversationId);
+  const history = (turns as PromiseFulfilledResult<Awaited<ReturnType<typeof conversationTurns>>>).value.flatMap(
+    (turn) => [
+      { role: "user" as const, content: turn.content },
+      ...(turn.answer ? [{ role: "assistant" as const, content: turn.answer }] : []),
+    ],
+  );
+  return { content: parsed.value.content, history };
 }
 
 /** One more conversation of the widget today. */

@@ -76,9 +76,14 @@ export function anonymousVisitor(): Visitor {
   return { id: `anon:${randomBytes(16).toString("base64url")}`, name: null, verified: false };
 }
 
-/** The key of Guichet's visitor tokens: derived from the server secret, for this one purpose. */
+let derivedVisitorKey: Uint8Array | undefined;
+
+/**
+ * The key of Guichet's visitor tokens: derived from the server secret, for this one purpose, once per
+ * process (the secret is read from its file when not in the environment: not on every bubble request).
+ */
 function visitorKey(): Uint8Array {
-  return createHmac("sha256", authSecret()).update("guichet widget visitor token v1").digest();
+  return (derivedVisitorKey ??= createHmac("sha256", authSecret()).update("guichet widget visitor token v1").digest());
 }
 
 /** A short fingerprint of the public key: a token asked with a rotated key is refused. */

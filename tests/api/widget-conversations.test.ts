@@ -6,6 +6,7 @@ import { approveOk, crmOperationsOf, getProposal, resetCrm, setupCrm, type CrmSe
 import {
   createWidget,
   newConversation,
+  openSession,
   sendMessage,
   sseEvents,
   userToken,
@@ -206,6 +207,51 @@ describe("limits", () => {
     for (const refused of burst.filter((a) => a.status === 429))
       expect(refused.body.error.reason.scope).toBe("conversation");
     expect(await db.widgetMessage.count({ where: { conversationId: full } })).toBe(3);
+  });
+
+  it("a message refused before its run (bad body, another visitor, unavailable) takes none of the message's counters", async () => {
+    const s = await script([{ text: "Bien reçu." }]);
+    const widget = await widgetFor(s.marker);
+    const session = await openSession(widget.public_key, SHOP);
+    const token = session.body.data.visitor_token as string;
+    const visitorKey = `widget:${widget.id}:visitor:${session.body.data.visitor.id}`;
+    const conversation = await newConversation(token, SHOP);
+    const conversationKey = `widget:conversation:${conversation}`;
+
+    const empty = await sendMessage(token, SHOP, conversation, "   ");
+    expect(empty.status).toBe(400);
+    expect(empty.body.error.code).toBe("invalid_parameter");
+    const unknown = await widgetRequest(`/widget/v1/conversations/${conversation}/messages`, {
+      origin: SHOP,
+      token,
+      json: { content: "Bonjour", role: "system" },
+    });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error.code).toBe("unknown_parameter");
+    const other = await visitorToken(widget.public_key, SHOP);
+    const intruder = await sendMessage(other, SHOP, conversation, "Bonjour");
+    expect(intruder.status).toBe(404);
+    await api(`/v1/widgets/${widget.id}`, { method: "PATCH", json: { active: false }, as: { key: setup.tenant.key } });
+    const closed = await sendMessage(token, SHOP, conversation, "Bonjour");
+    expect(closed.status).toBe(403);
+    expect(closed.body.error.code).toBe("widget_unavailable");
+
+    const db = await testDb();
+    const counts = async () =>
+      (await db.rateLimitWindow.findMany({ where: { key: { in: [visitorKey, conversationKey] } } }))
+        .map((row) => `${row.key === visitorKey ? "visitor" : "conversation"}=${row.count}`)
+        .sort();
+    expect(await counts()).toEqual([]);
+    expect(await db.widgetMessage.count({ where: { conversationId: conversation } })).toBe(0);
+
+    // Open again: one message is counted once in each, and stored with the run that answers it.
+    await api(`/v1/widgets/${widget.id}`, { method: "PATCH", json: { active: true }, as: { key: setup.tenant.key } });
+    const sent = await sendMessage(token, SHOP, conversation, "Bonjour");
+    expect(sent.status).toBe(201);
+    expect(await counts()).toEqual(["conversation=1", "visitor=1"]);
+    const [message] = await db.widgetMessage.findMany({ where: { conversationId: conversation } });
+    expect(message.content).toBe("Bonjour");
+    expect((await db.run.findUniqueOrThrow({ where: { id: message.runId! } })).source).toBe("widget");
   });
 
   it("the widget's daily conversations hold exactly under concurrent requests", async () => {
