@@ -40,7 +40,8 @@ test("every console page, the agent drawer, « Essayer » with a conversation, t
   api,
   shot,
 }) => {
-  test.setTimeout(180_000);
+  // Some twenty pages, each scanned by axe: the journeys share the two cores with the API suites.
+  test.setTimeout(360_000);
   const proposalId = await pendingAddressChange(api);
   const page = await pageAs("admin");
   await page.goto("/agents");

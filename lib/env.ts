@@ -52,6 +52,12 @@ const EnvSchema = z.object({
   // How long an executing managed run's lease holds without a heartbeat: another instance takes the run over
   // this long after its instance died. The heartbeat renews it every third of it; the sweep looks as often.
   GUICHET_RUN_LEASE_MS: z.coerce.number().int().min(1_000).max(600_000).default(15_000),
+  // A write's operation still `running` this long after it was sent is settled by a background sweep through
+  // the service's status tool (its sender died, or lost the database while recording the answer). Keep it above
+  // the longest write timeout plus the status call (30 s): a live sender is never raced.
+  GUICHET_OPERATION_STALE_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(300_000),
+  // How often that sweep looks (one instance at a time).
+  GUICHET_OPERATION_SWEEP_MS: z.coerce.number().int().min(250).max(3_600_000).default(60_000),
   // Console sessions (seconds): the longest a sign-in lasts, and how long it may go unused before it ends.
   GUICHET_SESSION_MAX_AGE: z.coerce
     .number()

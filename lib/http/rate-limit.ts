@@ -4,7 +4,8 @@ import { db, provider } from "@/lib/db";
 import { env } from "@/lib/env";
 import { principalId, type Principal } from "@/lib/auth/principal";
 import { takeToken } from "@/lib/limits/lease";
-import { noteRateLimited } from "@/lib/observability/metrics";
+import { log } from "@/lib/log";
+import { noteRateLimited, noteRateLimitStoreFallback } from "@/lib/observability/metrics";
 import { ApiError } from "./errors";
 
 export interface LimitDecision {
@@ -16,8 +17,51 @@ let redis: Redis | undefined;
 /** The shared Redis connection when REDIS_URL is set (limits and locks that every instance must see). */
 export function redisClient(): Redis | undefined {
   if (!env.REDIS_URL) return undefined;
-  redis ??= new Redis(env.REDIS_URL, { maxRetriesPerRequest: 2, lazyConnect: false });
+  if (!redis) {
+    redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 2, lazyConnect: false });
+    redis.once("ready", () => (redisWasReady = true));
+  }
   return redis;
+}
+let redisWasReady = false;
+
+// Redis away (stopped, restarting, unreachable): a rate limit's counters go to the database instead, the
+// store they use without REDIS_URL, until Redis is back. Every request still gets its answer — a limit is
+// still enforced, from a count that starts again at zero in the database for the rest of the window (at
+// most one extra window's allowance while Redis is away) — rather than an error for every call: the limit
+// protects the service, it is not the service. Each fallback is counted (guichet_rate_limit_store_fallbacks_total)
+// and logged, at most once every 10 s per process. Write locks never fall back (lib/limits/write-lock.ts): two
+// instances on two stores would both take the same lock; a commit answers a retryable RATE_LIMITED instead.
+
+const FALLBACK_LOG_EVERY_MS = 10_000;
+let lastFallbackLog = 0;
+
+function fellBack(reason: string): void {
+  noteRateLimitStoreFallback();
+  const now = Date.now();
+  if (now - lastFallbackLog < FALLBACK_LOG_EVERY_MS) return;
+  lastFallbackLog = now;
+  log("warn", "rate_limit.store_unavailable", { store: "redis", fallback: "database", reason });
+}
+
+/**
+ * Runs `inRedis` when Redis is connected, `inDatabase` when Redis is unset, or away, or fails the command.
+ * The first connection is waited for (the command waits in the client's queue); once Redis was up, a
+ * connection being made again is not: the counter goes to the database at once.
+ */
+async function withLimitStore<T>(inRedis: (client: Redis) => Promise<T>, inDatabase: () => Promise<T>): Promise<T> {
+  const client = redisClient();
+  if (!client) return inDatabase();
+  if (client.status !== "ready" && redisWasReady) {
+    fellBack(client.status);
+    return inDatabase();
+  }
+  try {
+    return await inRedis(client);
+  } catch (error) {
+    fellBack(error instanceof Error ? error.name : "unknown");
+    return inDatabase();
+  }
 }
 
 /**
@@ -29,13 +73,7 @@ export function redisClient(): Redis | undefined {
 export async function hit(key: string, limit: number, windowMs: number, now = Date.now()): Promise<LimitDecision> {
   const windowStart = Math.floor(now / windowMs) * windowMs;
   const retryAfterMs = windowStart + windowMs - now;
-  const allowed = await takeToken(
-    redisClient() ? incrementInRedis : incrementInDatabase,
-    key,
-    limit,
-    windowStart,
-    windowMs,
-  );
+  const allowed = await takeToken(incrementInStore, key, limit, windowStart, windowMs);
   return { allowed, retryAfterMs };
 }
 
@@ -50,7 +88,7 @@ export async function hitExactly(
   now = Date.now(),
 ): Promise<LimitDecision> {
   const windowStart = Math.floor(now / windowMs) * windowMs;
-  const count = await (redisClient() ? incrementInRedis : incrementInDatabase)(key, windowStart, windowMs, 1);
+  const count = await incrementInStore(key, windowStart, windowMs, 1);
   return { allowed: count <= limit, retryAfterMs: windowStart + windowMs - now };
 }
 
@@ -73,11 +111,10 @@ export async function hitChainExactly(
   now = Date.now(),
 ): Promise<{ refused: number; retryAfterMs: number }> {
   const windows = counters.map((c) => Math.floor(now / c.windowMs) * c.windowMs);
-  const counts = redisClient()
-    ? await chainInRedis(counters, windows)
-    : provider === "postgresql"
-      ? await chainInPostgres(counters, windows)
-      : await chainOneByOne(counters, windows);
+  const counts = await withLimitStore(
+    (client) => chainInRedis(client, counters, windows),
+    () => (provider === "postgresql" ? chainInPostgres(counters, windows) : chainOneByOne(counters, windows)),
+  );
   for (let i = 0; i < counters.length; i++) {
     const count = counts[i];
     if (count === null) break;
@@ -125,16 +162,33 @@ for i, key in ipairs(KEYS) do
 end
 return counts`;
 
-async function chainInRedis(counters: readonly ChainedCounter[], windows: number[]): Promise<(number | null)[]> {
+async function chainInRedis(
+  client: Redis,
+  counters: readonly ChainedCounter[],
+  windows: number[],
+): Promise<(number | null)[]> {
   const keys = counters.map((c, i) => `guichet:rl:${c.key}:${windows[i]}`);
   const args = counters.flatMap((c) => [String(c.limit), String(c.windowMs + 1000)]);
-  const counts = (await redisClient()!.eval(CHAIN_LUA, keys.length, ...keys, ...args)) as number[];
+  const counts = (await client.eval(CHAIN_LUA, keys.length, ...keys, ...args)) as number[];
   return counters.map((_, i) => (i < counts.length ? Number(counts[i]) : null));
 }
 
-async function incrementInRedis(key: string, windowStart: number, windowMs: number, size: number): Promise<number> {
+function incrementInStore(key: string, windowStart: number, windowMs: number, size: number): Promise<number> {
+  return withLimitStore(
+    (client) => incrementInRedis(client, key, windowStart, windowMs, size),
+    () => incrementInDatabase(key, windowStart, windowMs, size),
+  );
+}
+
+async function incrementInRedis(
+  client: Redis,
+  key: string,
+  windowStart: number,
+  windowMs: number,
+  size: number,
+): Promise<number> {
   const redisKey = `guichet:rl:${key}:${windowStart}`;
-  const [[, total]] = (await redisClient()!
+  const [[, total]] = (await client
     .multi()
     .incrby(redisKey, size)
     .pexpire(redisKey, windowMs + 1000)

@@ -7,6 +7,8 @@ export const JOBS = {
   approvalSweep: "run.approval-sweep",
   /** Claims active managed runs whose instance stopped renewing their lease, and goes on with them. */
   leaseSweep: "run.lease-sweep",
+  /** Settles by status the operations left `running` past GUICHET_OPERATION_STALE_MS (lib/operations/sweep.ts). */
+  operationSweep: "operation.stale-sweep",
   /** Deletes the transcripts of runs older than GUICHET_RUN_RETENTION_DAYS. */
   runRetention: "run.retention",
   /** Deletes the audit events older than GUICHET_AUDIT_RETENTION_DAYS. */

@@ -2,6 +2,7 @@ import "server-only";
 import { log } from "@/lib/log";
 import { purgeExpiredAuditEvents } from "@/lib/audit/purge";
 import { registerRunJobs } from "@/lib/agent-loop/jobs";
+import { registerOperationJobs } from "@/lib/operations/jobs";
 import { startOutboxJobs, stopOutboxJobs } from "@/lib/webhooks/jobs";
 import { repeat, stopJobs } from "./index";
 import { JOBS } from "./names";
@@ -26,6 +27,7 @@ export function stopBackgroundWork(): Promise<void> {
 async function registerAll(): Promise<void> {
   // Domains' job handlers, one line each.
   await registerRunJobs();
+  await registerOperationJobs();
   await startOutboxJobs();
   await repeat(JOBS.auditRetention, 6 * 60 * 60, async () => {
     const purged = await purgeExpiredAuditEvents();

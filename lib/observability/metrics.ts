@@ -107,6 +107,11 @@ export function createMetrics() {
       labelNames: ["scope"] as const,
       registers,
     }),
+    rateLimitFallbacks: new Counter({
+      name: "guichet_rate_limit_store_fallbacks_total",
+      help: "Rate-limit counts taken in the database because Redis (REDIS_URL) was away.",
+      registers,
+    }),
     deliveries: new Counter({
       name: "guichet_delivery_attempts_total",
       help: "Webhook and e-mail delivery attempts, by channel and outcome (succeeded, failed).",
@@ -158,6 +163,10 @@ export function noteMemberConnection(event: "connected" | "refreshed" | "refresh
 
 export function noteRateLimited(scope: "api" | "run" | "organization"): void {
   metrics()?.rateLimited.inc({ scope });
+}
+
+export function noteRateLimitStoreFallback(): void {
+  metrics()?.rateLimitFallbacks.inc();
 }
 
 export function noteDelivery(channel: string, ok: boolean): void {

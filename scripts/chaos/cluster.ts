@@ -70,6 +70,10 @@ export async function startCluster(size: number, say: (line: string) => void): P
     GUICHET_RUN_LEASE_MS: String(LEASE_MS),
     // A hanging model answer ends its call within seconds: the run fails model_timeout, with its reason.
     GUICHET_MODEL_TIMEOUT_MS: "4000",
+    // A commit whose sender died with nobody to commit it again is settled by status within the settle phase:
+    // past CRM Acme's write timeout (30 s), looked for every 2 s.
+    GUICHET_OPERATION_STALE_MS: "35000",
+    GUICHET_OPERATION_SWEEP_MS: "2000",
     GUICHET_RATE_LIMIT_PER_MINUTE: "1000000",
     GUICHET_RUN_CALLS_PER_MINUTE: "1000000",
     GUICHET_ORG_CALLS_PER_MINUTE: "1000000",

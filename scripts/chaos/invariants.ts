@@ -136,10 +136,15 @@ export function checkInvariants(s: ChaosSnapshot): Violations {
       continue;
     }
     const expiry = proposal.expiresAt.getTime();
-    const late =
-      sent.some((op) => op.createdAt.getTime() > expiry) ||
-      committed.some((op) => new Date(op.created_at).getTime() > expiry);
-    if (late) violations.no_refused_or_expired_commit.push(`${proposal.id} was sent after it expired`);
+    const lateOps = sent.filter((op) => op.createdAt.getTime() > expiry);
+    const lateCommits = committed.filter((op) => new Date(op.created_at).getTime() > expiry);
+    if (lateOps.length || lateCommits.length)
+      violations.no_refused_or_expired_commit.push(
+        `${proposal.id} was sent after it expired (${proposal.expiresAt.toISOString()}): ${[
+          ...lateOps.map((op) => `operation ${op.status} created ${op.createdAt.toISOString()}`),
+          ...lateCommits.map((op) => `CRM Acme commit at ${op.created_at}`),
+        ].join(", ")}`,
+      );
   }
 
   // 3 and 4. Managed runs: none executing without a live lease; each at rest with its reason.
