@@ -14,7 +14,7 @@ import { startApp } from "./server";
 // instance, CRM Acme holds the write, the instance is killed (SIGKILL: nothing recorded on the way out):
 // its operation stays `running` and, as a client-driven run whose client gave up, nobody commits it again.
 // The suite's server sweeps every second (GUICHET_OPERATION_SWEEP_MS in global-setup); the test moves the
-// operation's last change past GUICHET_OPERATION_STALE_MS (the time a live sender could still be at work),
+// operation's last change past GUICHET_OPERATION_STALE_MS (a day on test servers, see startApp),
 // which is the only thing it doctors. The assertions read Guichet's database and CRM Acme's own records;
 // CRM Acme holds writes again while the sweep works, so any second send would show as a held write.
 
@@ -59,7 +59,8 @@ async function commitThenKill(runId: string, proposalId: string) {
 /** What the passing of time past the bound would do: the operation's last change is old enough to sweep. */
 async function ageOperation(id: string) {
   const db = await testDb();
-  await db.operation.update({ where: { id }, data: { updatedAt: new Date(Date.now() - 60 * 60 * 1000) } });
+  // Two days: past the test servers' bound (a day, startApp), which nothing else in the suite is old enough to reach.
+  await db.operation.update({ where: { id }, data: { updatedAt: new Date(Date.now() - 2 * 24 * 60 * 60 * 1000) } });
 }
 
 async function settledByTheSweep(id: string) {

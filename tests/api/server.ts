@@ -202,6 +202,11 @@ export async function startApp(
     {
       env: {
         GUICHET_PRELOAD_ROUTES: "0",
+        // Operations left running are swept only past a day: the test that wants one swept ages it past that
+        // (tests/api/operations-sweep.test.ts), while what other files leave running is never touched — a sweep
+        // of it would hold its target's write lock (CRM Acme's shared customers) while it asks the status tool,
+        // and refuse another file's commit on that target meanwhile.
+        GUICHET_OPERATION_STALE_MS: "86400000",
         ...env,
         NEXTAUTH_URL: baseUrl,
         NEXT_TELEMETRY_DISABLED: "1",
