@@ -28,7 +28,8 @@ function splitTool(tool: string): { key: string; version: number } {
   return { key: tool.slice(0, at), version: Number(tool.slice(at + 1)) };
 }
 
-async function contractOf(operation: OperationRow): Promise<Contract> {
+/** The contract of the write an operation sent, at the version it was sent under. */
+export async function contractOf(operation: OperationRow): Promise<Contract> {
   const { key, version } = splitTool(operation.tool);
   return getToolContract(operation.organizationId, key, version);
 }

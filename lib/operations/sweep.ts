@@ -1,21 +1,13 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
-import { getToolContract } from "@/lib/contracts/service";
 import { db } from "@/lib/db";
 import { env } from "@/lib/env";
-import { asToolError, toolErrorCodes } from "@/lib/executors";
+import { asToolError } from "@/lib/executors";
 import { acquireWriteLock, releaseOperationLock, releaseWriteLock } from "@/lib/limits/write-lock";
 import { log } from "@/lib/log";
-import { serviceContext } from "./long";
-import { askStatus } from "./recover";
-import {
-  recordFailure,
-  recordSuccess,
-  recordUnknown,
-  type OperationRow,
-  type OutcomeTrail,
-  type StoredError,
-} from "./service";
+import { contractOf, serviceContext } from "./long";
+import { askStatus, settleByStatus } from "./recover";
+import type { OperationRow, OutcomeTrail } from "./service";
 
 // Operations left `running`: the write was sent (or was about to be) and nobody recorded what the service
 // answered — the sender's instance died, or the database went away while it recorded the answer and the
@@ -35,11 +27,6 @@ const BATCH = 20;
 const LOCK_TTL_MS = 90_000;
 
 const stamp = () => new Date().toISOString();
-
-function splitTool(tool: string): { key: string; version: number } {
-  const at = tool.lastIndexOf("@");
-  return { key: tool.slice(0, at), version: Number(tool.slice(at + 1)) };
-}
 
 async function lockTargetOf(operation: OperationRow) {
   const proposal = operation.proposalId
@@ -71,11 +58,10 @@ export async function settleStaleOperation(stale: OperationRow): Promise<SweepOu
     const trail: OutcomeTrail[] = [
       { at: stamp(), step: "commit", outcome: "the attempt that sent the write never recorded the service's answer" },
     ];
-    const { key, version } = splitTool(operation.tool);
     let reading: Awaited<ReturnType<typeof askStatus>>;
     let longRunning = false;
     try {
-      const contract = await getToolContract(operation.organizationId, key, version);
+      const contract = await contractOf(operation);
       longRunning = contract.long_running !== undefined;
       reading = await askStatus({
         organizationId: operation.organizationId,
@@ -87,32 +73,7 @@ export async function settleStaleOperation(stale: OperationRow): Promise<SweepOu
       // The contract is gone (its server removed) or unreadable: nothing can vouch for the outcome.
       reading = { kind: "unknown", why: `the status could not be asked (${asToolError(error).code})` };
     }
-    if (reading.kind === "succeeded") {
-      await recordSuccess(operation, reading.result, new Date(), longRunning ? "accepted" : "succeeded");
-      return longRunning ? "accepted" : "succeeded";
-    }
-    if (reading.kind === "failed") {
-      const known = (toolErrorCodes as readonly string[]).includes(reading.error.code);
-      const error: StoredError = {
-        code: known ? reading.error.code : "UPSTREAM_ERROR",
-        ...(known ? {} : { upstream_code: reading.error.code }),
-        message: `The service recorded a refusal (${reading.error.code}): ${reading.error.message}`,
-        retryable: false,
-        field: reading.error.field,
-        trail: [...trail, { at: stamp(), step: "status", outcome: `recorded failure ${reading.error.code}` }],
-      };
-      await recordFailure(operation, error);
-      return "failed";
-    }
-    trail.push({ at: stamp(), step: "status", outcome: reading.why });
-    await recordUnknown(operation, {
-      code: "OUTCOME_UNKNOWN",
-      message: `Operation ${operation.id}: whether the service applied the write cannot be established (${reading.why}). An operator was alerted.`,
-      retryable: false,
-      field: null,
-      trail,
-    });
-    return "unknown";
+    return (await settleByStatus(operation, reading, trail, { longRunning })).kind;
   } finally {
     await releaseWriteLock(target, holder);
   }

@@ -2,9 +2,9 @@ import { randomBytes } from "node:crypto";
 import { checkAgainst } from "@/lib/contracts/schema";
 import { ExecutionFailure, executeUnderContract } from "@/lib/dispatch/execution";
 import type { WriteCall, WriteOutcome } from "@/lib/dispatch/write-path";
-import { asToolError, ToolError, toolErrorCodes, type ToolErrorCode } from "@/lib/executors";
+import { asToolError, ToolError, type ToolErrorCode } from "@/lib/executors";
 import { acquireWriteLock, releaseWriteLock, type WriteLockTarget } from "@/lib/limits/write-lock";
-import { askStatus } from "@/lib/operations/recover";
+import { askStatus, asToolErrorCode, settleByStatus, storedError } from "@/lib/operations/recover";
 import { countTelemetry } from "@/lib/telemetry/service";
 import {
   claimOperation,
@@ -12,7 +12,6 @@ import {
   openOperation,
   recordFailure,
   recordSuccess,
-  recordUnknown,
   settledStatuses,
   asStatus,
   type OperationRow,
@@ -60,21 +59,6 @@ async function recorded<T>(step: () => Promise<T>): Promise<T> {
       await new Promise((resolve) => setTimeout(resolve, wait));
     }
   }
-}
-
-function asCode(code: string): ToolErrorCode {
-  return (toolErrorCodes as readonly string[]).includes(code) ? (code as ToolErrorCode) : "UPSTREAM_ERROR";
-}
-
-function storedError(error: ToolError, trail?: OutcomeTrail[]): StoredError {
-  return {
-    code: error.code,
-    message: error.message,
-    retryable: error.retryable,
-    field: error.field,
-    ...(error.upstreamCode !== undefined ? { upstream_code: error.upstreamCode } : {}),
-    ...(trail ? { trail } : {}),
-  };
 }
 
 /**
@@ -136,7 +120,7 @@ function answerFrom(operation: OperationRow, proposal: ProposalRow): WriteOutcom
   const error = (operation.error ?? {}) as Partial<StoredError>;
   const resolved = operation.resolution ? ` An operator found it not applied: ${operation.resolution}` : "";
   throw new ToolError(
-    asCode(error.code ?? "UPSTREAM_ERROR"),
+    asToolErrorCode(error.code ?? "UPSTREAM_ERROR"),
     `${error.message ?? "The operation failed."}${resolved}`,
     {
       field: error.field ?? null,
@@ -319,39 +303,13 @@ async function settleAmbiguous(
       context: call.context,
     }),
   );
-  if (reading.kind === "succeeded") {
-    // A long write's recorded answer is its acceptance: the job may still be at work.
-    const accepted = call.contract.long_running !== undefined;
-    return success(
-      await recorded(() => recordSuccess(operation, reading.result, new Date(), accepted ? "accepted" : "succeeded")),
-      proposal,
-      { recovered_by: "status", ...(accepted ? { status: "running" } : {}) },
-    );
-  }
-  if (reading.kind === "failed") {
-    const failure = new ToolError(
-      asCode(reading.error.code),
-      `The service recorded a refusal (${reading.error.code}): ${reading.error.message}`,
-      {
-        field: reading.error.field,
-        proposal_id: proposal.id,
-        ...(asCode(reading.error.code) === "UPSTREAM_ERROR" ? { upstream_code: reading.error.code } : {}),
-      },
-    );
-    await recorded(() =>
-      recordFailure(operation, {
-        ...storedError(failure),
-        trail: [...trail, { at: stamp(), step: "status", outcome: `recorded failure ${reading.error.code}` }],
-      }),
-    );
-    throw failure;
-  }
-  trail.push({ at: stamp(), step: "status", outcome: reading.why });
-  const unknown = new ToolError(
-    "OUTCOME_UNKNOWN",
-    `Operation ${operation.id}: whether the service applied the write cannot be established (${reading.why}). The run is suspended and an operator was alerted.`,
-    { proposal_id: proposal.id },
-  );
-  await recorded(() => recordUnknown(operation, storedError(unknown, trail)));
-  throw unknown;
+  const settled = await settleByStatus(operation, reading, trail, {
+    longRunning: call.contract.long_running !== undefined,
+    record: recorded,
+  });
+  if ("error" in settled) throw settled.error;
+  return success(settled.operation, proposal, {
+    recovered_by: "status",
+    ...(settled.kind === "accepted" ? { status: "running" } : {}),
+  });
 }
