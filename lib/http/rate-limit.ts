@@ -1,6 +1,7 @@
 import "server-only";
 import Redis from "ioredis";
 import { db, provider } from "@/lib/db";
+import type { DriverStatement } from "@/lib/db/driver";
 import { env } from "@/lib/env";
 import { principalId, type Principal } from "@/lib/auth/principal";
 import { takeToken } from "@/lib/limits/lease";
@@ -64,6 +65,11 @@ async function withLimitStore<T>(inRedis: (client: Redis) => Promise<T>, inDatab
   }
 }
 
+/** The start of the fixed window of `windowMs` that `now` falls in. */
+export function windowStartOf(windowMs: number, now: number): number {
+  return Math.floor(now / windowMs) * windowMs;
+}
+
 /**
  * Counts one hit in the current fixed window of `windowMs` for `key`. The count
  * lives where every app instance sees it: Redis when REDIS_URL is set, otherwise
@@ -71,7 +77,7 @@ async function withLimitStore<T>(inRedis: (client: Redis) => Promise<T>, inDatab
  * (lib/limits/lease.ts), so most requests write nothing.
  */
 export async function hit(key: string, limit: number, windowMs: number, now = Date.now()): Promise<LimitDecision> {
-  const windowStart = Math.floor(now / windowMs) * windowMs;
+  const windowStart = windowStartOf(windowMs, now);
   const retryAfterMs = windowStart + windowMs - now;
   const allowed = await takeToken(incrementInStore, key, limit, windowStart, windowMs);
   return { allowed, retryAfterMs };
@@ -87,7 +93,7 @@ export async function hitExactly(
   windowMs: number,
   now = Date.now(),
 ): Promise<LimitDecision> {
-  const windowStart = Math.floor(now / windowMs) * windowMs;
+  const windowStart = windowStartOf(windowMs, now);
   const count = await incrementInStore(key, windowStart, windowMs, 1);
   return { allowed: count <= limit, retryAfterMs: windowStart + windowMs - now };
 }
@@ -110,10 +116,10 @@ export async function hitChainExactly(
   counters: readonly ChainedCounter[],
   now = Date.now(),
 ): Promise<{ refused: number; retryAfterMs: number }> {
-  const windows = counters.map((c) => Math.floor(now / c.windowMs) * c.windowMs);
+  const windows = counters.map((c) => windowStartOf(c.windowMs, now));
   const counts = await withLimitStore(
     (client) => chainInRedis(client, counters, windows),
-    () => (provider === "postgresql" ? chainInPostgres(counters, windows) : chainOneByOne(counters, windows)),
+    () => (provider === "postgresql" ? chainInPostgres(counters, now) : chainOneByOne(counters, windows)),
   );
   for (let i = 0; i < counters.length; i++) {
     const count = counts[i];
@@ -132,23 +138,50 @@ async function chainOneByOne(counters: readonly ChainedCounter[], windows: numbe
   return counts;
 }
 
-async function chainInPostgres(counters: readonly ChainedCounter[], windows: number[]): Promise<(number | null)[]> {
+/**
+ * The PostgreSQL CTE steps of a chain of counters, named `c0`, `c1`…: each INSERT … ON CONFLICT counts one in
+ * its window, and runs only when the step before it is within its limit (and `guard(i)`, SQL that may read
+ * CTEs named before these steps, holds). `param` adds a value and answers its placeholder. Shared by
+ * hitChainExactly and the widget's turn (lib/widgets/turn.ts), so both count in the same rows the same way.
+ */
+export function chainedCounterSteps(
+  counters: readonly ChainedCounter[],
+  now: number,
+  param: (value: unknown) => string,
+  guard: (index: number) => string = () => "",
+): string[] {
+  return counters.map((counter, i) => {
+    const start = windowStartOf(counter.windowMs, now);
+    const key = `CAST(${param(counter.key)} AS TEXT)`;
+    const from = `CAST(${param(new Date(start))} AS TIMESTAMP(3))`;
+    const end = `CAST(${param(new Date(start + counter.windowMs))} AS TIMESTAMP(3))`;
+    const conditions = [
+      ...(i === 0 ? [] : [`(SELECT "count" FROM c${i - 1}) <= CAST(${param(counters[i - 1].limit)} AS INTEGER)`]),
+      ...(guard(i) ? [guard(i)] : []),
+    ];
+    const where = conditions.length ? ` WHERE ${conditions.join(" AND ")}` : "";
+    return `c${i} AS (INSERT INTO "RateLimitWindow" ("key", "windowStart", "endsAt", "count") SELECT ${key}, ${from}, ${end}, 1${where}
+      ON CONFLICT ("key", "windowStart") DO UPDATE SET "count" = "RateLimitWindow"."count" + 1 RETURNING "count")`;
+  });
+}
+
+/** What the chain's steps counted, from the row that selects `c0`, `c1`…; null for a step not taken. */
+export function chainedCounts(row: Record<string, unknown>, length: number): (number | null)[] {
+  return Array.from({ length }, (_, i) =>
+    row[`c${i}`] === null || row[`c${i}`] === undefined ? null : Number(row[`c${i}`]),
+  );
+}
+
+async function chainInPostgres(counters: readonly ChainedCounter[], now: number): Promise<(number | null)[]> {
   const values: unknown[] = [];
   const param = (value: unknown) => {
     values.push(value);
     return `$${values.length}`;
   };
-  const steps = counters.map((counter, i) => {
-    const key = `CAST(${param(counter.key)} AS TEXT)`;
-    const start = `CAST(${param(new Date(windows[i]))} AS TIMESTAMP(3))`;
-    const end = `CAST(${param(new Date(windows[i] + counter.windowMs))} AS TIMESTAMP(3))`;
-    const guard = i === 0 ? "" : ` WHERE (SELECT "count" FROM c${i - 1}) <= ${param(counters[i - 1].limit)}`;
-    return `c${i} AS (INSERT INTO "RateLimitWindow" ("key", "windowStart", "endsAt", "count") SELECT ${key}, ${start}, ${end}, 1${guard}
-      ON CONFLICT ("key", "windowStart") DO UPDATE SET "count" = "RateLimitWindow"."count" + 1 RETURNING "count")`;
-  });
+  const steps = chainedCounterSteps(counters, now, param);
   const sql = `WITH ${steps.join(",\n")} SELECT ${counters.map((_, i) => `(SELECT "count" FROM c${i}) AS c${i}`).join(", ")}`;
-  const [row] = await db.$queryRawUnsafe<Record<string, number | bigint | null>[]>(sql, ...values);
-  return counters.map((_, i) => (row[`c${i}`] === null || row[`c${i}`] === undefined ? null : Number(row[`c${i}`])));
+  const [row] = await db.$queryRawUnsafe<Record<string, unknown>[]>(sql, ...values);
+  return chainedCounts(row, counters.length);
 }
 
 /** KEYS: the window keys; ARGV: for each, its limit and its time to live (ms). Stops after the first count over its limit. */
@@ -211,6 +244,15 @@ async function incrementInDatabase(key: string, windowStart: number, windowMs: n
   // Now and then, forget windows that ended long ago (cheap, and no cron to run).
   if (Math.random() < 0.01) await forgetEndedWindows();
   return Number(row.count);
+}
+
+/** incrementInDatabase's statement, by one, for the driver (lib/db/driver.ts): a widget turn takes it on SQLite. */
+export function incrementStatement(key: string, windowStart: number, windowMs: number): DriverStatement {
+  return {
+    sql: `INSERT INTO "RateLimitWindow" ("key", "windowStart", "endsAt", "count") VALUES ($1, $2, $3, 1)
+    ON CONFLICT ("key", "windowStart") DO UPDATE SET "count" = "RateLimitWindow"."count" + 1 RETURNING "count"`,
+    values: [key, new Date(windowStart), new Date(windowStart + windowMs)],
+  };
 }
 
 /**

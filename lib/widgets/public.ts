@@ -5,7 +5,7 @@ import { db } from "@/lib/db";
 import { WatchedCache, withinRequest } from "@/lib/db/changes";
 import { env } from "@/lib/env";
 import { ApiError, notFound, toErrorEnvelope } from "@/lib/http/errors";
-import { hitChainExactly, hitExactly } from "@/lib/http/rate-limit";
+import { hitChainExactly, hitExactly, windowStartOf } from "@/lib/http/rate-limit";
 import { securityHeaders } from "@/lib/http/security-headers";
 import { newId } from "@/lib/ids";
 import { allowedOriginsOf, limitsOf, type WidgetRow } from "./service";
@@ -273,8 +273,7 @@ export async function openVisitorTurn(
     now,
   );
   if (!outcome) return openVisitorTurnOneByOne(request, session, conversationId, parsed);
-  const waitOf = (counter: TurnCounter) =>
-    Math.floor(now / counter.windowMs) * counter.windowMs + counter.windowMs - now;
+  const waitOf = (counter: TurnCounter) => windowStartOf(counter.windowMs, now) + counter.windowMs - now;
   if (outcome.counts[0]! > address.limit) throw limited("client_address", waitOf(address));
   if (!outcome.found) throw notFound("Conversation");
   if (!parsed.ok) throw parsed.error;

@@ -1,7 +1,15 @@
 import "server-only";
 import { provider } from "@/lib/db";
 import { driverRows, recordRows, sqliteTransaction, type DriverStatement } from "@/lib/db/driver";
-import { forgetEndedWindows, redisClient } from "@/lib/http/rate-limit";
+import {
+  chainedCounterSteps,
+  chainedCounts,
+  forgetEndedWindows,
+  incrementStatement,
+  redisClient,
+  windowStartOf,
+  type ChainedCounter,
+} from "@/lib/http/rate-limit";
 import { RunOutput } from "@/lib/runs/schemas";
 
 // What a visitor message needs from the database before its run starts, in as
@@ -23,11 +31,7 @@ import { RunOutput } from "@/lib/runs/schemas";
 // caller takes them one by one. The message itself is stored in the
 // transaction that opens its run (visitorMessageStatements).
 
-export interface TurnCounter {
-  key: string;
-  limit: number;
-  windowMs: number;
-}
+export type TurnCounter = ChainedCounter;
 
 export interface TurnRequest {
   /** Always taken: the client address's share of the public surface. */
@@ -48,8 +52,6 @@ export interface TurnOutcome {
   /** The conversation so far, oldest first: each visitor message and its run's answer. */
   history: { role: "user" | "assistant"; content: string }[];
 }
-
-const windowOf = (counter: TurnCounter, now: number) => Math.floor(now / counter.windowMs) * counter.windowMs;
 
 /** A stored message with its run's output, as the history statement answers it. */
 interface HistoryRow {
@@ -78,17 +80,12 @@ const HISTORY = `SELECT "m"."content", "r"."output" FROM "WidgetMessage" AS "m"
 const CONVERSATION = `SELECT "id" FROM "WidgetConversation"
   WHERE "id" = $1 AND "organizationId" = $2 AND "widgetId" = $3 AND "visitorId" = $4`;
 
-const INCREMENT = `INSERT INTO "RateLimitWindow" ("key", "windowStart", "endsAt", "count") VALUES ($1, $2, $3, 1)
-  ON CONFLICT ("key", "windowStart") DO UPDATE SET "count" = "RateLimitWindow"."count" + 1 RETURNING "count"`;
-
 function sqliteTurn(turn: TurnRequest, now: number): TurnOutcome | null {
   return sqliteTransaction((tx) => {
     const increment = (counter: TurnCounter) => {
-      const start = windowOf(counter, now);
-      const [row] = tx.rows<{ count: number }>({
-        sql: INCREMENT,
-        values: [counter.key, new Date(start), new Date(start + counter.windowMs)],
-      });
+      const [row] = tx.rows<{ count: number }>(
+        incrementStatement(counter.key, windowStartOf(counter.windowMs, now), counter.windowMs),
+      );
       return Number(row.count);
     };
     const { conversation } = turn;
@@ -111,41 +108,29 @@ function sqliteTurn(turn: TurnRequest, now: number): TurnOutcome | null {
   });
 }
 
-/** The PostgreSQL statement: each step's INSERT runs only if the step before it is within its limit. */
+/**
+ * The PostgreSQL statement: the visitor's conversation (`conv`), then the address's counter and the message's,
+ * chained as hitChainExactly's (each only if the one before it is within its limit), the message's first one
+ * only if the conversation is the visitor's.
+ */
 function postgresTurnStatement(turn: TurnRequest, now: number): DriverStatement {
   const values: unknown[] = [];
   const param = (value: unknown) => {
     values.push(value);
     return `$${values.length}`;
   };
-  const step = (name: string, counter: TurnCounter, guard: string) => {
-    const start = windowOf(counter, now);
-    return `"${name}" AS (INSERT INTO "RateLimitWindow" ("key", "windowStart", "endsAt", "count")
-      SELECT CAST(${param(counter.key)} AS TEXT), CAST(${param(new Date(start))} AS TIMESTAMP(3)),
-        CAST(${param(new Date(start + counter.windowMs))} AS TIMESTAMP(3)), 1${guard}
-      ON CONFLICT ("key", "windowStart") DO UPDATE SET "count" = "RateLimitWindow"."count" + 1 RETURNING "count")`;
-  };
   const { conversation } = turn;
+  const counters = [turn.address, ...turn.message];
   const parts = [
-    step("a", turn.address, ""),
-    `"c" AS (SELECT "id" FROM "WidgetConversation" WHERE "id" = CAST(${param(conversation.id)} AS TEXT)
+    `conv AS (SELECT "id" FROM "WidgetConversation" WHERE "id" = CAST(${param(conversation.id)} AS TEXT)
       AND "organizationId" = CAST(${param(conversation.organizationId)} AS TEXT)
       AND "widgetId" = CAST(${param(conversation.widgetId)} AS TEXT)
       AND "visitorId" = CAST(${param(conversation.visitorId)} AS TEXT))`,
+    ...chainedCounterSteps(counters, now, param, (i) => (i === 1 ? "EXISTS (SELECT 1 FROM conv)" : "")),
   ];
-  let previous = { name: "a", limit: turn.address.limit };
-  turn.message.forEach((counter, i) => {
-    const name = `m${i}`;
-    const guard =
-      ` WHERE (SELECT "count" FROM "${previous.name}") <= CAST(${param(previous.limit)} AS INTEGER)` +
-      (i === 0 ? ` AND EXISTS (SELECT 1 FROM "c")` : "");
-    parts.push(step(name, counter, guard));
-    previous = { name, limit: counter.limit };
-  });
   const columns = [
-    `(SELECT "count" FROM "a") AS "a"`,
-    `EXISTS (SELECT 1 FROM "c") AS "found"`,
-    ...turn.message.map((_, i) => `(SELECT "count" FROM "m${i}") AS "m${i}"`),
+    `EXISTS (SELECT 1 FROM conv) AS "found"`,
+    ...counters.map((_, i) => `(SELECT "count" FROM c${i}) AS c${i}`),
   ];
   return { sql: `WITH ${parts.join(",\n")} SELECT ${columns.join(", ")}`, values };
 }
@@ -162,10 +147,9 @@ async function postgresTurn(turn: TurnRequest, now: number): Promise<TurnOutcome
   ]);
   if (!counted || !history) return null;
   const [row] = counted;
-  const count = (value: unknown) => (value === null || value === undefined ? null : Number(value));
   const found = row.found === true;
   return {
-    counts: [count(row.a), ...turn.message.map((_, i) => count(row[`m${i}`]))],
+    counts: chainedCounts(row, 1 + turn.message.length),
     found,
     history: found ? historyOf(history) : [],
   };
