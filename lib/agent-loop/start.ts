@@ -12,7 +12,7 @@ import type { RunWarning } from "@/lib/runs/capabilities";
 import type { RunOpener } from "@/lib/runs/driver";
 import type { LoopSettings } from "./loop";
 import { firstRunEvent, heldEventsStored } from "./events";
-import { INTERNAL_FAILURE } from "./run-state";
+import { failUnexpectedly } from "./run-state";
 import { takenLease } from "./lease";
 import { systemMessage } from "./prompt";
 import { storeOpening } from "./store";
@@ -122,13 +122,7 @@ export async function prepareManagedRun(
   } catch (error) {
     // The opener's statements were refused with the opening (a widget's conversation deleted meanwhile…):
     // the run, stored but never opened, ends failed at once instead of waiting unexecuted for its expiry.
-    if (extra.length > 0)
-      await db.run
-        .updateMany({
-          where: { id: run.id, organizationId, status: "active" },
-          data: { status: "failed", failure: INTERNAL_FAILURE as unknown as Prisma.InputJsonObject },
-        })
-        .catch(() => undefined);
+    if (extra.length > 0) await failUnexpectedly(run, error).catch(() => undefined);
     throw error;
   }
   heldEventsStored(run.id, [created]);
