@@ -46,8 +46,6 @@ export default async function setup(project: TestProject) {
     GUICHET_PRELOAD_ROUTES: "1",
     // A managed run's lease: a run whose instance a test kills is taken over within seconds.
     GUICHET_RUN_LEASE_MS: "3000",
-    // Operations left running are looked for every second (each test ages the ones it wants swept).
-    GUICHET_OPERATION_SWEEP_MS: "1000",
   };
   const crm = await startAcmeCrm({
     port: 0,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { api, crmBaseUrl, crmFaults, suiteNetwork, testDb, until } from "./helpers";
+import { api, crmBaseUrl, crmFaults, startSuiteInstance, testDb, until } from "./helpers";
 import {
   ADDR_2,
   approvedAddressChange,
@@ -13,17 +13,16 @@ import { startApp } from "./server";
 // The sweep of operations left `running` (lib/operations/sweep.ts). A commit is sent through a second
 // instance, CRM Acme holds the write, the instance is killed (SIGKILL: nothing recorded on the way out):
 // its operation stays `running` and, as a client-driven run whose client gave up, nobody commits it again.
-// The suite's server sweeps every second (GUICHET_OPERATION_SWEEP_MS in global-setup); the test moves the
-// operation's last change past GUICHET_OPERATION_STALE_MS (a day on test servers, see startApp),
+// Test servers sweep every second; the test moves the operation's last change past
+// GUICHET_OPERATION_STALE_MS (a day on test servers, see startApp),
 // which is the only thing it doctors. The assertions read Guichet's database and CRM Acme's own records;
 // CRM Acme holds writes again while the sweep works, so any second send would show as a held write.
 
 type App = Awaited<ReturnType<typeof startApp>>;
 let second: App | null = null;
 const setup = crmSuite();
-/** Another instance on the suite's database, sweeping as often as the suite's server (whichever runs the job). */
-const startSecond = () =>
-  startApp({ ...process.env, NODE_ENV: "production", ...suiteNetwork(), GUICHET_OPERATION_SWEEP_MS: "1000" });
+/** Another instance on the suite's database (test instances all sweep every second, whichever runs the job). */
+const startSecond = () => startSuiteInstance();
 
 beforeAll(async () => {
   second = await startSecond();

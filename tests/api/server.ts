@@ -202,10 +202,13 @@ export async function startApp(
     {
       env: {
         GUICHET_PRELOAD_ROUTES: "0",
-        // Operations left running are swept only past a day: the test that wants one swept ages it past that
-        // (tests/api/operations-sweep.test.ts), while what other files leave running is never touched — a sweep
-        // of it would hold its target's write lock (CRM Acme's shared customers) while it asks the status tool,
-        // and refuse another file's commit on that target meanwhile.
+        // Operations left running are looked for every second on every test instance (the sweep is one job for
+        // the database: whichever instance runs it schedules the next by its own interval, so one instance on the
+        // default minute would pause it for all), and swept only past a day: the test that wants one swept ages
+        // it past that (tests/api/operations-sweep.test.ts), while what other files leave running is never
+        // touched — a sweep of it would hold its target's write lock (CRM Acme's shared customers) while it asks
+        // the status tool, and refuse another file's commit on that target meanwhile.
+        GUICHET_OPERATION_SWEEP_MS: "1000",
         GUICHET_OPERATION_STALE_MS: "86400000",
         ...env,
         NEXTAUTH_URL: baseUrl,
