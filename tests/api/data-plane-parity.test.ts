@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { api, baseUrl, createTenant, suiteNetwork, type Tenant } from "./helpers";
+import { api, baseUrl, createTenant, startSuiteInstance, type Tenant } from "./helpers";
 import { createAgent } from "./agents-helpers";
 import { startApp } from "./server";
 
@@ -15,7 +15,7 @@ const known: Record<string, string> = {};
 
 beforeAll(async () => {
   tenant = await createTenant("pro");
-  next = await startApp({ ...process.env, NODE_ENV: "production", ...suiteNetwork(), GUICHET_SERVER: "next" });
+  next = await startSuiteInstance({ GUICHET_SERVER: "next" });
   const agent = await createAgent(tenant, { name: "Parité" });
   known.agent = agent.id;
   const run = await api("/v1/runs", { json: { agent: agent.id }, as: { key: tenant.key } });

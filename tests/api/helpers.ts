@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import http from "node:http";
 import { inject } from "vitest";
 import type { Role, Scope } from "@/lib/auth/scopes";
-import { testNetwork } from "./server";
+import { startApp, testNetwork } from "./server";
 
 export const baseUrl = inject("baseUrl");
 export const dataDir = inject("dataDir");
@@ -212,6 +212,11 @@ export function suiteNetwork(): Record<string, string> {
     GUICHET_SEARCH_URL: searchUrl,
     GUICHET_PRIVATE_ORIGINS: [`${new URL(crmUrl).origin}=*`, `${new URL(searchUrl).origin}=*`].join(","),
   };
+}
+
+/** Another production instance of the suite's server on the suite's database (a second node), `env` on top. */
+export function startSuiteInstance(env: Record<string, string> = {}): ReturnType<typeof startApp> {
+  return startApp({ ...process.env, ...suiteNetwork(), ...env, NODE_ENV: "production" });
 }
 
 /** The CRM Acme service's stored state, to assert on what really happened there. */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { api, baseUrl, createTenant, signIn, suiteNetwork, testDb, type Tenant } from "./helpers";
+import { api, baseUrl, createTenant, signIn, startSuiteInstance, testDb, type Tenant } from "./helpers";
 import { arrangePlan, models, setPlan } from "./agents-helpers";
 import { startApp } from "./server";
 
@@ -13,7 +13,7 @@ let tenant: Tenant;
 
 beforeAll(async () => {
   tenant = await createTenant("pro");
-  second = await startApp({ ...process.env, NODE_ENV: "production", ...suiteNetwork() });
+  second = await startSuiteInstance();
 });
 
 afterAll(async () => second?.stop());

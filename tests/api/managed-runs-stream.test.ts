@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createScript, scriptRecord } from "@/connectors/model-sim/control";
 import type { ScriptBody } from "@/connectors/model-sim/script";
 import { connectCrm, createAgent, storedSteps, type ConnectedCrm } from "./dispatch-fixtures";
-import { api, baseUrl, createTenant, simBaseUrl, suiteNetwork, testDb, type Tenant } from "./helpers";
+import { api, baseUrl, createTenant, simBaseUrl, startSuiteInstance, testDb, type Tenant } from "./helpers";
 import { startApp } from "./server";
 
 // Streamed managed runs: POST /v1/runs with `stream: true` answers Server-Sent
@@ -212,7 +212,7 @@ describe("another instance", () => {
     "serves GET /events of a run driven by the suite's server: live while it runs, then the same replay",
     { timeout: 180_000 },
     async () => {
-      second = await startApp({ ...process.env, NODE_ENV: "production", ...suiteNetwork() });
+      second = await startSuiteInstance();
       const agent = await createAgent(acme);
       const s = await script([
         { tool_calls: [{ name: "calculate", arguments: { expression: "6*7" } }] },

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { api, baseUrl, createTenant, crmFaults, suiteNetwork, testDb, type Tenant } from "./helpers";
+import { api, baseUrl, createTenant, crmFaults, startSuiteInstance, testDb, type Tenant } from "./helpers";
 import { createAgent } from "./dispatch-fixtures";
 import { resetCrm, setupCrm, type CrmSetup } from "./proposals-helpers";
 import { mcpUrl, sdkClient } from "./mcp-server-helpers";
@@ -240,7 +240,7 @@ describe("what may be sent", () => {
 describe("sessions", () => {
   let second: Awaited<ReturnType<typeof startApp>>;
   beforeAll(async () => {
-    second = await startApp({ ...process.env, NODE_ENV: "production", ...suiteNetwork() });
+    second = await startSuiteInstance();
   });
   afterAll(async () => second?.stop());
 

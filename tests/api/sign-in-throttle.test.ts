@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { attemptSignIn, createTenant, suiteNetwork, testDb, until, type Tenant } from "./helpers";
+import { attemptSignIn, createTenant, startSuiteInstance, testDb, type Tenant, until } from "./helpers";
 import { startApp } from "./server";
 
 // Password guessing: wrong passwords are counted per account and per client
@@ -14,7 +14,7 @@ let second: Awaited<ReturnType<typeof startApp>>;
 
 beforeAll(async () => {
   tenant = await createTenant("pro");
-  second = await startApp({ ...process.env, NODE_ENV: "production", ...suiteNetwork() });
+  second = await startSuiteInstance();
 });
 
 afterAll(async () => {

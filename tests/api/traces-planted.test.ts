@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { connectCrm, type ConnectedCrm } from "./dispatch-fixtures";
-import { api, createTenant, storedText, suiteNetwork, testDb, type Tenant } from "./helpers";
+import { api, createTenant, startSuiteInstance, storedText, testDb, type Tenant } from "./helpers";
 import { startApp } from "./server";
 
 // A traced run whose arguments and results carry a planted API-key-like
@@ -34,7 +34,7 @@ async function on(path: string, body: unknown, caller: { key?: string; cookie?: 
 beforeAll(async () => {
   tenant = await createTenant();
   crm = await connectCrm(tenant);
-  app = await startApp({ ...process.env, NODE_ENV: "production", ...suiteNetwork(), GUICHET_LOG_LEVEL: "debug" });
+  app = await startSuiteInstance({ GUICHET_LOG_LEVEL: "debug" });
 });
 
 afterAll(async () => app?.stop());

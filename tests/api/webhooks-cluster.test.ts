@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callTool } from "./dispatch-fixtures";
-import { api, createTenant, suiteNetwork, testDb, until, type Tenant } from "./helpers";
+import { api, createTenant, startSuiteInstance, testDb, type Tenant, until } from "./helpers";
 import { setupCrm, type CrmSetup } from "./proposals-helpers";
 import { outboxTimings, startApp } from "./server";
 import { startReceiver, type Receiver } from "./webhook-receiver";
@@ -15,7 +15,7 @@ let setup: CrmSetup;
 let tenant: Tenant;
 let receiver: Receiver;
 
-const startSecond = () => startApp({ ...process.env, NODE_ENV: "production", ...suiteNetwork(), ...outboxTimings() });
+const startSecond = () => startSuiteInstance({ ...outboxTimings() });
 
 beforeAll(async () => {
   receiver = await startReceiver();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createAgent } from "./dispatch-fixtures";
-import { api, createTenant, suiteNetwork, testDb, type Tenant } from "./helpers";
+import { api, createTenant, startSuiteInstance, testDb, type Tenant } from "./helpers";
 import { startApp } from "./server";
 import { createWidget, sendMessage, stored, visitorToken, widgetRequest } from "./widget-helpers";
 
@@ -19,7 +19,7 @@ let tenant: Tenant;
 
 beforeAll(async () => {
   tenant = await createTenant("pro");
-  second = await startApp({ ...process.env, NODE_ENV: "production", ...suiteNetwork() });
+  second = await startSuiteInstance();
 });
 
 afterAll(async () => second?.stop());

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { callTool } from "./dispatch-fixtures";
-import { api, createTenant, suiteNetwork, testDb, until } from "./helpers";
+import { api, createTenant, startSuiteInstance, testDb, until } from "./helpers";
 import {
   ADDR_1,
   ADDR_2,
@@ -29,7 +29,7 @@ let second: Awaited<ReturnType<typeof startApp>>;
 beforeAll(async () => {
   setup = await setupCrm(await createTenant("pro"));
   // An app instance of this file's own, on the same database: the one that crashes.
-  second = await startApp({ ...process.env, NODE_ENV: "production", ...suiteNetwork() });
+  second = await startSuiteInstance();
 });
 afterAll(async () => second?.stop());
 beforeEach(resetCrm);
