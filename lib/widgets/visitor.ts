@@ -76,14 +76,9 @@ export function anonymousVisitor(): Visitor {
   return { id: `anon:${randomBytes(16).toString("base64url")}`, name: null, verified: false };
 }
 
-let derivedVisitorKey: Uint8Array | undefined;
-
-/**
- * The key of Guichet's visitor tokens: derived from the server secret, for this one purpose, once per
- * process (the secret is read from its file when not in the environment: not on every bubble request).
- */
+/** The key of Guichet's visitor tokens: derived from the server secret, for this one purpose. */
 function visitorKey(): Uint8Array {
-  return (derivedVisitorKey ??= createHmac("sha256", authSecret()).update("guichet widget visitor token v1").digest());
+  return createHmac("sha256", authSecret()).update("guichet widget visitor token v1").digest();
 }
 
 /** A short fingerprint of the public key: a token asked with a rotated key is refused. */
