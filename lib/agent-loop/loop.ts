@@ -16,7 +16,7 @@ import { callModel, ModelFailure } from "./model-call";
 import { modelTools } from "./prompt";
 import { failUnexpectedly, RunState } from "./run-state";
 import { inRunSpan } from "@/lib/observability/spans";
-import { openTurn, runTurn, type TurnContext } from "./turn";
+import { openTurn, runTurn, storeBeforeCalls, type TurnContext } from "./turn";
 
 // The loop of a managed run. The model is one more untrusted caller: each tool
 // call it makes goes through the dispatcher, exactly as a client's
@@ -163,7 +163,7 @@ async function driveLoop(
         }
         state.messages.push({ role: "assistant", content: turn.message.content ?? null, tool_calls: calls });
         // Stored before any call is made: a takeover goes on with these calls, never asks the model again.
-        if (!(await state.save())) return settled();
+        if ((await storeBeforeCalls(run, calls, clientTools)) && !(await state.save())) return settled();
         if ((await runTurn(context, calls, parsed)) === "stopped") return settled();
         continue;
       }

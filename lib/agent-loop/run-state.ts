@@ -66,6 +66,11 @@ export class RunState {
   private held: HeldRunEvent[] = [];
   /** How many messages of the conversation are stored: by the caller just before the loop, or by `save`. */
   private savedLength: number;
+  /**
+   * The last write of the run (the caller's, or `save`'s, fenced by status and lease) is the loop's last
+   * look at the database: it found the run active and this instance's, as a read would now.
+   */
+  private confirmed: boolean;
   constructor(
     readonly run: RunRow,
     readonly messages: Message[],
@@ -74,6 +79,7 @@ export class RunState {
   ) {
     this.usage = usage ?? { input_tokens: 0, output_tokens: 0, model_calls: [] };
     this.savedLength = stored ? messages.length : -1;
+    this.confirmed = stored;
   }
 
   addUsage(call: RunUsage["model_calls"][number]): void {
@@ -142,7 +148,7 @@ export class RunState {
     };
     const saved = await this.withHeld(async (rows) => {
       const written =
-        saveProgressOnDriver(this.run, columns, rows) ?? (await saveProgressAsRecord(this.run, columns, rows));
+        (await saveProgressAsRecord(this.run, columns, rows)) ?? (await saveProgressOnDriver(this.run, columns, rows));
       if (written !== null) return written;
       const update = () => db.run.updateMany({ where, data });
       if (!rows.length) return (await update()).count === 1;
@@ -150,16 +156,20 @@ export class RunState {
       return moved.count === 1;
     });
     this.savedLength = this.messages.length;
+    this.confirmed = saved;
     return saved && new Date() < this.run.expiresAt;
   }
 
   /**
    * Before a model call: false when the run is no longer active (cancelled, expired) or no longer this
-   * instance's. A conversation that grew since the last write is stored first; otherwise only read.
+   * instance's. A conversation that grew since the last write is stored first; otherwise it is read, unless
+   * the loop's last step was that write (a cancel landing after either is seen at the next step).
    */
   async checkpoint(): Promise<boolean> {
     if (this.messages.length !== this.savedLength || this.held.length) return this.save();
-    return this.stillOurs();
+    const confirmed = this.confirmed;
+    this.confirmed = false;
+    return (confirmed && new Date() < this.run.expiresAt) || this.stillOurs();
   }
 
   /** Waits for the API client's outputs of its client tools (POST /v1/runs/{run}/tool_outputs resumes). */

@@ -3,7 +3,7 @@ import type OpenAI from "openai";
 import { StoredClientTools, StoredSchema } from "@/lib/agents/service";
 import { centiToTemperature } from "@/lib/agents/temperature";
 import { db, provider, type Prisma } from "@/lib/db";
-import type { DriverStatement } from "@/lib/db/driver";
+import { driverRows, type DriverStatement } from "@/lib/db/driver";
 import { notFound } from "@/lib/http/errors";
 import { modelRouteFor } from "@/lib/models/providers";
 import type { RunCreateBody, RunUsage } from "@/lib/runs/schemas";
@@ -57,6 +57,24 @@ export async function loopSettingsFor(
   return settingsOf(organizationId, agent, modelId);
 }
 
+const openerAgentSelect = { ...runAgentSelect, ...loopAgentSelect } as const;
+type OpenerAgent = Prisma.AgentGetPayload<{ select: typeof openerAgentSelect }>;
+
+/** The agent as a managed run's opening reads it, in one statement on the driver (else through Prisma). */
+async function openerAgent(organizationId: string, agentId: string): Promise<OpenerAgent | null> {
+  const rows = await driverRows<Omit<OpenerAgent, "_count"> & { documents: number }>({
+    sql: `SELECT a."id", a."active", a."instructions", a."tools", a."trace", a."modelId", a."temperatureCenti",
+        a."outputSchema", a."clientTools",
+        CAST((SELECT COUNT(*) FROM "File" f WHERE f."agentId" = a."id") AS INTEGER) AS "documents"
+      FROM "Agent" a WHERE a."id" = $1 AND a."organizationId" = $2`,
+    values: [agentId, organizationId],
+  });
+  if (!rows) return db.agent.findFirst({ where: { id: agentId, organizationId }, select: openerAgentSelect });
+  if (!rows[0]) return null;
+  const { documents, ...agent } = rows[0];
+  return { ...agent, _count: { documents } };
+}
+
 function inputMessages(input: NonNullable<RunCreateBody["input"]>): OpenAI.Chat.ChatCompletionMessageParam[] {
   return typeof input === "string"
     ? [{ role: "user", content: input }]
@@ -82,10 +100,7 @@ export async function prepareManagedRun(
 ): Promise<PreparedRun> {
   const { organizationId } = principal;
   // One read of the agent for the run and its loop; an inactive agent is refused before its model is looked at.
-  const agent = await db.agent.findFirst({
-    where: { id: body.agent, organizationId },
-    select: { ...runAgentSelect, ...loopAgentSelect },
-  });
+  const agent = await openerAgent(organizationId, body.agent);
   assertRunnable(agent);
   const settings = await settingsOf(organizationId, agent, null);
   const { run, warnings } = await createRun(principal, body, { agent });
@@ -110,7 +125,7 @@ export async function prepareManagedRun(
   };
   const extra = alongside?.(run) ?? [];
   try {
-    if (!storeOpening(run, opening, created, extra))
+    if (!(await storeOpening(run, opening, created, extra)))
       await db.$transaction([
         db.run.update({ where: { id: run.id }, data: opening, select: { id: true } }),
         db.runEvent.create({ data: created }),

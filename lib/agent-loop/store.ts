@@ -1,11 +1,13 @@
 import "server-only";
-import { db, type Prisma } from "@/lib/db";
+import { db, Prisma, provider } from "@/lib/db";
 import {
+  driverRows,
+  driverTransaction,
+  isDriverUniqueViolation,
   recordRows,
-  sqliteTransaction,
   USE_PRISMA,
   type DriverStatement,
-  type SqliteTransaction,
+  type DriverWork,
 } from "@/lib/db/driver";
 import type { RunRow } from "@/lib/runs/service";
 import { subscribesTo } from "@/lib/webhooks/outbox";
@@ -15,12 +17,13 @@ import type { RunEventData } from "@/lib/runs/event-schemas";
 import { heldEventRows, storeRunStatusEvent } from "./events";
 import { INSTANCE_ID } from "./lease";
 
-// A managed run's own writes — its opening, its end or pause — on SQLite's
-// connection under Prisma (lib/db/driver.ts), each in one synchronous
-// transaction: through Prisma, their few statements cost more than the rest
-// of a run's bookkeeping. Each function answers null when the caller must
-// write through Prisma instead (PostgreSQL, or a case written here only
-// through Prisma), and then nothing was written.
+// A managed run's own writes — its opening, its progress, its end or pause —
+// on the driver under Prisma (lib/db/driver.ts), each in one transaction
+// written once for both databases (synchronous on SQLite's connection, one
+// pooled connection on PostgreSQL): through Prisma, their few statements cost
+// more than the rest of a run's bookkeeping. Each function answers null when
+// the caller must write through Prisma instead (not connected yet, or a case
+// written here only through Prisma), and then nothing was written.
 
 /** An event row as the loop builds it (lib/agent-loop/events.ts). */
 export interface EventRow {
@@ -45,49 +48,99 @@ export const RUN_JSON_COLUMNS = new Set([
   "pendingApproval",
 ]);
 
-/** A value as Prisma stores it in a SQLite column: a JSON field's as its text; dates and booleans the driver binds. */
-function stored(value: unknown, json: boolean): unknown {
-  return json && value !== null ? JSON.stringify(value) : value;
+/** A Run column's value as both drivers bind it: a JSON field's as its text, SQL NULL for Prisma's DbNull. */
+function bound(column: string, value: unknown): unknown {
+  if (value === null || value === Prisma.DbNull) return null;
+  return RUN_JSON_COLUMNS.has(column) ? JSON.stringify(value) : value;
 }
 
-const INSERT_EVENT = `INSERT INTO "RunEvent" ("runId", "seq", "organizationId", "type", "data", "createdAt")
-  VALUES ($1, $2, $3, $4, $5, $6)`;
-
-function insertEvents(tx: SqliteTransaction, rows: readonly EventRow[]): void {
+/** The rows as one INSERT (JSON as text: PostgreSQL reads it as the jsonb column it goes to). */
+function insertEvents(rows: readonly EventRow[]): DriverStatement {
   const now = new Date();
-  // One prepared statement run once per row: SQLite runs each in microseconds, inside the one transaction.
-  for (const row of rows)
-    tx.run({
-      sql: INSERT_EVENT,
-      values: [row.runId, row.seq, row.organizationId, row.type, stored(row.data, true), now],
-    });
+  const values: unknown[] = [];
+  const tuples = rows.map((row) => {
+    const first = values.push(row.runId, row.seq, row.organizationId, row.type, JSON.stringify(row.data), now) - 5;
+    return `(${[0, 1, 2, 3, 4, 5].map((i) => `$${first + i}`).join(", ")})`;
+  });
+  return {
+    sql: `INSERT INTO "RunEvent" ("runId", "seq", "organizationId", "type", "data", "createdAt") VALUES ${tuples.join(", ")}`,
+    values,
+  };
 }
 
 /**
  * Sets `data`'s columns (and updatedAt) on the run; `fenced`, only while it is active and this instance holds
- * its lease (./lease.ts). Answers the rows changed.
+ * its lease (./lease.ts). Answers whether the run was changed.
  */
-function updateRun(
-  tx: SqliteTransaction,
+function* updateRun(
   run: Pick<RunRow, "id" | "organizationId">,
   data: Record<string, unknown>,
   fenced: boolean,
-): number {
+): DriverWork<boolean> {
   const columns = Object.keys(data);
   const n = columns.length;
-  const statement: DriverStatement = {
+  const rows = yield {
     sql: `UPDATE "Run" SET ${[...columns, "updatedAt"].map((column, i) => `"${column}" = $${i + 1}`).join(", ")}
-      WHERE "id" = $${n + 2} AND "organizationId" = $${n + 3}${fenced ? ` AND "status" = 'active' AND "leaseOwner" = $${n + 4}` : ""}`,
+      WHERE "id" = $${n + 2} AND "organizationId" = $${n + 3}${fenced ? ` AND "status" = 'active' AND "leaseOwner" = $${n + 4}` : ""}
+      RETURNING "id"`,
     values: [
-      ...columns.map((column) => stored(data[column], RUN_JSON_COLUMNS.has(column))),
+      ...columns.map((column) => bound(column, data[column])),
       new Date(),
       run.id,
       run.organizationId,
       ...(fenced ? [INSTANCE_ID] : []),
     ],
   };
-  return tx.run(statement);
+  return rows.length === 1;
 }
+
+/** `write`, with an event number taken meanwhile thrown as Prisma's P2002: the caller renumbers. */
+async function seqChecked<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (isDriverUniqueViolation(error)) throw Object.assign(new Error("event seq taken"), { code: "P2002" });
+    throw error;
+  }
+}
+
+function runTransaction<T>(work: () => DriverWork<T | typeof USE_PRISMA>): Promise<T | null> {
+  return seqChecked(() => driverTransaction(work));
+}
+
+/**
+ * PostgreSQL's statements below are one round trip each, committed on their own (on Prisma's pool, waiting
+ * for the disk as any commit): a statement's parameters take the types they are cast to.
+ */
+function pgParams() {
+  const values: unknown[] = [];
+  return { values, param: (value: unknown, cast: string) => `$${values.push(value)}::${cast}` };
+}
+
+function pgEventTuples(rows: readonly EventRow[], param: (value: unknown, cast: string) => string, now: Date) {
+  return rows.map(
+    (row) =>
+      `(${param(row.runId, "text")}, ${param(row.seq, "int")}, ${param(row.organizationId, "text")}, ${param(row.type, "text")}, ${param(JSON.stringify(row.data), "jsonb")}, ${param(now, "timestamp")})`,
+  );
+}
+
+function pgRunSets(data: Record<string, unknown>, param: (value: unknown, cast: string) => string, now: Date) {
+  const sets = Object.entries(data).map(([column, value]) => {
+    const stored = bound(column, value);
+    if (stored === null) return `"${column}" = NULL`;
+    const cast = RUN_JSON_COLUMNS.has(column)
+      ? "jsonb"
+      : stored instanceof Date
+        ? "timestamp"
+        : typeof stored === "boolean"
+          ? "boolean"
+          : "text";
+    return `"${column}" = ${param(stored, cast)}`;
+  });
+  return [...sets, `"updatedAt" = ${param(now, "timestamp")}`].join(", ");
+}
+
+const EVENT_COLUMNS = `"runId", "seq", "organizationId", "type", "data", "createdAt"`;
 
 /**
  * A step's progress on PostgreSQL, as a record (lib/db/driver.ts): one statement on the records' connections,
@@ -134,18 +187,19 @@ export async function saveProgressAsRecord(
 }
 
 /**
- * A step's progress on SQLite's connection, in one transaction: the events the loop held, then the run's
- * conversation, usage and lease, only while it is active and this instance's. Null: write through Prisma.
+ * A step's progress in one transaction (SQLite, or PostgreSQL when records wait for the disk): the events the
+ * loop held, then the run's conversation, usage and lease, only while it is active and this instance's.
+ * Null: write through Prisma.
  */
 export function saveProgressOnDriver(
   run: Pick<RunRow, "id" | "organizationId">,
   data: Record<string, unknown>,
   held: readonly EventRow[],
-): boolean | null {
-  return sqliteTransaction((tx) => {
+): Promise<boolean | null> {
+  return runTransaction(function* () {
     // The events are stored even when the run stopped meanwhile: their tool calls did run.
-    insertEvents(tx, held);
-    return updateRun(tx, run, data, true) === 1;
+    if (held.length) yield insertEvents(held);
+    return yield* updateRun(run, data, true);
   });
 }
 
@@ -153,52 +207,106 @@ export function saveProgressOnDriver(
  * A new managed run's opening: its model, conversation and usage, and its first event; `alongside`, the
  * opener's own statements that must commit with it (a widget's message, lib/widgets/turn.ts).
  */
-export function storeOpening(
+export async function storeOpening(
   run: Pick<RunRow, "id" | "organizationId">,
   data: { modelId: string; stream: boolean; transcript: unknown; usage: unknown },
   first: EventRow,
   alongside: readonly DriverStatement[] = [],
-): true | null {
-  return sqliteTransaction((tx) => {
-    updateRun(tx, run, data, false);
-    insertEvents(tx, [first]);
-    for (const statement of alongside) tx.run(statement);
+): Promise<true | null> {
+  if (provider === "postgresql" && alongside.length === 0) {
+    const { values, param } = pgParams();
+    const now = new Date();
+    const sets = pgRunSets(data, param, now);
+    const sql = `WITH "opened" AS (
+        UPDATE "Run" SET ${sets} WHERE "id" = ${param(run.id, "text")} AND "organizationId" = ${param(run.organizationId, "text")}
+      ) INSERT INTO "RunEvent" (${EVENT_COLUMNS}) VALUES ${pgEventTuples([first], param, now).join(", ")}`;
+    if (await driverRows({ sql, values })) return true;
+  }
+  return runTransaction(function* () {
+    yield* updateRun(run, data, false);
+    yield insertEvents([first]);
+    for (const statement of alongside) yield statement;
     return true as const;
   });
 }
 
 /**
- * moveActiveRun on SQLite's connection: the events held, the
- * status with `data`, then the status event numbered `nextSeq` (or after the run's last). False when the run
- * was no longer active. A webhook endpoint subscribed to the event needs the outbox's rows: that goes through
- * Prisma (lib/webhooks/events.ts).
+ * moveActiveRun on the driver: the events held, the status with `data`, then the status event numbered
+ * `nextSeq` (or after the run's last). False when the run was no longer active. A webhook endpoint subscribed
+ * to the event needs the outbox's rows: that goes through Prisma (lib/webhooks/events.ts).
  */
-function moveActiveRunOnDriver(
+function* moveActiveRunOnDriver(
   run: Pick<RunRow, "id" | "organizationId">,
   data: Record<string, unknown>,
   held: readonly EventRow[],
   nextSeq: number | undefined,
   status: { type: WebhookEventType; data: Prisma.InputJsonObject },
-): boolean | null {
-  return sqliteTransaction((tx) => {
-    const endpoints = tx.rows<{ events: unknown }>({
-      sql: `SELECT "events" FROM "WebhookEndpoint" WHERE "organizationId" = $1 AND "status" = 'enabled'`,
-      values: [run.organizationId],
-    });
-    if (endpoints.some((endpoint) => subscribesTo(endpoint.events, status.type))) return USE_PRISMA;
-    insertEvents(tx, held);
-    if (updateRun(tx, run, data, true) !== 1) return false;
-    const seq =
-      nextSeq ??
-      (tx.rows<{ last: number | null }>({
-        sql: `SELECT MAX("seq") AS "last" FROM "RunEvent" WHERE "runId" = $1`,
-        values: [run.id],
-      })[0]?.last ?? 0) + 1;
-    insertEvents(tx, [
-      { runId: run.id, seq, organizationId: run.organizationId, type: status.type, data: status.data },
-    ]);
-    return true;
-  });
+): DriverWork<boolean | typeof USE_PRISMA> {
+  const endpoints = yield {
+    sql: `SELECT "events" FROM "WebhookEndpoint" WHERE "organizationId" = $1 AND "status" = 'enabled'`,
+    values: [run.organizationId],
+  };
+  if (endpoints.some((endpoint) => subscribesTo(endpoint.events, status.type))) return USE_PRISMA;
+  if (held.length) yield insertEvents(held);
+  if (!(yield* updateRun(run, data, true))) return false;
+  const seq =
+    nextSeq ??
+    (((yield {
+      sql: `SELECT MAX("seq") AS "last" FROM "RunEvent" WHERE "runId" = $1`,
+      values: [run.id],
+    })[0]?.last as number | null) ?? 0) + 1;
+  yield insertEvents([
+    { runId: run.id, seq, organizationId: run.organizationId, type: status.type, data: status.data },
+  ]);
+  return true;
+}
+
+/**
+ * moveActiveRunOnDriver on PostgreSQL, as one statement. An enabled webhook endpoint that lists the event
+ * makes it write nothing (its outbox rows go through Prisma): null then, as when not connected yet.
+ */
+async function moveActiveRunOnPg(
+  run: Pick<RunRow, "id" | "organizationId">,
+  data: Record<string, unknown>,
+  held: readonly EventRow[],
+  nextSeq: number | undefined,
+  status: { type: WebhookEventType; data: Prisma.InputJsonObject },
+): Promise<boolean | null> {
+  const { values, param } = pgParams();
+  const now = new Date();
+  const organization = param(run.organizationId, "text");
+  const runId = param(run.id, "text");
+  // After held events the number is known; the statement's own inserts are not visible to its MAX().
+  const knownSeq = nextSeq ?? (held.length ? held[held.length - 1].seq + 1 : undefined);
+  const seq =
+    knownSeq !== undefined
+      ? param(knownSeq, "int")
+      : `COALESCE((SELECT MAX("seq") FROM "RunEvent" WHERE "runId" = ${runId}), 0) + 1`;
+  const unsubscribed = `NOT EXISTS (SELECT 1 FROM "subscribed")`;
+  const sql = `WITH "subscribed" AS (
+      SELECT 1 FROM "WebhookEndpoint" WHERE "organizationId" = ${organization} AND "status" = 'enabled'
+        AND "events" @> ${param(JSON.stringify([status.type]), "jsonb")} LIMIT 1
+    )${
+      held.length
+        ? `, "held" AS (
+      INSERT INTO "RunEvent" (${EVENT_COLUMNS})
+        SELECT * FROM (VALUES ${pgEventTuples(held, param, now).join(", ")}) AS "v" WHERE ${unsubscribed}
+    )`
+        : ""
+    }, "moved" AS (
+      UPDATE "Run" SET ${pgRunSets(data, param, now)}
+        WHERE "id" = ${runId} AND "organizationId" = ${organization} AND "status" = 'active'
+          AND "leaseOwner" = ${param(INSTANCE_ID, "text")} AND ${unsubscribed}
+        RETURNING "id"
+    ), "event" AS (
+      INSERT INTO "RunEvent" (${EVENT_COLUMNS})
+        SELECT ${runId}, ${seq}, ${organization}, ${param(status.type, "text")}, ${param(JSON.stringify(status.data), "jsonb")}, ${param(now, "timestamp")}
+        FROM "moved"
+    )
+    SELECT EXISTS (SELECT 1 FROM "subscribed") AS "subscribed", EXISTS (SELECT 1 FROM "moved") AS "moved"`;
+  const rows = await driverRows<{ subscribed: boolean; moved: boolean }>({ sql, values });
+  if (!rows || rows[0].subscribed) return null;
+  return rows[0].moved;
 }
 
 export type HeldRows = Awaited<ReturnType<typeof heldEventRows>>;
@@ -221,10 +329,11 @@ export async function moveActiveRun<T extends StatusEventType>(
   event: RunEventData<T>,
   details: StatusDetails,
 ): Promise<boolean> {
-  const onDriver = moveActiveRunOnDriver(run, data, rows, nextSeq, {
-    type,
-    data: event as unknown as Prisma.InputJsonObject,
-  });
+  const status = { type, data: event as unknown as Prisma.InputJsonObject };
+  const onDriver =
+    provider === "postgresql"
+      ? await seqChecked(() => moveActiveRunOnPg(run, data, rows, nextSeq, status))
+      : await runTransaction(() => moveActiveRunOnDriver(run, data, rows, nextSeq, status));
   if (onDriver !== null) return onDriver;
   return db.$transaction(async (tx) => {
     if (rows.length) await tx.runEvent.createMany({ data: rows });

@@ -26,19 +26,27 @@ const Messages = z.array(
   z.custom<OpenAI.Chat.ChatCompletionMessageParam>((value) => typeof value === "object" && value !== null),
 );
 
-/** Runs the loop in this process without anyone waiting for it; an error it did not expect ends the run. */
+/**
+ * Runs the loop in this process without the caller having to wait for it; an error it did not expect ends the
+ * run. Answers, for a caller who does wait, the run as stored once the loop stopped (null if it failed so);
+ * never rejects.
+ */
 export function launch(
   run: RunRow,
   messages: OpenAI.Chat.ChatCompletionMessageParam[],
   settings: LoopSettings,
   options: Parameters<typeof driveManagedRun>[3],
-): void {
-  driveManagedRun(run, messages, settings, options).catch((error: unknown) =>
-    failUnexpectedly(run, error).catch((failure: unknown) =>
-      log("error", "run.fail_unrecorded", {
-        run: run.id,
-        error: failure instanceof Error ? failure.name : "unknown",
-      }),
+): Promise<RunRow | null> {
+  return driveManagedRun(run, messages, settings, options).catch((error: unknown) =>
+    failUnexpectedly(run, error).then(
+      () => null,
+      (failure: unknown) => {
+        log("error", "run.fail_unrecorded", {
+          run: run.id,
+          error: failure instanceof Error ? failure.name : "unknown",
+        });
+        return null;
+      },
     ),
   );
 }

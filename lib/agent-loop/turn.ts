@@ -133,6 +133,24 @@ async function redispatch(
   }
 }
 
+/**
+ * Whether the model's answer needs storing before its calls run: not when every call is a read its contract
+ * lets be made again. A takeover then finds the conversation without that answer and asks the model again,
+ * which repeats nothing that may not be repeated; the answer is stored with the first result.
+ */
+export async function storeBeforeCalls(
+  run: RunRow,
+  calls: readonly FunctionCall[],
+  clientTools: ReadonlyMap<string, ClientToolDefinition>,
+): Promise<boolean> {
+  for (const call of calls) {
+    if (clientTools.has(call.function.name)) return true;
+    const contract = await frozenContract(run, call.function.name);
+    if (contract?.effect !== "read" || contract.retry !== "safe") return true;
+  }
+  return false;
+}
+
 export interface TurnContext {
   run: RunRow;
   state: RunState;
@@ -178,6 +196,8 @@ export async function runTurn(
           driver: openerOf(run),
           ...request,
           signal,
+          // The loop's last write, fenced by status and lease, looked at the run a moment ago (./run-state.ts).
+          run,
         });
     await state.record(
       "tool_call.completed",

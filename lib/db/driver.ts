@@ -321,11 +321,11 @@ export async function recordRows<T>(statement: DriverStatement): Promise<T[] | n
  * read committed as Prisma's transactions here: each statement sees what committed before it). What the
  * generator returns is committed; what it throws rolls back and is rethrown, a database error as the
  * driver's own (see `isDriverUniqueViolation`). Null when the caller must use Prisma: not connected yet,
- * or a Prisma transaction open on the SQLite connection.
+ * a Prisma transaction open on the SQLite connection, or the work returned USE_PRISMA (nothing kept).
  */
 export type DriverWork<T> = Generator<DriverStatement, T, Record<string, unknown>[]>;
 
-export async function driverTransaction<T>(work: () => DriverWork<T>): Promise<T | null> {
+export async function driverTransaction<T>(work: () => DriverWork<T | typeof USE_PRISMA>): Promise<T | null> {
   const connection = captured.sqlite;
   if (connection) {
     if (connection.inTransaction) return null;
@@ -359,8 +359,8 @@ export async function driverTransaction<T>(work: () => DriverWork<T>): Promise<T
         });
         step = steps.next(result.rows);
       }
-      await client.query("COMMIT");
-      return step.value;
+      await client.query(step.value === USE_PRISMA ? "ROLLBACK" : "COMMIT");
+      return step.value === USE_PRISMA ? null : step.value;
     } catch (error) {
       await client.query("ROLLBACK").catch(() => (broken = true));
       throw error;

@@ -1,7 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { db, Prisma, type DbOrTx } from "@/lib/db";
-import { findFirstOnDriver } from "@/lib/db/driver";
+import { driverWrite, findFirstOnDriver, type DriverStatement } from "@/lib/db/driver";
 import { ApiError, notFound } from "@/lib/http/errors";
 import { afterCursor } from "@/lib/http/validation";
 import { newId } from "@/lib/ids";
@@ -83,8 +83,8 @@ export async function createRun(
     .filter((text): text is string => Boolean(text && text.trim()))
     .join("\n\n");
   const now = new Date();
-  const run = await tx.run.create({
-    data: {
+  const data: Prisma.RunUncheckedCreateInput & Pick<RunRow, "debug" | "trace" | "apiKeyId" | "memberId" | "expiresAt"> =
+    {
       id: newId("run"),
       organizationId,
       agentId: agent.id,
@@ -112,12 +112,76 @@ export async function createRun(
             mcpSeenAt: now,
           }
         : {}),
-    },
-    select: runSelect,
-  });
+    };
+  // An MCP session's run goes through Prisma: its callers read a taken session hash as Prisma's P2002.
+  const run =
+    tx === db && origin.source !== "mcp" && (await driverWrite([insertRunStatement(data, now)]))
+      ? newRunRow(data, now)
+      : await tx.run.create({ data, select: runSelect });
   if (isTraced(run)) await traceCatalog(run, capabilitySet, tx);
   return { run, warnings };
 }
+
+/** The Run columns stored as JSON (as text on SQLite; PostgreSQL reads the text as the jsonb it goes to). */
+const JSON_COLUMNS = new Set(["capabilitySet", "warnings", "fileIds", "metadata"]);
+
+/** A new run's INSERT on the driver (lib/db/driver.ts): the columns `data` gives, and its timestamps. */
+function insertRunStatement(data: Record<string, unknown>, now: Date): DriverStatement {
+  const columns = [...Object.keys(data), "createdAt", "updatedAt"];
+  const values = [
+    ...Object.entries(data).map(([column, value]) =>
+      value === Prisma.DbNull ? null : JSON_COLUMNS.has(column) ? JSON.stringify(value) : value,
+    ),
+    now,
+    now,
+  ];
+  return {
+    sql: `INSERT INTO "Run" (${columns.map((c) => `"${c}"`).join(", ")}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(", ")})`,
+    values,
+  };
+}
+
+/** The row `insertRunStatement` stored, as `runSelect` reads it back: the columns it left out hold their defaults. */
+function newRunRow(
+  data: Prisma.RunUncheckedCreateInput & Pick<RunRow, "debug" | "trace" | "apiKeyId" | "memberId" | "expiresAt">,
+  now: Date,
+): RunRow {
+  const json = (value: unknown) =>
+    value === Prisma.DbNull || value === undefined ? null : (value as Prisma.JsonValue);
+  return {
+    ...RUN_DEFAULTS,
+    id: data.id,
+    organizationId: data.organizationId,
+    agentId: data.agentId ?? null,
+    status: data.status,
+    capabilities: data.capabilities,
+    instructions: data.instructions,
+    capabilitySet: json(data.capabilitySet),
+    warnings: json(data.warnings),
+    fileIds: json(data.fileIds),
+    debug: data.debug,
+    trace: data.trace,
+    expiresAt: data.expiresAt,
+    metadata: json(data.metadata),
+    apiKeyId: data.apiKeyId,
+    memberId: data.memberId,
+    widgetId: data.widgetId ?? null,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/** What a new run's row holds in the columns its creation does not set (the schema's defaults). */
+const RUN_DEFAULTS = {
+  modelId: null,
+  output: null,
+  usage: null,
+  failure: null,
+  requiredAction: null,
+  stream: false,
+  pendingApproval: null,
+  transcriptPurgedAt: null,
+} as const;
 
 async function assertRunFiles(organizationId: string, fileIds: string[], tx: DbOrTx): Promise<void> {
   if (fileIds.length === 0) return;

@@ -42,8 +42,8 @@ export const POST = handle(createRunEndpoint, async ({ principal, body, request 
   const prepared = await prepareManagedRun(principal, { ...body, input: body.input });
   // The run belongs to no request: its loop runs in the background under this instance's lease, and another
   // instance takes it over if this one stops. A client that goes away leaves it running, and can re-attach.
-  launch(prepared.run, prepared.messages, prepared.settings, { stored: true });
+  const stopped = launch(prepared.run, prepared.messages, prepared.settings, { stored: true });
   if (body.stream) return new Response(runEventStream(prepared.run, 0), { status: 201, headers: EVENT_STREAM_HEADERS });
-  const run = body.wait ? await waitForRun(prepared.run, body.wait) : prepared.run;
+  const run = body.wait ? await waitForRun(prepared.run, body.wait, stopped) : prepared.run;
   return { data: serializeRun(run), warnings: prepared.warnings };
 });
