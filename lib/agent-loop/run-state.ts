@@ -32,8 +32,9 @@ import {
 // it leaves `active` (paused for a client's outputs or for people, completed,
 // failed).
 //
-// The conversation is stored after each model answer that calls tools and
-// after each tool result (`save`), with the events held since the last write
+// The conversation is stored after each model answer that calls tools (but
+// one whose calls are all safely repeatable reads, ./turn.ts) and after each
+// tool result (`save`), with the events held since the last write
 // and the renewed lease, in one transaction: a run taken over by another
 // instance (./takeover.ts) goes on from there, so no tool result is lost and
 // none is stored twice. Every write is fenced by the lease: a loop that lost
