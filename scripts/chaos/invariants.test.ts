@@ -46,6 +46,7 @@ function healthy(): ChaosSnapshot {
         idempotencyKey: key("run_client", "prop_lapsed"),
         proposalId: "prop_lapsed",
         status: "queued",
+        errorCode: null,
         createdAt: ago(30),
       },
       {
@@ -53,6 +54,7 @@ function healthy(): ChaosSnapshot {
         idempotencyKey: key("run_done", "prop_done"),
         proposalId: "prop_done",
         status: "succeeded",
+        errorCode: null,
         createdAt: ago(30),
       },
       {
@@ -60,6 +62,7 @@ function healthy(): ChaosSnapshot {
         idempotencyKey: key("run_suspended", "prop_unknown"),
         proposalId: "prop_unknown",
         status: "unknown",
+        errorCode: null,
         createdAt: ago(20),
       },
     ],
@@ -135,6 +138,7 @@ describe("the chaos harness's invariants", () => {
           idempotencyKey: refusedKey,
           proposalId: "prop_refused",
           status: "succeeded",
+          errorCode: null,
           createdAt: ago(2),
         });
         s.crmOperations.push({ idempotency_key: refusedKey, status: "succeeded", created_at: ago(1).toISOString() });
@@ -143,6 +147,35 @@ describe("the chaos harness's invariants", () => {
     expect(broken("no_refused_or_expired_commit", (s) => void (s.operations[2].createdAt = ago(1)))).toEqual([
       expect.stringMatching(/^prop_unknown was sent after it expired \(.*\): operation \w+ created /),
     ]);
+    // Refused after its expiry failed upstream: it reached the service.
+    expect(
+      broken("no_refused_or_expired_commit", (s) => {
+        s.operations.push({
+          runId: "run_client",
+          idempotencyKey: `${key("run_client", "prop_lapsed")}:2`,
+          proposalId: "prop_lapsed",
+          status: "failed",
+          errorCode: "INVALID_ARGUMENTS",
+          createdAt: ago(1),
+        });
+      }),
+    ).toEqual([expect.stringMatching(/^prop_lapsed was sent after it expired/)]);
+  });
+
+  it("hold when a late attempt was refused before sending, or a write sent in time committed late", () => {
+    const snapshot = healthy();
+    // Stored after the expiry, refused under the lock as expired: nothing reached the service.
+    snapshot.operations.push({
+      runId: "run_client",
+      idempotencyKey: `${key("run_client", "prop_lapsed")}:2`,
+      proposalId: "prop_lapsed",
+      status: "failed",
+      errorCode: "PROPOSAL_EXPIRED",
+      createdAt: ago(1),
+    });
+    // prop_unknown's write was sent 15 s before its expiry; CRM Acme held it and committed it after.
+    snapshot.crmOperations[1].created_at = ago(1).toISOString();
+    expect(Object.values(checkInvariants(snapshot)).flat()).toEqual([]);
   });
 
   it("catch a managed run left active two leases past its lease, and one with no lease", () => {

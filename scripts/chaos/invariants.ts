@@ -29,7 +29,27 @@ export interface OperationRecord {
   idempotencyKey: string;
   proposalId: string | null;
   status: string;
+  /** The code of a failed operation's stored error. */
+  errorCode: string | null;
   createdAt: Date;
+}
+
+/**
+ * What the commit checks under the write lock answer before anything is sent (lib/proposals/commit-checks.ts):
+ * an operation failed with one of these never reached the service.
+ */
+const REFUSED_BEFORE_SENDING = new Set([
+  "PROPOSAL_EXPIRED",
+  "PROPOSAL_NOT_APPROVED",
+  "PROPOSAL_CONSUMED",
+  "PROPOSAL_NOT_FOUND",
+  "APPROVER_NOT_AUTHORIZED",
+  "CANCELLED",
+]);
+
+/** Whether the operation's write went to the service (queued: never claimed; failed before sending: see above). */
+function reachedService(op: OperationRecord): boolean {
+  return op.status !== "queued" && !(op.status === "failed" && REFUSED_BEFORE_SENDING.has(op.errorCode ?? ""));
 }
 
 export interface DecisionRecord {
@@ -122,14 +142,17 @@ export function checkInvariants(s: ChaosSnapshot): Violations {
       violations.exactly_once.push(`a client was told ${told.proposalId} committed; CRM Acme has no commit of it`);
 
   // 2. Nothing refused reaches the service; nothing is sent once its proposal expired (an approved
-  // proposal expires too: its approval is good only until then).
+  // proposal expires too: its approval is good only until then). A write is sent, if at all, after its
+  // operation is stored: an operation stored after the expiry that reached the service was sent late. The
+  // service's own commit time says nothing on its own: a write sent in time may be held there past it.
+  const operationByKey = new Map(s.operations.map((op) => [op.idempotencyKey, op]));
   for (const proposal of s.proposals) {
-    const sent = s.operations.filter((op) => op.proposalId === proposal.id);
+    const sent = s.operations.filter((op) => op.proposalId === proposal.id && reachedService(op));
     const committed = s.crmOperations.filter(
       (op) => op.status === "succeeded" && proposalOfKey(op.idempotency_key) === proposal.id,
     );
     if (proposal.status === "refused") {
-      if (committed.length || sent.some((op) => op.status !== "failed" && op.status !== "queued"))
+      if (committed.length || sent.length)
         violations.no_refused_or_expired_commit.push(
           `${proposal.id} is refused but was ${committed.length ? "committed" : "sent"}`,
         );
@@ -137,7 +160,10 @@ export function checkInvariants(s: ChaosSnapshot): Violations {
     }
     const expiry = proposal.expiresAt.getTime();
     const lateOps = sent.filter((op) => op.createdAt.getTime() > expiry);
-    const lateCommits = committed.filter((op) => new Date(op.created_at).getTime() > expiry);
+    const lateCommits = committed.filter((op) => {
+      const stored = operationByKey.get(op.idempotency_key);
+      return stored ? stored.createdAt.getTime() > expiry : new Date(op.created_at).getTime() > expiry;
+    });
     if (lateOps.length || lateCommits.length)
       violations.no_refused_or_expired_commit.push(
         `${proposal.id} was sent after it expired (${proposal.expiresAt.toISOString()}): ${[

@@ -36,7 +36,7 @@ export async function readSnapshot(
   ).rows;
   const operations = (
     await db.query(
-      `SELECT "runId", "idempotencyKey", "proposalId", status, "createdAt" FROM "Operation" WHERE "runId" = ANY($1)`,
+      `SELECT "runId", "idempotencyKey", "proposalId", status, "error"->>'code' AS "errorCode", "createdAt" FROM "Operation" WHERE "runId" = ANY($1)`,
       [runIds],
     )
   ).rows;
@@ -69,6 +69,7 @@ export async function readSnapshot(
       idempotencyKey: o.idempotencyKey,
       proposalId: o.proposalId,
       status: o.status,
+      errorCode: o.errorCode ?? null,
       createdAt: new Date(o.createdAt),
     })),
     decisions: decisions.map((d) => ({ proposalId: d.proposalId, decision: d.decision })),
