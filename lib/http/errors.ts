@@ -1,3 +1,4 @@
+import { isDatabaseUnavailable } from "@/lib/db/unavailable";
 import { log } from "@/lib/log";
 
 // One error class, one code → status table. Handlers throw; lib/http/handler.ts
@@ -130,6 +131,18 @@ export function toErrorEnvelope(
   if (prismaCode === "P2025") return toErrorEnvelope(notFound(), requestId);
   if (prismaCode === "P2002")
     return toErrorEnvelope(new ApiError("conflict", "The resource already exists."), requestId);
+  if (isDatabaseUnavailable(error)) {
+    log("warn", "database_unavailable", {
+      request_id: requestId,
+      error: error instanceof Error ? error.name : "unknown",
+    });
+    return toErrorEnvelope(
+      new ApiError("service_unavailable", "Guichet's database cannot be reached just now: retry shortly.", {
+        headers: { "retry-after": "1" },
+      }),
+      requestId,
+    );
+  }
   log("error", "unhandled_error", {
     request_id: requestId,
     error: error instanceof Error ? `${error.name}: ${error.message}` : "non-error thrown",

@@ -8,7 +8,14 @@ import { ErrorEnvelope } from "./error-envelope";
 import { refusals } from "./refusals";
 import { tags } from "./tags";
 
-const commonErrors: ErrorCode[] = ["unauthenticated", "insufficient_scope", "rate_limited", "internal_error"];
+// service_unavailable: the database could not be reached for a moment (lib/db/unavailable.ts).
+const commonErrors: ErrorCode[] = [
+  "unauthenticated",
+  "insufficient_scope",
+  "rate_limited",
+  "internal_error",
+  "service_unavailable",
+];
 
 /** Every code an endpoint can answer besides success, from its declaration. */
 function errorCodes(endpoint: Endpoint): ErrorCode[] {

@@ -150,6 +150,13 @@ describe("a managed run whose instance is killed", () => {
         const s = await script([{ tool_calls: [suspend] }, { text: "Suspendu." }]);
         const runId = (await startRun(s.marker, second!.baseUrl)).body.data.id as string;
         await until(async () => (await crmHeld()) === 1, "the commit held by CRM Acme");
+        // A write's answer was stored before its call ran (a read-only answer waits for its first result): the
+        // takeover goes on with this very call, never asks the model again.
+        const conversation = (await storedRun(runId)).transcript as Array<{ role: string; tool_calls?: unknown }>;
+        expect(conversation.at(-1)).toMatchObject({
+          role: "assistant",
+          tool_calls: [expect.objectContaining({ function: expect.objectContaining({ name: suspend.name }) })],
+        });
         await second!.crash();
         if (releasedFirst) await crmFaults({ hold_writes: false });
         const db = await testDb();
