@@ -166,7 +166,8 @@ function printTable(r: {
       .join(", ") || "none";
   console.log(`\nChaos run — seed ${SEED}, ${INSTANCES} instances, ${Math.round((Date.now() - started) / 1000)} s`);
   line("scenarios started", `${r.scenarios} (${list(r.ledger.started)})`);
-  line("runs by status", list(r.figures.runs));
+  const runs = Object.values(r.figures.runs).reduce((sum, n) => sum + n, 0);
+  line("runs by status", `${runs} (${list(r.figures.runs)})`);
   line("tool calls", list(r.figures.calls));
   line("proposals", list(r.figures.proposals));
   line("operations (Guichet)", list(r.figures.operations));

@@ -177,13 +177,16 @@ function previewArguments(customer: string, random: Random) {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A request no instance received: HAProxy's own 503 (no server up), not an answer of Guichet's. */
-const unsent = (answer: { status: number; body: Body }) => answer.status === 503 && !answer.body?.error;
+/**
+ * A 503: HAProxy's own (no instance up: nothing was received), or Guichet's `service_unavailable` (its database
+ * cannot be reached: retry after a moment). A client honouring Retry-After sends the request again.
+ */
+const unavailable = (answer: { status: number }) => answer.status === 503;
 
-/** POST /v1/runs, sent again while the balancer has no instance up (nothing was created then). */
+/** POST /v1/runs, sent again while the balancer has no instance up or the database is away. */
 async function createRun(ctx: WorkloadContext, json: Record<string, unknown>) {
   let answer = await call(ctx.base, "/v1/runs", { json, as: { key: ctx.tenant.key } });
-  for (let attempt = 0; unsent(answer) && attempt < 40; attempt += 1) {
+  for (let attempt = 0; unavailable(answer) && attempt < 40; attempt += 1) {
     await sleep(500);
     answer = await call(ctx.base, "/v1/runs", { json, as: { key: ctx.tenant.key } });
   }
