@@ -17,6 +17,10 @@ export default defineConfig({
     setupFiles: ["tests/api/file-setup.ts"],
     environment: "node",
     fileParallelism: false,
+    // One worker runs the files one after the other and keeps the modules they share (helpers, the Prisma
+    // client, the MCP SDK) loaded: a fresh process per file cost about two seconds of imports each, more than
+    // some files take. Files own their state: what a file starts or changes, it stops or resets itself.
+    isolate: false,
     testTimeout: 60_000,
     hookTimeout: 120_000,
   },

@@ -52,12 +52,28 @@ export const INTERNAL_FAILURE: RunFailure = {
 
 /**
  * Test stacks only (GUICHET_TEST_STACK=1): a run whose metadata asks for it meets a real database error
- * when it stores its first tool result, so the suites see what an unexpected error does to a run.
+ * where it names — `store_error` when it stores its first tool result, `opening_error` when its opening is
+ * stored — so the suites see what an unexpected error does to a run.
  */
-async function injectedFault(run: RunRow): Promise<void> {
+export async function injectedFault(
+  run: Pick<RunRow, "metadata">,
+  point: "store_error" | "opening_error",
+): Promise<void> {
   if (process.env.GUICHET_TEST_STACK !== "1") return;
   const metadata = run.metadata as Record<string, unknown> | null;
-  if (metadata?.guichet_test_fault === "store_error") await db.$queryRawUnsafe('SELECT 1 FROM "NoSuchTable"');
+  if (metadata?.guichet_test_fault === point) await db.$queryRawUnsafe('SELECT 1 FROM "NoSuchTable"');
+}
+
+/**
+ * A managed run stored but never opened (its opening refused): it ends failed at once, rather than waiting
+ * for its expiry as an active run that nothing executes. Only while it is still unopened (no model).
+ */
+export async function failUnopened(run: Pick<RunRow, "id" | "organizationId">): Promise<void> {
+  log("error", "run.opening_failed", { run: run.id });
+  await db.run.updateMany({
+    where: { id: run.id, organizationId: run.organizationId, status: "active", modelId: null },
+    data: { status: "failed", failure: INTERNAL_FAILURE as unknown as Prisma.InputJsonObject },
+  });
 }
 
 export class RunState {
@@ -135,7 +151,7 @@ export class RunState {
    * columns go with them. False when the run is no longer active or no longer this instance's: the loop stops.
    */
   async save(extra: Prisma.RunUpdateManyMutationInput = {}): Promise<boolean> {
-    await injectedFault(this.run);
+    await injectedFault(this.run, "store_error");
     const data = { ...this.progress(), leaseExpiresAt: leaseUntil(), ...extra };
     // The statements written by hand store SQL NULL where Prisma takes its DbNull marker.
     const columns = Object.fromEntries(

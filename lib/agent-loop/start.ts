@@ -12,7 +12,7 @@ import type { RunWarning } from "@/lib/runs/capabilities";
 import type { RunOpener } from "@/lib/runs/driver";
 import type { LoopSettings } from "./loop";
 import { firstRunEvent, heldEventsStored } from "./events";
-import { failUnexpectedly } from "./run-state";
+import { failUnopened, injectedFault } from "./run-state";
 import { takenLease } from "./lease";
 import { systemMessage } from "./prompt";
 import { storeOpening } from "./store";
@@ -125,6 +125,7 @@ export async function prepareManagedRun(
   };
   const extra = alongside?.(run) ?? [];
   try {
+    await injectedFault(run, "opening_error");
     if (!(await storeOpening(run, opening, created, extra)))
       await db.$transaction([
         db.run.update({ where: { id: run.id }, data: opening, select: { id: true } }),
@@ -135,9 +136,9 @@ export async function prepareManagedRun(
         ),
       ]);
   } catch (error) {
-    // The opener's statements were refused with the opening (a widget's conversation deleted meanwhile…):
-    // the run, stored but never opened, ends failed at once instead of waiting unexecuted for its expiry.
-    if (extra.length > 0) await failUnexpectedly(run, error).catch(() => undefined);
+    // The opening was refused (the database away, or the opener's statements refused with it: a widget's
+    // conversation deleted meanwhile…): the run, stored but never opened, ends failed at once.
+    await failUnopened(run).catch(() => undefined);
     throw error;
   }
   heldEventsStored(run.id, [created]);

@@ -134,7 +134,9 @@ function pgRunSets(data: Record<string, unknown>, param: (value: unknown, cast: 
         ? "timestamp"
         : typeof stored === "boolean"
           ? "boolean"
-          : "text";
+          : typeof stored === "number"
+            ? "int"
+            : "text";
     return `"${column}" = ${param(stored, cast)}`;
   });
   return [...sets, `"updatedAt" = ${param(now, "timestamp")}`].join(", ");
@@ -153,37 +155,18 @@ export async function saveProgressAsRecord(
   data: Record<string, unknown>,
   held: readonly EventRow[],
 ): Promise<boolean | null> {
-  const columns = Object.keys(data);
-  const values: unknown[] = [];
-  const param = (value: unknown, cast = "") => `$${values.push(value)}${cast}`;
-  const sets = columns.map((column) => {
-    const value = data[column];
-    if (value === null) return `"${column}" = NULL`;
-    return RUN_JSON_COLUMNS.has(column)
-      ? `"${column}" = ${param(JSON.stringify(value), "::jsonb")}`
-      : `"${column}" = ${param(value)}`;
-  });
+  const { values, param } = pgParams();
   const now = new Date();
-  const events = held.map(
-    (row) =>
-      `(${param(row.runId)}, ${param(row.seq)}, ${param(row.organizationId)}, ${param(row.type)}, ${param(JSON.stringify(row.data), "::jsonb")}, ${param(now, "::timestamp")})`,
-  );
-  const update = `UPDATE "Run" SET ${[...sets, `"updatedAt" = ${param(now, "::timestamp")}`].join(", ")}
-    WHERE "id" = ${param(run.id)} AND "organizationId" = ${param(run.organizationId)} AND "status" = 'active' AND "leaseOwner" = ${param(INSTANCE_ID)}
+  const events = pgEventTuples(held, param, now);
+  const update = `UPDATE "Run" SET ${pgRunSets(data, param, now)}
+    WHERE "id" = ${param(run.id, "text")} AND "organizationId" = ${param(run.organizationId, "text")} AND "status" = 'active' AND "leaseOwner" = ${param(INSTANCE_ID, "text")}
     RETURNING "id"`;
   // The events are stored even when the run stopped meanwhile (as on SQLite): their tool calls did run.
   const sql = events.length
-    ? `WITH "held" AS (INSERT INTO "RunEvent" ("runId", "seq", "organizationId", "type", "data", "createdAt") VALUES ${events.join(", ")}) ${update}`
+    ? `WITH "held" AS (INSERT INTO "RunEvent" (${EVENT_COLUMNS}) VALUES ${events.join(", ")}) ${update}`
     : update;
-  try {
-    const rows = await recordRows<{ id: string }>({ sql, values });
-    return rows === null ? null : rows.length === 1;
-  } catch (error) {
-    // An event number taken meanwhile: the caller renumbers from the database, as after Prisma's P2002.
-    if ((error as { code?: unknown }).code === "23505")
-      throw Object.assign(new Error("event seq taken"), { code: "P2002" });
-    throw error;
-  }
+  const rows = await seqChecked(() => recordRows<{ id: string }>({ sql, values }));
+  return rows === null ? null : rows.length === 1;
 }
 
 /**

@@ -318,4 +318,25 @@ describe("POST /v1/runs with input answers without running the loop in the reque
     expect(stored).toMatchObject({ status: "failed", leaseOwner: null });
     expect((await scriptRecord(simBaseUrl, s.id)).served).toBe(1);
   });
+
+  it("ends a run whose opening meets a database error failed/internal_error at once, its model never asked", async () => {
+    const s = await script([{ text: "Jamais." }]);
+    const db = await testDb();
+    const before = new Set((await db.run.findMany({ select: { id: true } })).map((run) => run.id));
+    const answered = await startRun(s.marker, baseUrl, { wait: 30, metadata: { guichet_test_fault: "opening_error" } });
+    expect(answered.status).toBe(500);
+    expect(answered.body.error.code).toBe("internal_error");
+    const created = (
+      await db.run.findMany({ select: { id: true, status: true, modelId: true, failure: true } })
+    ).filter((run) => !before.has(run.id));
+    // Stored by the request, never opened: failed, not left active for nothing to execute until it expires.
+    expect(created).toEqual([
+      expect.objectContaining({
+        status: "failed",
+        modelId: null,
+        failure: expect.objectContaining({ code: "internal_error" }),
+      }),
+    ]);
+    expect((await scriptRecord(simBaseUrl, s.id)).served).toBe(0);
+  });
 });
