@@ -36,12 +36,9 @@ export async function emitRunEvent<T extends RunEventType>(run: RunRef, type: T,
       if (!isUniqueViolation(error) || attempt >= 3) throw error;
     }
   }
+  // The run waits or is over: whoever drives it next (maybe another instance) numbers from the database.
+  if (STREAM_END_EVENTS.has(type)) lastSeq.delete(run.id);
   wake.emit(run.id);
-  if (STREAM_END_EVENTS.has(type)) {
-    // The run waits or is over: whoever drives it next (maybe another instance) numbers from the database.
-    lastSeq.delete(run.id);
-    wake.emit(statusKey(run.id));
-  }
 }
 
 /** An event of a run nobody streams, held until the loop's next write of the run (see `heldEventRows`). */
@@ -127,18 +124,6 @@ export async function storeRunStatusEvent<T extends RunEventType>(
 export function announceRunEvent(runId: string): void {
   lastSeq.delete(runId);
   wake.emit(runId);
-  wake.emit(statusKey(runId));
-}
-
-const statusKey = (runId: string) => `${runId} left active`;
-
-/**
- * Calls `listener` whenever this process moves the run out of `active` (paused or ended); returns the
- * unsubscribe. Unlike `onRunEvent`, not woken by each step's events.
- */
-export function onRunLeftActive(runId: string, listener: () => void): () => void {
-  wake.on(statusKey(runId), listener);
-  return () => wake.off(statusKey(runId), listener);
 }
 
 /** Calls `listener` whenever this process stores an event of the run; returns the unsubscribe. */

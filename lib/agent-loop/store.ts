@@ -9,7 +9,7 @@ import {
   type DriverStatement,
   type DriverWork,
 } from "@/lib/db/driver";
-import type { RunRow } from "@/lib/runs/service";
+import { RUN_JSON_COLUMNS, runColumnValue, type RunRow } from "@/lib/runs/service";
 import { subscribesTo } from "@/lib/webhooks/outbox";
 import { recordRunStatus } from "@/lib/webhooks/events";
 import type { WebhookEventType } from "@/lib/webhooks/schemas";
@@ -32,26 +32,6 @@ export interface EventRow {
   organizationId: string;
   type: string;
   data: Prisma.InputJsonObject;
-}
-
-/** The Run columns Prisma stores as JSON text on SQLite (`Json` in the schema). */
-export const RUN_JSON_COLUMNS = new Set([
-  "capabilitySet",
-  "warnings",
-  "fileIds",
-  "metadata",
-  "transcript",
-  "output",
-  "usage",
-  "failure",
-  "requiredAction",
-  "pendingApproval",
-]);
-
-/** A Run column's value as both drivers bind it: a JSON field's as its text, SQL NULL for Prisma's DbNull. */
-function bound(column: string, value: unknown): unknown {
-  if (value === null || value === Prisma.DbNull) return null;
-  return RUN_JSON_COLUMNS.has(column) ? JSON.stringify(value) : value;
 }
 
 /** The rows as one INSERT (JSON as text: PostgreSQL reads it as the jsonb column it goes to). */
@@ -84,7 +64,7 @@ function* updateRun(
       WHERE "id" = $${n + 2} AND "organizationId" = $${n + 3}${fenced ? ` AND "status" = 'active' AND "leaseOwner" = $${n + 4}` : ""}
       RETURNING "id"`,
     values: [
-      ...columns.map((column) => bound(column, data[column])),
+      ...columns.map((column) => runColumnValue(column, data[column])),
       new Date(),
       run.id,
       run.organizationId,
@@ -126,7 +106,7 @@ function pgEventTuples(rows: readonly EventRow[], param: (value: unknown, cast: 
 
 function pgRunSets(data: Record<string, unknown>, param: (value: unknown, cast: string) => string, now: Date) {
   const sets = Object.entries(data).map(([column, value]) => {
-    const stored = bound(column, value);
+    const stored = runColumnValue(column, value);
     if (stored === null) return `"${column}" = NULL`;
     const cast = RUN_JSON_COLUMNS.has(column)
       ? "jsonb"

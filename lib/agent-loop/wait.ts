@@ -1,12 +1,12 @@
 import "server-only";
 import { getRun, effectiveStatus, type RunRow } from "@/lib/runs/service";
-import { onRunLeftActive } from "./events";
+import { onRunEvent } from "./events";
 
 // POST /v1/runs with `wait`: the answer waits, bounded, for the run to leave
 // `active` — wherever its loop executes. The loop launched by the request
 // answers with the run as it stopped; a run that went on elsewhere (taken over
-// by another instance) is read again whenever this process moves it out of
-// `active`, and at least every POLL_MS.
+// by another instance) is read again at each of its events this process
+// stores, and at least every POLL_MS.
 
 const POLL_MS = 200;
 
@@ -31,7 +31,7 @@ export async function waitForRun(
     if (stopped && effectiveStatus(stopped) !== "active") return stopped;
   }
   let wake: (() => void) | null = null;
-  const unsubscribe = onRunLeftActive(run.id, () => wake?.());
+  const unsubscribe = onRunEvent(run.id, () => wake?.());
   try {
     for (;;) {
       const current = await getRun(run.organizationId, run.id);

@@ -122,19 +122,33 @@ export async function createRun(
   return { run, warnings };
 }
 
-/** The Run columns stored as JSON (as text on SQLite; PostgreSQL reads the text as the jsonb it goes to). */
-const JSON_COLUMNS = new Set(["capabilitySet", "warnings", "fileIds", "metadata"]);
+/** The Run columns Prisma stores as JSON (`Json` in the schema): text on SQLite, jsonb on PostgreSQL. */
+export const RUN_JSON_COLUMNS = new Set([
+  "capabilitySet",
+  "warnings",
+  "fileIds",
+  "metadata",
+  "transcript",
+  "output",
+  "usage",
+  "failure",
+  "requiredAction",
+  "pendingApproval",
+]);
+
+/**
+ * A Run column's value as the statements on the driver bind it (lib/db/driver.ts): a JSON field's as its text
+ * (PostgreSQL reads it as the jsonb it goes to), SQL NULL for Prisma's DbNull.
+ */
+export function runColumnValue(column: string, value: unknown): unknown {
+  if (value === null || value === Prisma.DbNull) return null;
+  return RUN_JSON_COLUMNS.has(column) ? JSON.stringify(value) : value;
+}
 
 /** A new run's INSERT on the driver (lib/db/driver.ts): the columns `data` gives, and its timestamps. */
 function insertRunStatement(data: Record<string, unknown>, now: Date): DriverStatement {
   const columns = [...Object.keys(data), "createdAt", "updatedAt"];
-  const values = [
-    ...Object.entries(data).map(([column, value]) =>
-      value === Prisma.DbNull ? null : JSON_COLUMNS.has(column) ? JSON.stringify(value) : value,
-    ),
-    now,
-    now,
-  ];
+  const values = [...Object.entries(data).map(([column, value]) => runColumnValue(column, value)), now, now];
   return {
     sql: `INSERT INTO "Run" (${columns.map((c) => `"${c}"`).join(", ")}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(", ")})`,
     values,

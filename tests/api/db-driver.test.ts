@@ -119,9 +119,9 @@ describe("records written on the driver", () => {
 });
 
 describe("a managed run's writes on the driver", () => {
-  it("store as JSON text exactly the Run columns the schema declares Json", async () => {
+  it("store as JSON text exactly the Run columns the schema declares Json (a run's creation too)", async () => {
     const { readFileSync } = await import("node:fs");
-    const { RUN_JSON_COLUMNS } = await import("@/lib/agent-loop/store");
+    const { RUN_JSON_COLUMNS } = await import("@/lib/runs/service");
     const schema = readFileSync("prisma/schema.base.prisma", "utf8");
     const model = /^model Run \{([\s\S]*?)^\}/m.exec(schema)![1];
     const declared = [...model.matchAll(/^\s+(\w+)\s+Json\??(\s|$)/gm)].map((match) => match[1]);
