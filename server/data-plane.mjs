@@ -13,11 +13,32 @@
 // request event. Requests this plane does not claim go to Next unchanged:
 // cookie callers, HEAD and OPTIONS (which Next derives), a trailing slash
 // (Next's redirect), an undecodable path (the gate's 404).
+//
+// Most answers of `handle()` are a status, headers and a JSON text
+// (lib/http/answer.ts): the handler's answer entry hands them over before they
+// become a Response, and they are written to the socket as they are.
 import { getRequestListener } from "@hono/node-server";
+import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import { DATA_PLANE_PREFIXES, loadHandlers, matchRoute, readHeaderRules, readRoutes } from "./routes.mjs";
 
 const CLAIM = Symbol("guichet.dataPlaneClaim");
 const BEARER = /^bearer\s/i;
+/** lib/http/answer.ts */
+const ANSWER_ENTRY = Symbol.for("guichet.answerEntry");
+const JSON_ANSWER = Symbol.for("guichet.jsonAnswer");
+
+/**
+ * Writes a JSON answer and the path's extra headers the handler did not set.
+ * @param {import("node:http").ServerResponse} outgoing
+ * @param {{ status: number, body: string, headers: Record<string, string> }} answer header names in lower case
+ * @param {[string, string][]} extra
+ */
+function writeJsonAnswer(outgoing, answer, extra) {
+  const headers = answer.headers;
+  for (const [key, value] of extra) if (!(key in headers)) headers[key] = value;
+  outgoing.writeHead(answer.status, headers);
+  outgoing.end(answer.body);
+}
 
 /** @param {string} code @param {string} message */
 function envelope(status, code, message) {
@@ -70,8 +91,13 @@ export function createDataPlane({ distDir, log = () => undefined }) {
   const listener = getRequestListener(
     async (request, env) => {
       const { handler, params, pathname } = env.incoming[CLAIM];
-      let response = await handler(request, { params: Promise.resolve(params) });
+      const entry = handler[ANSWER_ENTRY] ?? handler;
+      let response = await entry(request, { params: Promise.resolve(params) });
       const extra = headersFor(pathname);
+      if (response?.[JSON_ANSWER]) {
+        writeJsonAnswer(env.outgoing, response, extra);
+        return RESPONSE_ALREADY_SENT;
+      }
       if (extra.length) {
         try {
           for (const [key, value] of extra) if (!response.headers.has(key)) response.headers.set(key, value);

@@ -18,10 +18,12 @@ import { db, provider } from "./index";
 //   oauth     OAuthGrant (but lastUsedAt), OAuthClient, Member (role, status, organization)
 //   widgets   Widget, Agent (active, organization)
 // - SQLite (one file, one host): each instance holds one read connection of
-//   its own. PRAGMA data_version answers, in microseconds and without I/O,
-//   whether any other connection has committed since it last asked; only then
-//   are the versions read. A change is seen by the next request, on every
-//   instance.
+//   its own. PRAGMA data_version answers, without I/O, whether any other
+//   connection has committed since it last asked; only then are the versions
+//   read. A request asks at its first look into a cache, unless this instance
+//   asked since the request began (the answer then already covers every
+//   commit made before it arrived). A change is seen by the next request, on
+//   every instance.
 // - PostgreSQL (several hosts, nothing tells an instance at once): each
 //   request reads the versions once (one small indexed query), at its first
 //   look into a cache, and requests that arrive together share that read
@@ -53,6 +55,8 @@ let sqlite: {
   versions: BetterSqlite3.Statement;
 } | null = null;
 let sqliteFailed = false;
+/** How many looks at the versions this instance has taken (SQLite polls, PostgreSQL reads issued). */
+let readsIssued = 0;
 let lastDataVersion = -1;
 const lastVersions = new Map<string, number>();
 
@@ -73,6 +77,7 @@ function pollSqlite(): boolean {
         versions: db.prepare(`SELECT "topic", "version" FROM "CacheVersion"`),
       };
     }
+    readsIssued++;
     const version = sqlite.dataVersion.get() as number;
     if (version === lastDataVersion) return true;
     lastDataVersion = version;
@@ -106,12 +111,10 @@ interface VersionRead {
   settled?: Map<string, number> | null;
 }
 
-/** How many reads this instance has issued; the last one issued. */
-let readsIssued = 0;
 let lastRead: VersionRead | null = null;
 let pgFailureLogged = false;
 
-/** What a request remembers: how many reads had been issued when it began, and the read it uses. */
+/** What a request remembers: how many looks had been taken when it began, and (PostgreSQL) the read it uses. */
 interface RequestVersions {
   readsIssuedBefore: number;
   read?: VersionRead;
@@ -127,11 +130,7 @@ const currentRequest = new AsyncLocalStorage<RequestVersions>();
  * calls that cache's clear() in between. Outside a request, every lookup
  * counts as a request of its own.
  */
-export function withinRequest<T>(fn: () => Promise<T>): Promise<T> {
-  return provider === "postgresql" ? runRequest(fn) : fn();
-}
-
-async function runRequest<T>(fn: () => Promise<T>): Promise<T> {
+export async function withinRequest<T>(fn: () => Promise<T>): Promise<T> {
   const request: RequestVersions = { readsIssuedBefore: readsIssued };
   try {
     return await currentRequest.run(request, fn);
@@ -210,7 +209,10 @@ function pgMark(versions: Map<string, number> | null | undefined, topics: readon
  * it before loading; what was loaded stays current while the mark is equal.
  */
 export function changeMark(topics: readonly Topic[]): number | null {
-  if (provider !== "sqlite" || !pollSqlite()) return null;
+  if (provider !== "sqlite") return null;
+  const request = requestVersions();
+  const polledSinceArrival = request !== undefined && readsIssued > request.readsIssuedBefore && !sqliteFailed;
+  if (!polledSinceArrival && !pollSqlite()) return null;
   let mark = 0;
   for (const topic of topics) mark = Math.max(mark, changedAt.get(topic) ?? 0);
   return mark;

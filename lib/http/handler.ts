@@ -14,6 +14,7 @@ import { enforceRateLimit } from "./rate-limit";
 import { parseInput } from "./validation";
 import { assertDeclaredAnswer, checkAnswers } from "./declared-answer";
 import { inRequestSpan } from "@/lib/observability/spans";
+import { ANSWER_ENTRY, asResponse, jsonAnswer, setAnswerHeader, type Answer } from "./answer";
 
 export interface HandlerInput<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> {
   params: z.infer<P>;
@@ -88,9 +89,9 @@ function authorize(principal: Principal, endpoint: Endpoint) {
   }
 }
 
-function errorResponse(error: unknown, requestId: string): Response {
+function errorAnswer(error: unknown, requestId: string): Answer {
   const { status, body, headers } = toErrorEnvelope(error, requestId);
-  return json(body, status, headers);
+  return jsonAnswer(body, status, headers);
 }
 
 function queryObject(url: URL): Record<string, string> {
@@ -99,7 +100,7 @@ function queryObject(url: URL): Record<string, string> {
   return out;
 }
 
-function toResponse(result: unknown, endpoint: Endpoint): Response {
+function toAnswer(result: unknown, endpoint: Endpoint): Answer {
   if (result instanceof Response) return result;
   const wrapped =
     typeof result === "object" &&
@@ -112,7 +113,7 @@ function toResponse(result: unknown, endpoint: Endpoint): Response {
     headers,
   } = wrapped ? (result as { status?: number; body: unknown; headers?: Record<string, string> }) : { body: result };
   if (checkAnswers && status < 300) assertDeclaredAnswer(endpoint, body);
-  return json(body, status, headers);
+  return jsonAnswer(body, status, headers);
 }
 
 /**
@@ -124,11 +125,11 @@ export function handle<P extends z.ZodType, Q extends z.ZodType, B extends z.Zod
   endpoint: Endpoint<P, Q, B, R>,
   handler: (input: HandlerInput<P, Q, B>) => Promise<HandlerResult<z.input<R>>>,
 ) {
-  const answer = (request: Request, context: RouteContext): Promise<Response> =>
+  const answer = (request: Request, context: RouteContext): Promise<Answer> =>
     // One read of the cache versions for the whole request (lib/db/changes.ts).
     withinRequest(async () => {
       const requestId = newId("req");
-      let response: Response;
+      let response: Answer;
       try {
         const principal = await authenticate(request, endpoint);
         authorize(principal, endpoint);
@@ -140,12 +141,12 @@ export function handle<P extends z.ZodType, Q extends z.ZodType, B extends z.Zod
         const body = endpoint.body && rawBody !== undefined ? parseInput(endpoint.body, rawBody) : undefined;
         const run = async () => {
           try {
-            return toResponse(
+            return toAnswer(
               await handler({ params, query, body, principal, request, requestId } as HandlerInput<P, Q, B>),
               endpoint,
             );
           } catch (error) {
-            return errorResponse(error, requestId);
+            return errorAnswer(error, requestId);
           }
         };
         response =
@@ -153,12 +154,18 @@ export function handle<P extends z.ZodType, Q extends z.ZodType, B extends z.Zod
             ? await withIdempotency(request, principal, rawBody, run, endpoint.idempotencyReplay ?? "stored")
             : await run();
       } catch (error) {
-        response = errorResponse(error, requestId);
+        response = errorAnswer(error, requestId);
       }
-      response.headers.set("x-request-id", requestId);
+      setAnswerHeader(response, "x-request-id", requestId);
       return response;
     });
   // The request's span and metrics, by route template (lib/observability).
-  return (request: Request, context: RouteContext): Promise<Response> =>
+  const answerInSpan = (request: Request, context: RouteContext): Promise<Answer> =>
     inRequestSpan(request, endpoint.path, () => answer(request, context));
+  // Next calls the route's export and gets a Response; the data plane takes the answer before it is one.
+  return Object.assign(
+    async (request: Request, context: RouteContext): Promise<Response> =>
+      asResponse(await answerInSpan(request, context)),
+    { [ANSWER_ENTRY]: answerInSpan },
+  );
 }

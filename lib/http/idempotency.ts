@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import { db, isUniqueViolation } from "@/lib/db";
 import { principalId, type Principal } from "@/lib/auth/principal";
 import { stringifyDeep } from "@/lib/json/deep";
+import { answerText, setAnswerHeader, type Answer } from "./answer";
 import { ApiError } from "./errors";
 
 const KEY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -35,9 +36,9 @@ export async function withIdempotency(
   request: Request,
   principal: Principal,
   rawBody: unknown,
-  run: () => Promise<Response>,
+  run: () => Promise<Answer>,
   replay: "stored" | "re-execute" | "secret" = "stored",
-): Promise<Response> {
+): Promise<Answer> {
   const key = request.headers.get("idempotency-key");
   if (key === null) return run();
   if (!KEY_PATTERN.test(key)) {
@@ -88,7 +89,7 @@ export async function withIdempotency(
       throw new ApiError("request_in_progress", "A request with this Idempotency-Key is still being processed.");
     throw error;
   }
-  let response: Response;
+  let response: Answer;
   try {
     response = await run();
   } catch (error) {
@@ -100,7 +101,7 @@ export async function withIdempotency(
     return response;
   }
   const withholds = replay === "secret" && response.status < 300;
-  const body = withholds ? SECRET_WITHHELD : replay === "re-execute" ? null : await response.clone().text();
+  const body = withholds ? SECRET_WITHHELD : replay === "re-execute" ? null : await answerText(response);
   await db.idempotentRequest.update({
     where: { id: recordId },
     data: { state: "done", responseStatus: response.status, responseBody: body },
@@ -109,7 +110,7 @@ export async function withIdempotency(
 }
 
 /** Runs a completed request again, claiming the record first so duplicates still queue up as 409. */
-async function reExecute(recordId: string, run: () => Promise<Response>): Promise<Response> {
+async function reExecute(recordId: string, run: () => Promise<Answer>): Promise<Answer> {
   const claimed = await db.idempotentRequest.updateMany({
     where: { id: recordId, state: "done" },
     data: { state: "in_progress" },
@@ -118,7 +119,7 @@ async function reExecute(recordId: string, run: () => Promise<Response>): Promis
     throw new ApiError("request_in_progress", "A request with this Idempotency-Key is still being processed.");
   try {
     const response = await run();
-    response.headers.set("idempotent-replayed", "re-executed");
+    setAnswerHeader(response, "idempotent-replayed", "re-executed");
     return response;
   } finally {
     await db.idempotentRequest.update({ where: { id: recordId }, data: { state: "done" } });

@@ -17,7 +17,11 @@ function serverOf(url: string): Attributes {
 }
 
 /** The HTTP request of a /v1 (or /mcp) route: its template, never the raw path. */
-export async function inRequestSpan(request: Request, route: string, work: () => Promise<Response>): Promise<Response> {
+export async function inRequestSpan<A extends { status: number }>(
+  request: Request,
+  route: string,
+  work: () => Promise<A>,
+): Promise<A> {
   if (!tracingEnabled() && !metrics()) return work();
   const started = performance.now();
   const response = await inSpan(
