@@ -4,7 +4,8 @@ import { log } from "@/lib/log";
 // Test stacks (GUICHET_TEST_STACK=1) check every success against the endpoint's
 // declared response, so the OpenAPI document cannot drift from what is served:
 // the types bind what a handler returns, this binds what it computes at run time.
-export const checkAnswers = process.env.GUICHET_TEST_STACK === "1";
+// Not in the benchmark's stack (GUICHET_BENCH=1), which measures what production runs.
+export const checkAnswers = process.env.GUICHET_TEST_STACK === "1" && process.env.GUICHET_BENCH !== "1";
 
 /** Throws, naming the paths that differ, when a success is not what the endpoint declares. */
 export function assertDeclaredAnswer(endpoint: Pick<Endpoint, "method" | "path" | "response">, body: unknown) {

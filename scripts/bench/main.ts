@@ -67,6 +67,8 @@ interface DatabaseFigures {
   dispatcher: { tool: string; overhead_p50_ms: number }[];
   /** What OpenTelemetry tracing adds to the dispatcher's overhead (p50 ms). */
   tracing: { tool: string; added_p50_ms: number }[];
+  /** Through Guichet minus CRM Acme directly, on an MCP read at a fixed rate. */
+  addedLatency?: { p50_ms: number; p99_ms: number };
 }
 const figures: DatabaseFigures = { endpoints: [], dispatcher: [], tracing: [] };
 const FIGURES_LINE = "BENCH_FIGURES ";
@@ -212,6 +214,16 @@ async function compareDatabases() {
     }
   }
   printTracingSummary(names, results, title);
+  if (names.some((d) => results.get(d)?.addedLatency)) {
+    const cell = (d: string) => {
+      const a = results.get(d)?.addedLatency;
+      return a ? `${a.p50_ms.toFixed(2)} / ${a.p99_ms.toFixed(2)}` : "–";
+    };
+    console.log(
+      `\n| added latency on get_customer, p50 / p99 ms | ${names.map(title).join(" | ")} |\n|---|${names.map(() => "---|").join("")}`,
+    );
+    console.log(`| through Guichet − CRM Acme directly | ${names.map(cell).join(" | ")} |`);
+  }
 }
 
 function printTracingSummary(names: string[], results: Map<string, DatabaseFigures>, title: (d: string) => string) {
@@ -228,22 +240,46 @@ function printTracingSummary(names: string[], results: Map<string, DatabaseFigur
 
 /**
  * get_customer through Guichet (POST tool_calls → dispatcher → CRM Acme) against the same call sent to
- * CRM Acme directly, both at BENCH_RATE requests/s (default 100, below saturation on two cores).
+ * CRM Acme directly, both at BENCH_RATE requests/s (default 100, below saturation on two cores), sent in
+ * turn by a load generator in its own process.
  */
 async function addedLatency(stack: TestStack, demoKey: string) {
   const { crmDirectRequest } = await import("./ceiling");
   const { dispatchScenarios } = await import("./dispatch");
+  const { execFile } = await import("node:child_process");
   const rate = Number(process.env.BENCH_RATE ?? 100);
   const viaGuichet = await dispatchScenarios[1].prepare(stack, demoKey);
   const direct = crmDirectRequest(stack);
-  await measure(stack.baseUrl, viaGuichet, WARMUP_S, rate);
-  const g = await measure(stack.baseUrl, viaGuichet, DURATION_S, rate);
-  const d = await measure(direct.baseUrl, direct.request, DURATION_S, rate);
-  console.log(`\nAdded latency on an MCP read (get_customer), ${rate} req/s offered, ${DURATION_S} s each\n`);
+  const target = (name: string, baseUrl: string, request: BenchRequest) => ({
+    name,
+    url: baseUrl + request.path,
+    method: request.method ?? "GET",
+    headers: { ...(request.body ? { "content-type": "application/json" } : {}), ...request.headers },
+    body: typeof request.body === "function" ? request.body() : request.body,
+  });
+  // The two paths in turn, from a process of their own (scripts/bench/fixed-rate.mjs), at `rate` each.
+  const config = {
+    rate: rate * 2,
+    seconds: DURATION_S * 2,
+    warmupSeconds: WARMUP_S,
+    targets: [target("direct", direct.baseUrl, direct.request), target("guichet", stack.baseUrl, viaGuichet)],
+  };
+  const output = await new Promise<string>((resolve, reject) =>
+    execFile(process.execPath, ["scripts/bench/fixed-rate.mjs", JSON.stringify(config)], (error, stdout) =>
+      error ? reject(error) : resolve(stdout),
+    ),
+  );
+  type Figures = { name: string; achieved: number; p50: number; p99: number; errors: number; sent: number; ok: number };
+  const { targets } = JSON.parse(output) as { targets: Figures[] };
+  const [d, g] = ["direct", "guichet"].map((name) => targets.find((t) => t.name === name) as Figures);
+  console.log(
+    `\nAdded latency on an MCP read (get_customer), ${rate} req/s offered on each path, the two in turn, ${config.seconds} s\n`,
+  );
   console.log("| path | achieved req/s | p50 ms | p99 ms | errors + non-2xx |\n|---|---|---|---|---|");
-  console.log(`| CRM Acme directly | ${d.rps.toFixed(0)} | ${d.p50} | ${d.p99} | ${d.errors + d.non2xx} |`);
-  console.log(`| through Guichet | ${g.rps.toFixed(0)} | ${g.p50} | ${g.p99} | ${g.errors + g.non2xx} |`);
+  console.log(`| CRM Acme directly | ${d.achieved} | ${d.p50} | ${d.p99} | ${d.errors} |`);
+  console.log(`| through Guichet | ${g.achieved} | ${g.p50} | ${g.p99} | ${g.errors} |`);
   console.log(`| Guichet adds | | ${(g.p50 - d.p50).toFixed(2)} | ${(g.p99 - d.p99).toFixed(2)} | |`);
+  figures.addedLatency = { p50_ms: g.p50 - d.p50, p99_ms: g.p99 - d.p99 };
 }
 
 async function mcpInProcess(stack: TestStack, demoKey: string) {
