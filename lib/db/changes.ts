@@ -104,14 +104,16 @@ function pollSqlite(): boolean {
 
 /** One read of the versions; `versions` is null when they cannot be read. */
 interface VersionRead {
-  /** Position in the order reads were issued: 1, 2, 3… */
-  readonly seq: number;
-  readonly versions: Promise<Map<string, number> | null>;
+  /** Position in the order reads were issued: 1, 2, 3… (0 while it waits for the read in flight). */
+  seq: number;
+  versions: Promise<Map<string, number> | null>;
   /** The versions once read (for synchronous lookups). */
   settled?: Map<string, number> | null;
 }
 
+/** The last read issued, and the one that waits for it to settle before it is issued (at most one of each). */
 let lastRead: VersionRead | null = null;
+let nextRead: VersionRead | null = null;
 let pgFailureLogged = false;
 
 /** What a request remembers: how many looks had been taken when it began, and (PostgreSQL) the read it uses. */
@@ -154,22 +156,35 @@ async function readVersions(): Promise<{ topic: string; version: number | string
   );
 }
 
-function issueRead(): VersionRead {
-  const read: VersionRead = {
-    seq: ++readsIssued,
-    versions: readVersions().then(
-      (rows) => (read.settled = new Map(rows.map((row) => [row.topic, Number(row.version)]))),
-      (error: unknown) => {
-        // No CacheVersion table (a database not migrated yet): read the database every time.
-        if (!pgFailureLogged) {
-          pgFailureLogged = true;
-          log("warn", "changes.postgresql_unavailable", { error: error instanceof Error ? error.message : "Error" });
-        }
-        return (read.settled = null);
-      },
-    ),
-  };
+function startRead(read: VersionRead): Promise<Map<string, number> | null> {
+  read.seq = ++readsIssued;
   lastRead = read;
+  return readVersions().then(
+    (rows) => (read.settled = new Map(rows.map((row) => [row.topic, Number(row.version)]))),
+    (error: unknown) => {
+      // No CacheVersion table (a database not migrated yet): read the database every time.
+      if (!pgFailureLogged) {
+        pgFailureLogged = true;
+        log("warn", "changes.postgresql_unavailable", { error: error instanceof Error ? error.message : "Error" });
+      }
+      return (read.settled = null);
+    },
+  );
+}
+
+function issueRead(): VersionRead {
+  const read: VersionRead = { seq: 0, versions: Promise.resolve(null) };
+  read.versions = startRead(read);
+  return read;
+}
+
+/** A read issued as soon as `inFlight` has settled (its answer never fails: errors read as null). */
+function queueRead(inFlight: VersionRead): VersionRead {
+  const read: VersionRead = { seq: 0, versions: Promise.resolve(null) };
+  read.versions = inFlight.versions.then(() => {
+    if (nextRead === read) nextRead = null;
+    return startRead(read);
+  });
   return read;
 }
 
@@ -178,19 +193,25 @@ function issueRead(): VersionRead {
  *
  * Why sharing is safe: a read sees every commit made before it was issued
  * (the statement's snapshot is taken after it is sent). So a request may use
- * any read issued after it began, finished or still in flight, and no other:
- * a read issued earlier, even one still in flight, may predate a revocation
- * committed just before the request arrived. Reads are numbered when issued,
- * and a request notes how many had been issued when it began: it uses the
- * last read if its number is higher, otherwise it issues a new one, which
- * the requests that began before it and have not read yet will share. It
- * then keeps that read for its other lookups.
+ * any read issued after it began, finished or still in flight, or one not yet
+ * issued, and no other: a read issued earlier, even one still in flight, may
+ * predate a revocation committed just before the request arrived. Reads are
+ * numbered when issued, and a request notes how many had been issued when it
+ * began: it uses the last read if its number is higher. Otherwise, with no
+ * read in flight, it issues one; with one in flight, it takes the read that
+ * will be issued as soon as that one has settled, which every request that
+ * arrives meanwhile shares. So at most one read is in flight per instance,
+ * however many requests arrive, and a request waits at most for two. It then
+ * keeps that read for its other lookups.
  */
 function pgVersions(): VersionRead {
   const request = requestVersions();
   if (request?.read) return request.read;
   const readsIssuedBefore = request ? request.readsIssuedBefore : readsIssued;
-  const read = lastRead && lastRead.seq > readsIssuedBefore ? lastRead : issueRead();
+  let read: VersionRead;
+  if (lastRead && lastRead.seq > readsIssuedBefore) read = lastRead;
+  else if (lastRead && lastRead.settled === undefined) read = nextRead ??= queueRead(lastRead);
+  else read = issueRead();
   if (request) request.read = read;
   return read;
 }

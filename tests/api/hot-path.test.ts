@@ -201,3 +201,36 @@ it("decides on the policy table published through the other instance from the ne
   expect((await api("/v1/policies/shadow", { method: "DELETE", as: admin })).status).toBe(200);
   expect(await read("/v1/policies/shadow")).toBeNull();
 });
+
+it.runIf(process.env.TEST_DB === "postgresql")(
+  "keeps one read of the cache versions in flight however many requests arrive, and answers them all from the next",
+  async () => {
+    const secret = await tenant.keyWith(["agents:read"]);
+    expect((await modelsOn(second.baseUrl, secret)).status).toBe(200);
+    const db = await testDb();
+    const waiting = async () => {
+      const [{ count }] = await db.$queryRaw<{ count: number }[]>`
+        SELECT count(*)::int AS "count" FROM pg_stat_activity
+        WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FROM "CacheVersion"%'`;
+      return count;
+    };
+    let answers: Promise<{ status: number }[]> = Promise.resolve([]);
+    const mostWaiting = await db.$transaction(
+      async (tx) => {
+        // Every read of the versions now waits for this transaction.
+        await tx.$executeRaw`LOCK TABLE "CacheVersion" IN ACCESS EXCLUSIVE MODE`;
+        answers = Promise.all(Array.from({ length: 12 }, () => modelsOn(second.baseUrl, secret)));
+        let most = 0;
+        // The first request's read waits on the lock; the others arrive meanwhile and must not issue their own.
+        for (let i = 0; i < 40; i++) {
+          most = Math.max(most, await waiting());
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        return most;
+      },
+      { timeout: 30_000 },
+    );
+    expect(mostWaiting).toBe(1);
+    expect((await answers).map((a) => a.status)).toEqual(Array(12).fill(200));
+  },
+);
