@@ -90,6 +90,8 @@ describe("a visitor's conversation", () => {
       await testDb()
     ).run.findMany({
       where: { organizationId: setup.tenant.organizationId, widgetId: widget.id },
+      // The first turn's run first: without an order, PostgreSQL returns updated rows in any order.
+      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
     });
     expect(runs).toHaveLength(2);
     expect(runs.every((run) => run.source === "widget" && run.apiKeyId === null && run.memberId === null)).toBe(true);
