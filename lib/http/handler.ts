@@ -34,11 +34,9 @@ export type HandlerResult<T = unknown> = Response | { status?: number; body: T; 
 
 type RouteContext = { params: Promise<Record<string, string | string[]>> };
 
+/** A JSON Response, for routes outside `handle()` (as `handle()` answers its own). */
 export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { "content-type": "application/json; charset=utf-8", ...headers },
-  });
+  return asResponse(jsonAnswer(body, status, headers));
 }
 
 async function authenticate(request: Request, endpoint: Endpoint): Promise<Principal> {
