@@ -36,6 +36,9 @@ const JSON_ANSWER = Symbol.for("guichet.jsonAnswer");
 function writeJsonAnswer(outgoing, answer, extra) {
   const headers = answer.headers;
   for (const [key, value] of extra) if (!(key in headers)) headers[key] = value;
+  // A known length, not a chunked body: writeHead() fixes the framing before end() sees the text.
+  if (answer.status !== 204 && answer.status !== 304)
+    headers["content-length"] = String(Buffer.byteLength(answer.body));
   outgoing.writeHead(answer.status, headers);
   outgoing.end(answer.body);
 }

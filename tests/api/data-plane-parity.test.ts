@@ -67,11 +67,15 @@ async function call(origin: string, method: string, path: string, withBody: bool
   }
   const headers = Object.fromEntries(HEADERS.map((name) => [name, response.headers.get(name)]));
   return {
-    status: response.status,
-    headers,
-    requestId: /^req_/.test(response.headers.get("x-request-id") ?? ""),
-    code: (body as { error?: { code?: unknown } })?.error?.code ?? null,
-    shape: typeof body === "string" ? "text" : shape(body),
+    answer: {
+      status: response.status,
+      headers,
+      requestId: /^req_/.test(response.headers.get("x-request-id") ?? ""),
+      code: (body as { error?: { code?: unknown } })?.error?.code ?? null,
+      shape: typeof body === "string" ? "text" : shape(body),
+    },
+    /** Sent with its exact length rather than chunked. */
+    sized: response.headers.get("content-length") === String(Buffer.byteLength(text)),
   };
 }
 
@@ -86,10 +90,13 @@ it("answers every declared operation the same on the data plane and through Next
       read && known[name] ? known[name] : `${name.slice(0, 3)}_parity_missing`,
     );
     const withBody = endpoint.method !== "GET" && endpoint.method !== "DELETE";
-    const viaPlane = await call(baseUrl, endpoint.method, path, withBody);
-    const viaNext = await call(next.baseUrl, endpoint.method, path, withBody);
+    const { answer: viaPlane, sized } = await call(baseUrl, endpoint.method, path, withBody);
+    const { answer: viaNext } = await call(next.baseUrl, endpoint.method, path, withBody);
     // A stream's first bytes are not compared (events are timed); its status and headers are.
     if (viaPlane.headers["content-type"]?.startsWith("text/event-stream")) viaPlane.shape = viaNext.shape;
+    // The data plane writes a JSON answer whole, with its length (lib/http/answer.ts).
+    if (viaPlane.headers["content-type"]?.startsWith("application/json") && !sized)
+      differences.push(`${endpoint.method} ${path}: a JSON answer without its Content-Length on the data plane`);
     try {
       expect(viaPlane).toEqual(viaNext);
     } catch {
@@ -109,7 +116,7 @@ it("serves bearer calls on the data plane and the same paths to cookie callers t
   ] as const) {
     const viaPlane = await call(baseUrl, method, path, false);
     const viaNext = await call(next.baseUrl, method, path, false);
-    expect(viaPlane, `${method} ${path}`).toEqual(viaNext);
+    expect(viaPlane.answer, `${method} ${path}`).toEqual(viaNext.answer);
   }
   const member = await tenant.as("developer");
   const viaCookie = await api("/v1/agents", { as: member });
