@@ -220,7 +220,13 @@ export async function startApp(
   child.stdout!.on("data", (chunk) => (output += chunk));
   child.stderr!.on("data", (chunk) => (output += chunk));
   const exited = new Promise<void>((resolve) => child.once("close", () => resolve()));
-  await waitForHealth(baseUrl, child, () => output);
+  try {
+    await waitForHealth(baseUrl, child, () => output);
+  } catch (error) {
+    // A server that never became healthy is not left running behind the error.
+    child.kill("SIGKILL");
+    throw error;
+  }
   return {
     baseUrl,
     pid: child.pid!,
