@@ -93,6 +93,8 @@ export async function startCluster(size: number, say: (line: string) => void): P
     ownerId: null,
   }));
   const pastLogs: string[] = [];
+  /** Instances being started again: one start each, and the cluster's stop waits for them. */
+  const starting = new Map<Instance, Promise<void>>();
   say(`${size} Guichet instances`);
   await Promise.all(instances.map(async (instance) => (instance.app = await startApp(env, instance.port))));
   const lb = await startHaproxy(dir, ports);
@@ -116,11 +118,20 @@ export async function startCluster(size: number, say: (line: string) => void): P
     },
     async restart(instance) {
       if (instance.app) return;
-      instance.app = await startApp(env, instance.port);
+      let started = starting.get(instance);
+      if (!started) {
+        started = startApp(env, instance.port)
+          .then((app) => void (instance.app = app))
+          .finally(() => starting.delete(instance));
+        starting.set(instance, started);
+      }
+      await started;
     },
     logs: () => [...pastLogs, ...instances.map((i) => i.app?.log() ?? "")].join("\n"),
     async stop() {
       await lb.stop();
+      // An instance still starting is stopped once it is up, not left running.
+      await Promise.allSettled(starting.values());
       for (const instance of instances) await instance.app?.stop();
       await crm.close();
       await sim.close();
